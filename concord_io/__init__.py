@@ -1,0 +1,1 @@
+"""Concord input/output helpers: strict reading of input files with their row positions."""

@@ -1,0 +1,124 @@
+"""Read the cross-lingual study's files: the registered merged answer files and item files.
+
+A merged answer file has, per language L (upper-case in the file): Domain_L, Prompt_L,
+A_L … D_L (option texts, in presented order) and <PREFIX>_L (the model's answer). The
+registry says which files exist and what they are; a file and its registry line must come
+together, so a registered file that is missing, or a file nobody registered, stops the build.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+
+from concord_io.csv_files import SOURCE_ROW, InputFileError, read_csv_table
+
+OPTION_LETTERS = ("A", "B", "C", "D")
+ANSWER_REGISTRY_COLUMNS = ("file", "model", "prefix", "run", "presented_option_order")
+ITEM_REGISTRY_COLUMNS = ("file", "language", "variant")
+
+
+def _check_registry(
+    registry: pd.DataFrame, columns: tuple[str, ...], directory: Path, name: str
+) -> list[str]:
+    """Registry lines and CSV files must match one to one; returns the registered files."""
+    missing_columns = [c for c in columns if c not in registry.columns]
+    if missing_columns:
+        raise InputFileError(f"{name}: missing column(s) {', '.join(missing_columns)}")
+    blank = registry[list(columns)].isna() | (registry[list(columns)].astype(str) == "")
+    if blank.to_numpy().any():
+        row, col = next(zip(*blank.to_numpy().nonzero(), strict=True))
+        raise InputFileError(
+            f"{name}: line for {registry.iloc[row]['file']!r} has no {columns[col]}"
+        )
+    files = registry["file"].astype(str).tolist()
+    repeated = sorted({f for f in files if files.count(f) > 1})
+    if repeated:
+        raise InputFileError(f"{name}: file(s) registered more than once: {', '.join(repeated)}")
+    if not directory.is_dir():
+        raise InputFileError(f"{directory}: folder not found (it should hold the files of {name})")
+    present = {p.name for p in directory.glob("*.csv")}
+    not_found = sorted(set(files) - present)
+    if not_found:
+        raise InputFileError(
+            f"{name}: registered file(s) not found in {directory}: {', '.join(not_found)}"
+        )
+    unregistered = sorted(present - set(files))
+    if unregistered:
+        raise InputFileError(
+            f"{directory}: file(s) with no line in {name}: {', '.join(unregistered)} "
+            f"(add a line to {name}.csv, or remove the file)"
+        )
+    return files
+
+
+def _constant(value: str, n: int) -> pa.Array:
+    return pa.nulls(n, pa.string()).fill_null(value)
+
+
+def _select(table: pa.Table, columns: dict[str, str], source_file: str) -> pa.Table:
+    """Keep ``columns`` (file name -> generic name) after the row key, prefixed by the file."""
+    picked = table.select([SOURCE_ROW, *columns]).rename_columns([SOURCE_ROW, *columns.values()])
+    picked = picked.add_column(0, "source_file", _constant(source_file, picked.num_rows))
+    return picked.add_column(2, "item_id", picked[SOURCE_ROW])
+
+
+def read_answer_files(
+    registry: pd.DataFrame, directory: str | Path, languages: list[str]
+) -> pa.Table:
+    """One row per registered file and data row, with language-generic column names.
+
+    Columns: source_file, source_row, item_id (= source_row), model, prefix, run,
+    presented_option_order, and per language l: domain_l, prompt_l, option_a_l … option_d_l,
+    answer_l. Every cell stays text, exactly as written in the file.
+    """
+    directory = Path(directory)
+    files = _check_registry(registry, ANSWER_REGISTRY_COLUMNS, directory, "mcq_answer_registry")
+    frames = []
+    for line in registry.to_dict("records"):
+        order = str(line["presented_option_order"])
+        if sorted(order) != list(OPTION_LETTERS):
+            raise InputFileError(
+                f"mcq_answer_registry: {line['file']}: presented_option_order {order!r} is not "
+                f"a permutation of {''.join(OPTION_LETTERS)}"
+            )
+        if line["run"] not in ("base", "shuffled"):
+            raise InputFileError(
+                f"mcq_answer_registry: {line['file']}: run {line['run']!r} is not base or shuffled"
+            )
+        prefix = str(line["prefix"])
+        columns = {}
+        for lang in languages:
+            up = lang.upper()
+            columns[f"Domain_{up}"] = f"domain_{lang}"
+            columns[f"Prompt_{up}"] = f"prompt_{lang}"
+            for letter in OPTION_LETTERS:
+                columns[f"{letter}_{up}"] = f"option_{letter.lower()}_{lang}"
+            columns[f"{prefix}_{up}"] = f"answer_{lang}"
+        raw = read_csv_table(directory / line["file"], required_columns=list(columns))
+        frame = _select(raw, columns, line["file"])
+        for key in ("model", "prefix", "run", "presented_option_order"):
+            frame = frame.append_column(key, _constant(str(line[key]), frame.num_rows))
+        frames.append(frame)
+    assert len(frames) == len(files)
+    return pa.concat_tables(frames)
+
+
+def read_item_files(registry: pd.DataFrame, directory: str | Path) -> pa.Table:
+    """One row per item file and data row: language, variant, item_id, domain, prompt and
+    the option texts under their original letters (the order-control files store the
+    columns as D, C, B, A; reading by header name puts each text under its own letter)."""
+    directory = Path(directory)
+    _check_registry(registry, ITEM_REGISTRY_COLUMNS, directory, "mcq_item_files")
+    frames = []
+    for line in registry.to_dict("records"):
+        columns = {"Domain": "domain", "Prompt": "prompt"}
+        columns.update({letter: f"option_{letter.lower()}" for letter in OPTION_LETTERS})
+        raw = read_csv_table(directory / line["file"], required_columns=list(columns))
+        frame = _select(raw, columns, line["file"])
+        frame = frame.add_column(3, "language", _constant(str(line["language"]), frame.num_rows))
+        frame = frame.add_column(4, "variant", _constant(str(line["variant"]), frame.num_rows))
+        frames.append(frame)
+    return pa.concat_tables(frames)

@@ -1,0 +1,76 @@
+"""Run the dbt project from Python: used by the tests, the benchmarks and the probe demo."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+DBT = Path(sys.executable).parent / "dbt"
+# what a dbt build needs; the venv, warehouse and target stay behind
+PROJECT_PARTS = (
+    "dbt_project.yml",
+    "profiles.yml",
+    "models",
+    "python_models",
+    "macros",
+    "seeds",
+    "tests/dbt",
+)
+
+
+def run_dbt(
+    args: list[str],
+    project_dir: Path,
+    database: Path,
+    *,
+    check: bool = True,
+    extra_env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess:
+    """Run dbt in ``project_dir`` against ``database``; target and logs go beside the file.
+
+    The landing folder defaults to ``landing/`` beside the database, so a run never reads
+    the probe results of the real warehouse.
+    """
+    work = Path(database).parent
+    env = {**os.environ, "CONCORD_DB_PATH": str(database), **(extra_env or {})}
+    env.setdefault("CONCORD_LANDING_DIR", str(work / "landing"))
+    result = subprocess.run(
+        [
+            str(DBT),
+            *args,
+            "--profiles-dir",
+            str(project_dir),
+            "--project-dir",
+            str(project_dir),
+            "--target-path",
+            str(work / "target"),
+            "--log-path",
+            str(work / "logs"),
+        ],
+        cwd=project_dir,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if check and result.returncode != 0:
+        raise RuntimeError(f"dbt {' '.join(args)} failed:\n{result.stdout[-6000:]}")
+    return result
+
+
+def copy_project(destination: Path) -> Path:
+    """A copy of the dbt project that a test or benchmark may change freely."""
+    destination = Path(destination)
+    for part in PROJECT_PARTS:
+        source = PROJECT_ROOT / part
+        target = destination / part
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    return destination

@@ -1,0 +1,82 @@
+{#- Each raw answer as the presented letter it stands for, the original option it points
+    to, and, when it is not a letter, why. The domain is given in English whatever the
+    language. The post-hook stops the build when a row's three languages are not the same
+    item (their domains differ) or a domain label is not in mcq_domain_translations. -#}
+{{ config(
+    post_hook=[
+        "{{ assert_no_rows(
+            'select source_file, source_row, source_column, domain_label as value
+             from ' ~ this ~ ' where domain is null order by source_file, source_row',
+            'Unknown domain label (add it to seeds/mcq/mcq_domain_translations.csv)') }}",
+        "{{ assert_no_rows(
+            'select source_file, source_row,
+                    string_agg(language || \\'=\\' || domain, \\', \\' order by language) as domains
+             from ' ~ this ~ ' group by source_file, source_row
+             having count(distinct domain) > 1 order by source_file, source_row',
+            'Misaligned rows: the languages of one row are not the same item') }}",
+    ]
+) }}
+
+with answers as (
+
+    select * from {{ ref('int_mcq_answers_unpivoted') }}
+
+),
+
+domain_translations as (
+
+    select * from {{ ref('stg_mcq__domain_translations') }}
+
+),
+
+keyed as (
+
+    select
+        answers.*,
+        domain_translations.domain_en as domain,
+        {{ mcq_answer_letter_form('answers.answer_raw') }} as letter_form,
+        case
+            when answers.answer_raw in ('A', 'B', 'C', 'D') then lower(answers.answer_raw)
+            else {{ mcq_text_key('answers.answer_raw') }}
+        end as answer_key
+    from answers
+    left join domain_translations
+        on answers.language = domain_translations.language
+        and answers.domain_label = domain_translations.domain_label
+
+),
+
+normalised as (
+
+    select
+        *,
+        {{ mcq_normalised_answer(
+            'letter_form', 'answer_key', 'option_a', 'option_b', 'option_c', 'option_d'
+        ) }} as answer
+    from keyed
+
+),
+
+final as (
+
+    select
+        model,
+        run,
+        item_id,
+        language,
+        domain,
+        domain_label,
+        answer_raw,
+        answer,
+        {{ mcq_original_option('answer', 'presented_option_order') }} as original_option,
+        answer is not null as is_valid,
+        {{ mcq_invalid_reason('answer', 'letter_form', 'answer_key') }} as invalid_reason,
+        presented_option_order,
+        source_file,
+        source_row,
+        source_column
+    from normalised
+
+)
+
+select * from final

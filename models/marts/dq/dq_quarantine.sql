@@ -1,0 +1,38 @@
+{#- Every input record that was set aside instead of counted, from every study, with where
+    it came from and why. Rows in = rows counted + rows here. -#}
+{% set quarantines = [
+    ('mcq', 'int_mcq_answers_quarantined'),
+] %}
+
+with unioned as (
+
+    {% for study, model_name in quarantines %}
+    select
+        '{{ study }}' as study,
+        source,
+        source_row,
+        record_key,
+        column_name,
+        value,
+        reason
+    from {{ ref(model_name) }}
+    {% if not loop.last %}union all{% endif %}
+    {% endfor %}
+
+),
+
+final as (
+
+    select
+        study,
+        source,
+        source_row,
+        record_key,
+        column_name,
+        value,
+        reason
+    from unioned
+
+)
+
+select * from final

@@ -1,0 +1,17 @@
+with source as (
+
+    select * from {{ ref('mcq_domain_translations') }}
+
+),
+
+final as (
+
+    select
+        lower(trim(language)) as language,
+        trim(domain) as domain_label,
+        trim(domain_en) as domain_en
+    from source
+
+)
+
+select * from final

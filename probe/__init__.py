@@ -1,0 +1,1 @@
+"""The reliability probe: log-probability scoring of candidate continuations."""

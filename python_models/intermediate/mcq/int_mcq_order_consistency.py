@@ -1,0 +1,47 @@
+import numpy as np
+import pandas as pd
+
+from concord_stats.agreement import share_pct
+from concord_stats.bootstrap import bootstrap_counts, derive_seed
+
+
+def model(dbt, session):
+    """Share of items whose shuffled-run answer points back to the same original option as
+    the base-run answer, per model and language, with a percentile bootstrap interval
+    (resampling the paired items, drawn as binomial counts)."""
+    dbt.config(materialized="table")
+    n_resamples = int(dbt.config.get("n_resamples"))
+    confidence = float(dbt.config.get("confidence"))
+    seed = int(dbt.config.get("seed"))
+    pairs = dbt.ref("int_mcq_runs_paired").df()
+    rows = []
+    for cell in pairs.itertuples(index=False):
+        counts = np.array([cell.n_same_original, cell.n_paired - cell.n_same_original])
+        result = bootstrap_counts(
+            counts,
+            lambda c: share_pct(c, [0], [0, 1]),
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=derive_seed(seed, cell.model, cell.language, "same_original_pct"),
+        )
+        rows.append(
+            {
+                "model": cell.model,
+                "language": cell.language,
+                "n_paired": cell.n_paired,
+                "n_same_original": cell.n_same_original,
+                "same_original_pct": result["estimate"],
+                "ci_low": result["ci_low"],
+                "ci_high": result["ci_high"],
+            }
+        )
+    columns = [
+        "model",
+        "language",
+        "n_paired",
+        "n_same_original",
+        "same_original_pct",
+        "ci_low",
+        "ci_high",
+    ]
+    return pd.DataFrame(rows, columns=columns)

@@ -1,0 +1,114 @@
+import numpy as np
+import pytest
+from scipy import stats
+
+from concord_stats.agreement import share_pct
+from concord_stats.bootstrap import (
+    bootstrap_counts,
+    bootstrap_rows,
+    derive_seed,
+    percentile_interval,
+    resample_counts,
+)
+from concord_stats.entropy import shannon_entropy
+
+
+def test_percentile_interval_matches_scipy_percentile_bootstrap():
+    data = np.random.default_rng(1).normal(size=40)
+    res = stats.bootstrap(
+        (data,),
+        np.mean,
+        n_resamples=2000,
+        method="percentile",
+        random_state=7,
+        confidence_level=0.9,
+    )
+    # scipy's replicates, through our interval, give scipy's interval
+    low, high = percentile_interval(res.bootstrap_distribution, 0.9)
+    assert low == pytest.approx(res.confidence_interval.low, rel=1e-12)
+    assert high == pytest.approx(res.confidence_interval.high, rel=1e-12)
+
+
+def test_thirty_of_sixty_converges_to_the_documented_interval():
+    # reference/README: the percentile CI of 30/60 converges to [36.67 %, 63.33 %]
+    result = bootstrap_counts(
+        np.array([30, 30]),
+        lambda c: share_pct(c, [0], [0, 1]),
+        n_resamples=20000,
+        confidence=0.95,
+        seed=3,
+    )
+    assert result["estimate"] == 50.0
+    assert result["ci_low"] == pytest.approx(100 * 22 / 60, abs=1e-9)
+    assert result["ci_high"] == pytest.approx(100 * 38 / 60, abs=1e-9)
+
+
+def test_same_seed_same_numbers_other_seed_other_numbers():
+    run = lambda seed: bootstrap_counts(  # noqa: E731
+        np.array([12, 5, 3, 20]), shannon_entropy, n_resamples=500, confidence=0.95, seed=seed
+    )
+    assert run(11) == run(11)
+    assert run(11) != run(12)
+
+
+def test_count_resampling_matches_row_resampling_in_distribution():
+    """Drawing Multinomial(n, p̂) counts is row resampling without materialising rows."""
+    rows = np.repeat(np.arange(4), [25, 18, 10, 7])  # 60 answers over 4 options
+    counts = np.bincount(rows, minlength=4)
+    n_resamples = 20000
+    by_counts = shannon_entropy(resample_counts(counts, n_resamples, np.random.default_rng(5)))
+    idx = np.random.default_rng(6).integers(0, rows.size, size=(n_resamples, rows.size))
+    by_rows = shannon_entropy(np.stack([np.bincount(r, minlength=4) for r in rows[idx]]))
+    # same distribution: two-sample KS does not reject, and the moments agree closely
+    assert stats.ks_2samp(by_counts, by_rows).pvalue > 0.01
+    assert by_counts.mean() == pytest.approx(by_rows.mean(), abs=0.01)
+    assert by_counts.std() == pytest.approx(by_rows.std(), rel=0.05)
+
+
+def test_bootstrap_rows_and_counts_agree_on_agreement_rate():
+    outcomes = np.array([1] * 30 + [0] * 30)
+    by_rows = bootstrap_rows(
+        outcomes, lambda s: 100 * s.mean(axis=-1), n_resamples=20000, confidence=0.95, seed=1
+    )
+    by_counts = bootstrap_counts(
+        np.array([30, 30]),
+        lambda c: share_pct(c, [0], [0, 1]),
+        n_resamples=20000,
+        confidence=0.95,
+        seed=2,
+    )
+    assert by_rows["estimate"] == by_counts["estimate"] == 50.0
+    assert abs(by_rows["ci_low"] - by_counts["ci_low"]) <= 100 / 60 + 1e-9
+    assert abs(by_rows["ci_high"] - by_counts["ci_high"]) <= 100 / 60 + 1e-9
+
+
+def test_degenerate_samples():
+    one_item = bootstrap_counts(
+        np.array([1, 0]),
+        lambda c: share_pct(c, [0], [0, 1]),
+        n_resamples=100,
+        confidence=0.95,
+        seed=0,
+    )
+    assert one_item == {"estimate": 100.0, "boot_mean": 100.0, "ci_low": 100.0, "ci_high": 100.0}
+    all_same = bootstrap_counts(
+        np.array([60, 0, 0, 0]), shannon_entropy, n_resamples=100, confidence=0.95, seed=0
+    )
+    assert all_same["ci_low"] == all_same["ci_high"] == 0.0
+    with pytest.raises(ValueError, match="empty"):
+        resample_counts(np.array([0, 0]), 10, np.random.default_rng(0))
+    with pytest.raises(ValueError):
+        percentile_interval(np.array([1.0, 2.0]), confidence=1.5)
+
+
+def test_share_pct_without_complete_items_is_nan():
+    assert np.isnan(share_pct(np.array([0, 0, 5]), [0], [0, 1]))
+
+
+def test_derived_seeds_are_stable_and_distinct():
+    assert derive_seed(1, "GPT-4o", "base", "agreement_pct") == derive_seed(
+        1, "GPT-4o", "base", "agreement_pct"
+    )
+    assert derive_seed(1, "GPT-4o", "base", "agreement_pct") != derive_seed(
+        1, "GPT-4o", "shuffled", "agreement_pct"
+    )
