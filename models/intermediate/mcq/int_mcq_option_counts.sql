@@ -10,7 +10,10 @@ with answers as (
 options as (
 
     {% for option in var('mcq_options') %}
-    select '{{ option }}' as option {% if not loop.last %}union all{% endif %}
+    select '{{ option }}' as option
+    {% if not loop.last %}
+    union all
+    {% endif %}
     {% endfor %}
 
 ),

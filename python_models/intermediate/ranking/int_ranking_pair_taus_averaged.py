@@ -1,0 +1,47 @@
+"""Mean Kendall tau-b of every ordered pair of raters over the scenarios both ranked (the
+ordered-task document's N x N matrix K), with a percentile bootstrap interval resampling
+those scenarios (concord_stats.kendall)."""
+
+import pandas as pd
+
+from concord_stats.kendall import (
+    NO_VALID_RANKING,
+    pairwise_mean_tau_b,
+    pairwise_tau_b,
+    pairwise_tau_b_interval,
+    rank_array,
+)
+
+
+def model(dbt, session):
+    n_resamples = int(dbt.config.get("bootstrap_resamples"))
+    confidence = float(dbt.config.get("bootstrap_confidence"))
+    seed = int(dbt.config.get("bootstrap_seed"))
+    orders = dbt.ref("int_ranking_orders_validated").df()
+    if orders.empty:
+        raise ValueError(NO_VALID_RANKING)
+
+    rater = pd.Categorical(orders["rater_id"])
+    scenario = pd.Categorical(orders["scenario_id"])
+    shape = (len(rater.categories), len(scenario.categories), int(orders["n_tasks"].max()))
+    # Orders -> ranks: R[rater, scenario, task] = position.
+    ranks = rank_array(rater.codes, scenario.codes, orders["task_index"], orders["position"], shape)
+
+    mean, count = pairwise_mean_tau_b(ranks)
+    raters = list(rater.categories)
+    low, high = pairwise_tau_b_interval(pairwise_tau_b(ranks), n_resamples, confidence, seed)
+    rows = [
+        {
+            "rater_id": raters[i],
+            "other_rater_id": raters[j],
+            "mean_tau_b": mean[i, j],
+            "n_scenarios": int(count[i, j]),
+            "ci_low": low[i, j],
+            "ci_high": high[i, j],
+            "bootstrap_confidence": confidence,
+            "bootstrap_resamples": n_resamples,
+        }
+        for i in range(len(raters))
+        for j in range(len(raters))
+    ]
+    return pd.DataFrame(rows)
