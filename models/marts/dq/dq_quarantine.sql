@@ -2,6 +2,7 @@
     it came from and why. Rows in = rows counted + rows here. -#}
 {% set quarantines = [
     ('mcq', 'int_mcq_answers_quarantined'),
+    ('ranking', 'int_ranking_rankings_quarantined'),
 ] %}
 
 with unioned as (
