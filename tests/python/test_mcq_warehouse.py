@@ -166,3 +166,47 @@ def test_bootstrap_marts_are_reproducible(warehouse, tmp_path):
         pd.testing.assert_frame_equal(a.sql(query).df(), b.sql(query).df())
         n = a.sql("select distinct n_resamples from marts.mcq_bootstrap_ci").fetchall()
         assert n == [(10000,)]
+
+
+def test_edge_cases_one_item_and_all_same_answer(project_copy):
+    """A file with a single item, and a model that always answers A in every language,
+    build into sensible marts (no NaN where a value exists, degenerate intervals)."""
+    import duckdb
+
+    from conftest import run_dbt
+
+    answers = project_copy / "seeds" / "mcq" / "answers"
+    source = (answers / "GPT4o_Merged_Multilingual.csv").read_text(encoding="utf-8-sig")
+    header, *rows = source.splitlines()
+    for path in answers.glob("*.csv"):
+        path.unlink()
+    (answers / "one.csv").write_text(header + "\n" + rows[0] + "\n", encoding="utf-8")
+    same = [",".join(r.split(",")[:-3] + ["A", "A", "A"]) for r in rows]
+    (answers / "same.csv").write_text("\n".join([header, *same]) + "\n", encoding="utf-8")
+    (project_copy / "seeds" / "mcq" / "mcq_answer_registry.csv").write_text(
+        "file,model,prefix,run,presented_option_order\n"
+        "one.csv,One,GPT4o,base,ABCD\nsame.csv,Same,GPT4o,base,ABCD\n"
+    )
+    database = project_copy / "concord.duckdb"
+    run_dbt(
+        ["build", "--select", "+path:models/marts/mcq", "--indirect-selection", "cautious"],
+        project_copy,
+        database,
+    )
+    with duckdb.connect(str(database), read_only=True) as con:
+        summary = {
+            r[0]: r[1:]
+            for r in con.execute(
+                "select model, n_items, agreement_pct, agreement_ci_low, agreement_ci_high, "
+                "entropy_en_bits from marts.mcq_agreement_summary"
+            ).fetchall()
+        }
+        entropy = con.execute(
+            "select entropy_bits, entropy_norm, ci_low, ci_high from marts.mcq_choice_entropy "
+            "where model = 'Same'"
+        ).fetchall()
+    one_agrees = rows[0].split(",")[-3:]
+    expected = 100.0 if len(set(one_agrees)) == 1 else 0.0
+    assert summary["One"] == (1, expected, expected, expected, 0.0)
+    assert summary["Same"] == (60, 100.0, 100.0, 100.0, 0.0)
+    assert entropy == [(0.0, 0.0, 0.0, 0.0)] * 3

@@ -35,13 +35,14 @@ def model(dbt, session):
                 "ci_high": result["ci_high"],
             }
         )
-    columns = [
-        "model",
-        "language",
-        "n_paired",
-        "n_same_original",
-        "same_original_pct",
-        "ci_low",
-        "ci_high",
-    ]
-    return pd.DataFrame(rows, columns=columns)
+    # typed even when empty (no model has both runs): the mart's contract checks types
+    dtypes = {
+        "model": "string",
+        "language": "string",
+        "n_paired": "int64",
+        "n_same_original": "int64",
+        "same_original_pct": "float64",
+        "ci_low": "float64",
+        "ci_high": "float64",
+    }
+    return pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
