@@ -3,6 +3,7 @@
 {% set quarantines = [
     ('mcq', 'int_mcq_answers_quarantined'),
     ('ranking', 'int_ranking_rankings_quarantined'),
+    ('rater', 'int_rater_ratings_quarantined'),
 ] %}
 
 with unioned as (

@@ -1,0 +1,53 @@
+{#- How many raters put each item in each declared category, with a zero row for a declared
+    category nobody chose (K counts the declared categories, not the observed ones). -#}
+with ratings as (
+
+    select * from {{ ref('int_rater_ratings_validated') }}
+
+),
+
+declared as (
+
+    select * from {{ ref('int_rater_categories_declared') }}
+
+),
+
+items as (
+
+    select distinct
+        dataset,
+        item_id
+    from ratings
+
+),
+
+observed as (
+
+    select
+        dataset,
+        item_id,
+        category,
+        count(*) as n_ratings
+    from ratings
+    group by dataset, item_id, category
+
+),
+
+final as (
+
+    select
+        items.dataset,
+        items.item_id,
+        declared.category,
+        coalesce(observed.n_ratings, 0) as n_ratings
+    from items
+    inner join declared
+        on items.dataset = declared.dataset
+    left join observed
+        on items.dataset = observed.dataset
+        and items.item_id = observed.item_id
+        and declared.category = observed.category
+
+)
+
+select * from final
