@@ -8,6 +8,7 @@ re-reads it with the csv module only to say which row and column are wrong.
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -51,16 +52,7 @@ def _locate_error(path: Path, n_columns: int) -> str:
     return f"{path.name}: unreadable CSV"
 
 
-def read_csv_table(path: str | Path, required_columns: list[str] | None = None) -> pa.Table:
-    """Read a CSV with a header into an Arrow table of strings plus ``source_row`` (1-based).
-
-    UTF-8 with or without BOM; LF, CRLF or CR line endings; quoted fields may hold commas,
-    quotes and newlines. Nothing is coerced: an empty cell stays ''. Refused, with a message
-    that names the file (and the row or column): a missing or empty file, a header with a
-    blank or repeated name, a row with more or fewer fields than the header, invalid UTF-8,
-    a missing required column, a file with no data rows.
-    """
-    path = Path(path)
+def check_header(path: Path, required_columns: list[str] | None) -> list[str]:
     if not path.is_file():
         raise InputFileError(f"{path}: file not found")
     header = _header(path)
@@ -75,27 +67,60 @@ def read_csv_table(path: str | Path, required_columns: list[str] | None = None) 
         raise InputFileError(
             f"{path.name}: missing column(s) {', '.join(missing)} (header: {', '.join(header)})"
         )
+    return header
+
+
+def iter_csv_batches(
+    path: str | Path, columns: dict[str, str] | None = None
+) -> Iterator[pa.RecordBatch]:
+    """Stream a CSV with a header as Arrow record batches of strings, ``source_row`` first.
+
+    ``columns`` maps the file's column names to output names (all columns, unrenamed, when
+    None); every one must be in the header. Streaming keeps memory flat however large the
+    file. UTF-8 with or without BOM; LF, CRLF or CR line endings; quoted fields may hold
+    commas, quotes and newlines. Nothing is coerced: an empty cell stays ''. Refused, with a
+    message that names the file (and the row or column): a missing or empty file, a header
+    with a blank or repeated name, a row with more or fewer fields than the header, invalid
+    UTF-8, a missing column, a file with no data rows.
+    """
+    path = Path(path)
+    header = check_header(path, list(columns) if columns else None)
+    columns = columns or {name: name for name in header}
+    schema = pa.schema(
+        [(SOURCE_ROW, pa.int64()), *((out, pa.string()) for out in columns.values())]
+    )
     try:
-        table = pacsv.read_csv(
+        # the header was read above (BOM and all): name the columns and skip that line
+        reader = pacsv.open_csv(
             path,
-            read_options=pacsv.ReadOptions(encoding="utf8", use_threads=True),
+            read_options=pacsv.ReadOptions(
+                encoding="utf8", column_names=header, skip_rows=1, block_size=1 << 24
+            ),
             parse_options=pacsv.ParseOptions(newlines_in_values=True),
             convert_options=pacsv.ConvertOptions(
                 column_types={name: pa.string() for name in header},
+                include_columns=list(columns),
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
             ),
         )
+        first_row = 1
+        for batch in reader:
+            rows = pa.array(np.arange(first_row, first_row + batch.num_rows, dtype=np.int64))
+            yield pa.RecordBatch.from_arrays([rows, *batch.columns], schema=schema)
+            first_row += batch.num_rows
     except (pa.ArrowInvalid, UnicodeDecodeError):
         raise InputFileError(_locate_error(path, len(header))) from None
-    if table.num_rows == 0:
+    if first_row == 1:
         raise InputFileError(f"{path.name}: the file has a header but no data rows")
-    # pyarrow strips a UTF-8 BOM from the first name; keep the header as csv read it
-    table = table.rename_columns(header)
-    rows = pa.array(np.arange(1, table.num_rows + 1, dtype=np.int64))
-    return table.add_column(0, SOURCE_ROW, rows)
 
 
-def read_csv_text(path: str | Path, required_columns: list[str] | None = None) -> pd.DataFrame:
+def read_csv_table(path: str | Path, columns: dict[str, str] | None = None) -> pa.Table:
+    """:func:`iter_csv_batches` gathered into one Arrow table."""
+    batches = list(iter_csv_batches(path, columns))
+    return pa.Table.from_batches(batches)
+
+
+def read_csv_text(path: str | Path, columns: dict[str, str] | None = None) -> pd.DataFrame:
     """:func:`read_csv_table` as a pandas frame."""
-    return read_csv_table(path, required_columns).to_pandas()
+    return read_csv_table(path, columns).to_pandas()

@@ -13,7 +13,13 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
-from concord_io.csv_files import SOURCE_ROW, InputFileError, read_csv_table
+from concord_io.csv_files import (
+    SOURCE_ROW,
+    InputFileError,
+    check_header,
+    iter_csv_batches,
+    read_csv_table,
+)
 
 OPTION_LETTERS = ("A", "B", "C", "D")
 ANSWER_REGISTRY_COLUMNS = ("file", "model", "prefix", "run", "presented_option_order")
@@ -58,26 +64,39 @@ def _constant(value: str, n: int) -> pa.Array:
     return pa.nulls(n, pa.string()).fill_null(value)
 
 
-def _select(table: pa.Table, columns: dict[str, str], source_file: str) -> pa.Table:
-    """Keep ``columns`` (file name -> generic name) after the row key, prefixed by the file."""
-    picked = table.select([SOURCE_ROW, *columns]).rename_columns([SOURCE_ROW, *columns.values()])
-    picked = picked.add_column(0, "source_file", _constant(source_file, picked.num_rows))
-    return picked.add_column(2, "item_id", picked[SOURCE_ROW])
+def _keyed(batch: pa.RecordBatch | pa.Table, source_file: str) -> list[pa.Array]:
+    """The leading key columns of a staged row: source_file, source_row, item_id."""
+    rows = batch.column(SOURCE_ROW)
+    return [_constant(source_file, batch.num_rows), rows, rows]
+
+
+def answer_file_columns(prefix: str, languages: list[str]) -> dict[str, str]:
+    """The columns read from a merged answer file, file name -> generic name."""
+    columns = {}
+    for lang in languages:
+        up = lang.upper()
+        columns[f"Domain_{up}"] = f"domain_{lang}"
+        for letter in OPTION_LETTERS:
+            columns[f"{letter}_{up}"] = f"option_{letter.lower()}_{lang}"
+        columns[f"{prefix}_{up}"] = f"answer_{lang}"
+    return columns
 
 
 def read_answer_files(
     registry: pd.DataFrame, directory: str | Path, languages: list[str]
-) -> pa.Table:
+) -> pa.RecordBatchReader:
     """One row per registered file and data row, with language-generic column names.
 
-    Columns: source_file, source_row, item_id (= source_row), model, prefix, run,
-    presented_option_order, and per language l: domain_l, prompt_l, option_a_l … option_d_l,
-    answer_l. Every cell stays text, exactly as written in the file.
+    Columns: source_file, source_row, item_id (= source_row), per language l: domain_l,
+    option_a_l … option_d_l, answer_l, then model, prefix, run, presented_option_order.
+    Every cell stays text, exactly as written. The prompts are not carried: they come with
+    the items (stg_mcq__item_files). The registry and every file's header are checked
+    before any row is read; rows are then streamed, so memory stays flat with file size.
     """
     directory = Path(directory)
-    files = _check_registry(registry, ANSWER_REGISTRY_COLUMNS, directory, "mcq_answer_registry")
-    frames = []
-    for line in registry.to_dict("records"):
+    _check_registry(registry, ANSWER_REGISTRY_COLUMNS, directory, "mcq_answer_registry")
+    lines = registry.to_dict("records")
+    for line in lines:
         order = str(line["presented_option_order"])
         if sorted(order) != list(OPTION_LETTERS):
             raise InputFileError(
@@ -88,22 +107,32 @@ def read_answer_files(
             raise InputFileError(
                 f"mcq_answer_registry: {line['file']}: run {line['run']!r} is not base or shuffled"
             )
-        prefix = str(line["prefix"])
-        columns = {}
-        for lang in languages:
-            up = lang.upper()
-            columns[f"Domain_{up}"] = f"domain_{lang}"
-            columns[f"Prompt_{up}"] = f"prompt_{lang}"
-            for letter in OPTION_LETTERS:
-                columns[f"{letter}_{up}"] = f"option_{letter.lower()}_{lang}"
-            columns[f"{prefix}_{up}"] = f"answer_{lang}"
-        raw = read_csv_table(directory / line["file"], required_columns=list(columns))
-        frame = _select(raw, columns, line["file"])
-        for key in ("model", "prefix", "run", "presented_option_order"):
-            frame = frame.append_column(key, _constant(str(line[key]), frame.num_rows))
-        frames.append(frame)
-    assert len(frames) == len(files)
-    return pa.concat_tables(frames)
+        # fail on a missing column before streaming anything
+        check_header(directory / line["file"], list(answer_file_columns(line["prefix"], languages)))
+    registry_keys = ("model", "prefix", "run", "presented_option_order")
+    names = [
+        "source_file",
+        SOURCE_ROW,
+        "item_id",
+        *answer_file_columns("PREFIX", languages).values(),
+        *registry_keys,
+    ]
+    schema = pa.schema(
+        [(n, pa.int64() if n in (SOURCE_ROW, "item_id") else pa.string()) for n in names]
+    )
+
+    def batches():
+        for line in lines:
+            columns = answer_file_columns(str(line["prefix"]), languages)
+            for batch in iter_csv_batches(directory / line["file"], columns):
+                n = batch.num_rows
+                constants = [_constant(str(line[key]), n) for key in registry_keys]
+                data = [batch.column(name) for name in columns.values()]
+                yield pa.RecordBatch.from_arrays(
+                    [*_keyed(batch, line["file"]), *data, *constants], schema=schema
+                )
+
+    return pa.RecordBatchReader.from_batches(schema, batches())
 
 
 def read_item_files(registry: pd.DataFrame, directory: str | Path) -> pa.Table:
@@ -116,9 +145,18 @@ def read_item_files(registry: pd.DataFrame, directory: str | Path) -> pa.Table:
     for line in registry.to_dict("records"):
         columns = {"Domain": "domain", "Prompt": "prompt"}
         columns.update({letter: f"option_{letter.lower()}" for letter in OPTION_LETTERS})
-        raw = read_csv_table(directory / line["file"], required_columns=list(columns))
-        frame = _select(raw, columns, line["file"])
-        frame = frame.add_column(3, "language", _constant(str(line["language"]), frame.num_rows))
-        frame = frame.add_column(4, "variant", _constant(str(line["variant"]), frame.num_rows))
-        frames.append(frame)
+        raw = read_csv_table(directory / line["file"], columns)
+        n = raw.num_rows
+        keys = ["source_file", SOURCE_ROW, "item_id", "language", "variant"]
+        arrays = [
+            *_keyed(raw, line["file"]),
+            _constant(str(line["language"]), n),
+            _constant(str(line["variant"]), n),
+        ]
+        frames.append(
+            pa.Table.from_arrays(
+                [*arrays, *(raw.column(name) for name in columns.values())],
+                names=[*keys, *columns.values()],
+            )
+        )
     return pa.concat_tables(frames)

@@ -9,10 +9,15 @@
              from ' ~ this ~ ' where domain is null order by source_file, source_row',
             'Unknown domain label (add it to seeds/mcq/mcq_domain_translations.csv)') }}",
         "{{ assert_no_rows(
-            'select source_file, source_row,
+            'with misaligned as (
+                 select source_file, source_row from ' ~ this ~ '
+                 group by source_file, source_row having min(domain) <> max(domain)
+                 order by source_file, source_row limit 5
+             )
+             select source_file, source_row,
                     string_agg(language || \\'=\\' || domain, \\', \\' order by language) as domains
-             from ' ~ this ~ ' group by source_file, source_row
-             having count(distinct domain) > 1 order by source_file, source_row',
+             from ' ~ this ~ ' inner join misaligned using (source_file, source_row)
+             group by source_file, source_row order by source_file, source_row',
             'Misaligned rows: the languages of one row are not the same item') }}",
     ]
 ) }}

@@ -19,7 +19,6 @@ final as (
         item_id,
         '{{ lang }}' as language,
         domain_{{ lang }} as domain_label,
-        prompt_{{ lang }} as prompt,
         option_a_{{ lang }} as option_a,
         option_b_{{ lang }} as option_b,
         option_c_{{ lang }} as option_c,

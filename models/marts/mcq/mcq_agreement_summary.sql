@@ -1,12 +1,12 @@
 with type_counts as (
 
-    select * from {{ ref('int_mcq_type_counts') }}
+    select * from {{ ref('int_mcq_types_counted') }}
 
 ),
 
 option_counts as (
 
-    select * from {{ ref('int_mcq_option_counts') }}
+    select * from {{ ref('int_mcq_options_counted') }}
 
 ),
 

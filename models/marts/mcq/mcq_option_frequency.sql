@@ -1,6 +1,6 @@
 with option_counts as (
 
-    select * from {{ ref('int_mcq_option_counts') }}
+    select * from {{ ref('int_mcq_options_counted') }}
 
 ),
 

@@ -3,19 +3,19 @@
     and by the original option it points to (content preference). -#}
 with type_counts as (
 
-    select * from {{ ref('int_mcq_type_counts') }}
+    select * from {{ ref('int_mcq_types_counted') }}
 
 ),
 
 option_counts as (
 
-    select * from {{ ref('int_mcq_option_counts') }}
+    select * from {{ ref('int_mcq_options_counted') }}
 
 ),
 
 consistency as (
 
-    select * from {{ ref('int_mcq_order_consistency') }}
+    select * from {{ ref('int_mcq_order_consistency_estimated') }}
 
 ),
 

@@ -15,8 +15,8 @@ def model(dbt, session):
     confidence = float(dbt.config.get("confidence"))
     seed = int(dbt.config.get("seed"))
     types = dbt.config.get("disagreement_types").split(",")
-    type_counts = dbt.ref("int_mcq_type_counts").df()
-    option_counts = dbt.ref("int_mcq_option_counts").df()
+    type_counts = dbt.ref("int_mcq_types_counted").df()
+    option_counts = dbt.ref("int_mcq_options_counted").df()
 
     # counts per item outcome: the complete types, then incomplete
     outcomes = [*types, "incomplete"]

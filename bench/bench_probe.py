@@ -1,0 +1,187 @@
+"""Benchmark: the probe's batched scorer against the reference method, in one run.
+
+Reference: one full forward pass per stimulus and candidate with a full-vocabulary
+log-softmax (what the reference README describes). Batched: each prompt computed once with
+its candidates packed behind it, batched across stimuli, log-softmax only where needed.
+Both score the same 80 stimuli x 10 candidates with the same ~30M-parameter random GPT-2
+(--quick: a tiny model and 8 stimuli, for the test that keeps this file from rotting).
+
+    python bench/bench_probe.py [--quick] [--threads N] [--out-dir bench/results]
+
+Writes <out-dir>/probe.json and probe.md. The GPU part runs only when a CUDA device is
+present; otherwise the results say that no accelerator was lent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from probe.modeling import load_model  # noqa: E402
+from probe.scoring import build_requests, score_batched, score_reference  # noqa: E402
+from probe.stimuli import load_design  # noqa: E402
+from probe.tiny import build_tiny_model  # noqa: E402
+
+
+def _max_diff(a, b) -> float:
+    return max(
+        abs(float(x.sum()) - float(y.sum()))
+        for row_a, row_b in zip(a, b, strict=True)
+        for x, y in zip(row_a, row_b, strict=True)
+    )
+
+
+def _time(fn, repeats: int):
+    best, result = float("inf"), None
+    for _ in range(repeats):
+        tick = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - tick)
+    return best, result
+
+
+def bench_device(
+    model_dir: Path,
+    device: torch.device,
+    dtype: torch.dtype,
+    requests,
+    repeats: int,
+    with_reference: bool = True,
+) -> dict:
+    model, _ = load_model(str(model_dir), device, dtype)
+    score_batched(model, requests[:2], device=device)  # warm-up (allocator, kernels)
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+
+    def batched():
+        out = score_batched(model, requests, device=device)
+        sync()
+        return out
+
+    batched_s, (batched_scores, batch_size) = _time(batched, repeats)
+    row = {
+        "device": str(device),
+        "dtype": str(dtype).removeprefix("torch."),
+        "batch_size": batch_size,
+        "batched_s": batched_s,
+        "batched_stimuli_per_s": len(requests) / batched_s,
+    }
+    if with_reference:
+        score_reference(model, requests[:1])  # warm-up
+        reference_s, reference_scores = _time(lambda: score_reference(model, requests), 1)
+        row.update(
+            reference_s=reference_s,
+            reference_stimuli_per_s=len(requests) / reference_s,
+            speedup=reference_s / batched_s,
+            max_abs_logprob_diff=_max_diff(batched_scores, reference_scores),
+        )
+    return row
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="tiny model, 8 stimuli")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch CPU threads (1: stable timings on a shared machine)",
+    )
+    parser.add_argument("--repeats", type=int, default=3, help="batched timing: best of N")
+    parser.add_argument("--out-dir", type=Path, default=ROOT / "bench" / "results")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+
+    design = load_design()
+    stimuli = design.stimuli[:8] if args.quick else design.stimuli
+    size = "tiny" if args.quick else "bench"
+    with tempfile.TemporaryDirectory() as tmp:
+        model_dir = build_tiny_model(Path(tmp) / "model", arch="gpt2", size=size)
+        model, tokenizer = load_model(str(model_dir), torch.device("cpu"), torch.float32)
+        n_params = model.num_parameters()
+        del model
+        requests = build_requests(
+            tokenizer, [s.prompt for s in stimuli], [c.text for c in design.candidates]
+        )
+        runs = [bench_device(model_dir, torch.device("cpu"), torch.float32, requests, args.repeats)]
+        accelerator = None
+        if torch.cuda.is_available():
+            accelerator = torch.cuda.get_device_name(0)
+            for dtype in (torch.float32, torch.bfloat16):
+                runs.append(
+                    bench_device(model_dir, torch.device("cuda"), dtype, requests, args.repeats)
+                )
+    n_tokens = [len(t) for r in requests for t in r.candidate_ids]
+    result = {
+        "benchmark": "probe",
+        "quick": args.quick,
+        "model": f"random GPT-2, {n_params / 1e6:.1f}M parameters, locally trained BPE",
+        "n_parameters": n_params,
+        "n_stimuli": len(requests),
+        "n_candidates": len(design.candidates),
+        "prompt_tokens_mean": float(np.mean([len(r.prompt_ids) for r in requests])),
+        "candidate_tokens_mean": float(np.mean(n_tokens)),
+        "machine": {
+            "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+            "cpu_count": os.cpu_count(),
+            "torch_threads": args.threads,
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+        },
+        "accelerator": accelerator or "none: no accelerator was lent to this run; GPU part skipped",
+        "runs": runs,
+    }
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    (args.out_dir / "probe.json").write_text(json.dumps(result, indent=2) + "\n")
+    (args.out_dir / "probe.md").write_text(_markdown(result))
+    print(_markdown(result))
+    return result
+
+
+def _markdown(result: dict) -> str:
+    lines = [
+        f"### Probe scoring: batched vs reference ({result['n_stimuli']} stimuli x "
+        f"{result['n_candidates']} candidates{', quick' if result['quick'] else ''})",
+        "",
+        f"Model: {result['model']}; prompt {result['prompt_tokens_mean']:.0f} tokens, "
+        f"candidates {result['candidate_tokens_mean']:.1f} tokens on average.",
+        "",
+        "| device | dtype | reference s | batched s | stimuli/s (batched) | speed-up | "
+        "max abs diff (nats) |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for run in result["runs"]:
+        has_ref = "reference_s" in run
+        ref = f"{run['reference_s']:.2f}" if has_ref else ""
+        speedup = f"{run['speedup']:.1f}x" if has_ref else ""
+        diff = f"{run['max_abs_logprob_diff']:.1e}" if has_ref else ""
+        lines.append(
+            f"| {run['device']} | {run['dtype']} | {ref} | {run['batched_s']:.3f} | "
+            f"{run['batched_stimuli_per_s']:.1f} | {speedup} | {diff} |"
+        )
+    m = result["machine"]
+    lines += [
+        "",
+        f"Machine: {m['platform']}, {m['processor']}, {m['cpu_count']} CPUs "
+        f"({m['torch_threads']} torch threads), torch {m['torch']}. "
+        f"Accelerator: {result['accelerator']}.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

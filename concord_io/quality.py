@@ -1,0 +1,224 @@
+"""Great Expectations checkpoint over the built warehouse, run by `make build` after dbt.
+
+The suites live in ``quality/suites/*.yml``: each names one relation of the warehouse and
+lists Great Expectations expectations by their snake_case type with their arguments::
+
+    name: mcq_answers
+    relation: intermediate.int_mcq_answers_normalised
+    expectations:
+      - expect_column_values_to_be_in_set: {column: language, value_set: [en, it, fa]}
+
+Each relation is read through a read-only DuckDB connection (the build file is never
+written; GX's SQL path does not work with DuckDB) into a Parquet snapshot, which GX reads
+with pandas. One checkpoint validates every suite and writes the data docs (HTML) under
+``<out>/gx/uncommitted/data_docs/local_site/``; a failed expectation makes the command
+exit non-zero, and the data docs show which expectation failed, on what values.
+
+    python -m concord_io.quality --database warehouse/concord.duckdb --out warehouse/quality
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import shutil
+import sys
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import yaml
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+SUITES_DIR = PROJECT_ROOT / "quality" / "suites"
+CHECKPOINT = "concord_warehouse"
+DOCS_SITE = Path("gx") / "uncommitted" / "data_docs" / "local_site"
+
+
+class QualityConfigError(ValueError):
+    """A suite file that cannot be used: the message names the file and the entry."""
+
+
+@dataclass
+class Suite:
+    name: str
+    relation: str
+    description: str
+    expectations: list[tuple[str, dict]]
+    path: Path
+
+
+@dataclass
+class QualityResult:
+    success: bool
+    docs_index: Path
+    failed: list[str] = field(default_factory=list)  # "suite: expectation(column)"
+    n_expectations: int = 0
+
+
+def load_suites(suites_dir: Path | str = SUITES_DIR) -> list[Suite]:
+    """Every ``*.yml`` suite in ``suites_dir``, checked for shape (not yet against GX)."""
+    suites = []
+    for path in sorted(Path(suites_dir).glob("*.yml")):
+        spec = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        for key in ("name", "relation", "expectations"):
+            if key not in spec:
+                raise QualityConfigError(f"{path.name}: missing key {key!r}")
+        entries = []
+        for i, entry in enumerate(spec["expectations"], start=1):
+            if not isinstance(entry, dict) or len(entry) != 1:
+                raise QualityConfigError(
+                    f"{path.name}: expectation {i} must be one mapping type -> arguments"
+                )
+            ((kind, kwargs),) = entry.items()
+            entries.append((kind, dict(kwargs or {})))
+        suites.append(
+            Suite(spec["name"], spec["relation"], spec.get("description", ""), entries, path)
+        )
+    names = [s.name for s in suites]
+    if len(names) != len(set(names)):
+        raise QualityConfigError(f"{suites_dir}: suite names repeat: {names}")
+    if not suites:
+        raise QualityConfigError(f"{suites_dir}: no suite (*.yml)")
+    return suites
+
+
+def _expectation(gxe, suite: Suite, kind: str, kwargs: dict):
+    class_name = "".join(part.capitalize() for part in kind.split("_"))
+    cls = getattr(gxe, class_name, None)
+    if cls is None:
+        raise QualityConfigError(f"{suite.path.name}: unknown expectation {kind!r}")
+    try:
+        return cls(**kwargs)
+    except Exception as exc:  # pydantic validation: name the entry
+        raise QualityConfigError(f"{suite.path.name}: {kind} {kwargs}: {exc}") from exc
+
+
+def snapshot(database: Path, suites: list[Suite], folder: Path) -> dict[str, Path]:
+    """Each suite's relation as ``<folder>/<suite>.parquet``, read through a read-only
+    connection; a relation that does not exist is an error naming the suite."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = {}
+    with duckdb.connect(str(database), read_only=True) as con:
+        for suite in suites:
+            schema, _, table = suite.relation.partition(".")
+            found = con.execute(
+                "select count(*) from information_schema.tables "
+                "where table_schema = ? and table_name = ?",
+                [schema, table],
+            ).fetchone()[0]
+            if not found:
+                raise QualityConfigError(
+                    f"{suite.path.name}: relation {suite.relation} is not in {database}"
+                )
+            frame = con.execute(f'select * from "{schema}"."{table}"').df()
+            path = folder / f"{suite.name}.parquet"
+            frame.to_parquet(path, index=False)
+            out[suite.name] = path
+    return out
+
+
+def run_quality(
+    database: Path | str, out_dir: Path | str, suites_dir: Path | str = SUITES_DIR
+) -> QualityResult:
+    """Validate every suite against ``database`` in one checkpoint; write the data docs."""
+    database, out_dir = Path(database), Path(out_dir)
+    if not database.is_file():
+        raise FileNotFoundError(f"{database}: no warehouse database; run dbt build first")
+    suites = load_suites(suites_dir)
+    # a fresh GX project each run: the suites in the repo are the only source of truth
+    shutil.rmtree(out_dir / "gx", ignore_errors=True)
+    shutil.rmtree(out_dir / "snapshot", ignore_errors=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = snapshot(database, suites, out_dir / "snapshot")
+
+    os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
+    logging.getLogger("great_expectations").setLevel(logging.ERROR)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import great_expectations as gx
+        import great_expectations.expectations as gxe
+        from great_expectations.checkpoint import UpdateDataDocsAction
+        from great_expectations.data_context.types.base import ProgressBarsConfig
+
+        context = gx.get_context(mode="file", project_root_dir=str(out_dir))
+        context.variables.progress_bars = ProgressBarsConfig(globally=False)
+        source = context.data_sources.add_pandas_filesystem(
+            "concord_snapshot", base_directory=out_dir / "snapshot"
+        )
+        definitions = []
+        n_expectations = 0
+        for suite in suites:
+            gx_suite = gx.ExpectationSuite(
+                name=suite.name, meta={"relation": suite.relation, "notes": suite.description}
+            )
+            for kind, kwargs in suite.expectations:
+                gx_suite.add_expectation(_expectation(gxe, suite, kind, kwargs))
+                n_expectations += 1
+            gx_suite = context.suites.add(gx_suite)
+            asset = source.add_parquet_asset(name=suite.relation)
+            batch = asset.add_batch_definition_path(name="build", path=files[suite.name].name)
+            definitions.append(
+                context.validation_definitions.add(
+                    gx.ValidationDefinition(name=suite.name, data=batch, suite=gx_suite)
+                )
+            )
+        checkpoint = context.checkpoints.add(
+            gx.Checkpoint(
+                name=CHECKPOINT,
+                validation_definitions=definitions,
+                actions=[UpdateDataDocsAction(name="data_docs")],
+                result_format={"result_format": "COMPLETE"},
+            )
+        )
+        result = checkpoint.run()
+
+    failed = []
+    for validation in result.run_results.values():
+        suite_name = validation.suite_name
+        for item in validation.results:
+            if not item.success:
+                config = item.expectation_config
+                column = config.kwargs.get("column") or config.kwargs.get("column_list") or ""
+                failed.append(f"{suite_name}: {config.type}({column})")
+    return QualityResult(
+        success=bool(result.success),
+        docs_index=out_dir / DOCS_SITE / "index.html",
+        failed=failed,
+        n_expectations=n_expectations,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database", required=True, help="the build database (read only)")
+    parser.add_argument("--out", default=None, help="default: quality/ beside the database")
+    parser.add_argument("--suites", default=str(SUITES_DIR), help="folder of *.yml suites")
+    args = parser.parse_args(argv)
+    database = Path(args.database)
+    out = Path(args.out) if args.out else database.parent / "quality"
+    try:
+        result = run_quality(database, out, args.suites)
+    except (QualityConfigError, FileNotFoundError) as exc:
+        print(f"quality: {exc}", file=sys.stderr)
+        return 2
+    if result.success:
+        print(
+            f"quality: all {result.n_expectations} expectations passed "
+            f"(data docs: {result.docs_index})"
+        )
+        return 0
+    print(
+        f"quality: {len(result.failed)} of {result.n_expectations} expectations FAILED "
+        f"(data docs: {result.docs_index}):",
+        file=sys.stderr,
+    )
+    for line in result.failed:
+        print(f"  - {line}", file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

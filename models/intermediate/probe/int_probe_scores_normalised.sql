@@ -1,0 +1,56 @@
+{#- The softmax over each stimulus's candidate set, recomputed from the landed log-probs:
+    P(c) = exp(lp_c - m) / sum_j exp(lp_j - m), m = max_j lp_j (shifting by m avoids
+    underflow; it cancels in the ratio). -#}
+with scores as (
+    select * from {{ ref('stg_probe__scores') }}
+),
+
+shifted as (
+    select
+        run_id,
+        stimulus_id,
+        msg_id,
+        group_name,
+        sender_name,
+        stimulus,
+        candidate_id,
+        candidate,
+        candidate_group,
+        logprob,
+        n_tokens,
+        exp(-logprob / n_tokens) as ppl,
+        exp(logprob - max(logprob) over (partition by run_id, stimulus_id)) as shifted_prob,
+    from scores
+),
+
+normalised as (
+    select
+        *,
+        shifted_prob
+        / sum(shifted_prob) over (partition by run_id, stimulus_id) as prob_over_candidates,
+        row_number() over (
+            partition by run_id, stimulus_id order by logprob desc, candidate_id
+        ) as logprob_rank,
+    from shifted
+),
+
+final as (
+    select
+        run_id,
+        stimulus_id,
+        msg_id,
+        group_name,
+        sender_name,
+        stimulus,
+        candidate_id,
+        candidate,
+        candidate_group,
+        logprob,
+        n_tokens,
+        ppl,
+        prob_over_candidates,
+        logprob_rank,
+    from normalised
+)
+
+select * from final

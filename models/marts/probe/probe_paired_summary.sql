@@ -1,0 +1,44 @@
+with deltas as (
+    select * from {{ ref('int_probe_deltas_paired') }}
+),
+
+resampled as (
+    select * from {{ ref('int_probe_deltas_resampled') }}
+),
+
+summarised as (
+    select
+        run_id,
+        group_name,
+        baseline_group,
+        count(*) as n_messages,
+        avg(delta_vs_baseline) as mean_delta,
+        stddev_samp(delta_vs_baseline) as std_delta,
+        avg(cast(case when delta_vs_baseline < 0 then 1 else 0 end as double)) as frac_negative,
+    from deltas
+    group by run_id, group_name, baseline_group
+),
+
+final as (
+    select
+        summarised.run_id,
+        summarised.group_name,
+        summarised.baseline_group,
+        summarised.n_messages,
+        summarised.mean_delta,
+        summarised.std_delta,
+        summarised.frac_negative,
+        resampled.ci_low,
+        resampled.ci_high,
+        resampled.confidence,
+        resampled.n_resamples,
+        resampled.p_value,
+        resampled.n_permutations,
+        resampled.permutation_exact,
+    from summarised
+    inner join resampled
+        on summarised.run_id = resampled.run_id
+        and summarised.group_name = resampled.group_name
+)
+
+select * from final

@@ -1,0 +1,34 @@
+-- depends_on: {{ source('probe_landing', 'runs') }}
+{#- A table, not a view: the warehouse holds the landing as it was at build time, and the
+    relative landing path is resolved once, from the project root. -#}
+{{ config(materialized='table') }}
+
+with landed as (
+    {{ read_probe_landing('runs', {
+        'run_id': dbt.type_string(),
+        'model': dbt.type_string(),
+        'config_hash': dbt.type_string(),
+        'design_hash': dbt.type_string(),
+        'tokenizer': dbt.type_string(),
+        'dtype': dbt.type_string(),
+        'device': dbt.type_string(),
+        'batch_size': dbt.type_int(),
+        'template_id': dbt.type_string(),
+        'prompt_template': dbt.type_string(),
+        'candidate_set': 'varchar[]',
+        'candidate_groups': 'varchar[]',
+        'n_stimuli': dbt.type_int(),
+        'n_candidates': dbt.type_int(),
+        'started_at': 'timestamp with time zone',
+        'finished_at': 'timestamp with time zone',
+        'scoring_seconds': 'double',
+        'torch_version': dbt.type_string(),
+        'transformers_version': dbt.type_string(),
+    }) }}
+),
+
+final as (
+    select * from landed
+)
+
+select * from final

@@ -1,0 +1,117 @@
+"""Tiny causal LMs with random weights, for the demo, the tests and the benchmark.
+
+A byte-level BPE tokenizer is trained locally (``tokenizers``) on the probe's own prompts,
+the model is built from a config with random weights, and both are saved with
+save_pretrained, so the probe loads them through the same from_pretrained(path) code as a
+real model, without network or weights.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+from transformers import AutoModelForCausalLM, GPT2Config, LlamaConfig, PreTrainedTokenizerFast
+from transformers.utils import logging as hf_logging
+
+from probe.stimuli import DEFAULT_SEEDS_DIR, load_design
+
+EOS, BOS = "<|endoftext|>", "<s>"
+ARCHITECTURES = ("gpt2", "llama")
+# (hidden size, layers, heads, model vocabulary, tokenizer vocabulary) of the named sizes;
+# "bench" is ~30M parameters. The tiny tokenizer is kept small so that most candidates split
+# into several tokens (the multi-token path is the one that needs testing).
+SIZES = {"tiny": (32, 2, 4, 320, 320), "bench": (512, 8, 8, 8192, 2000)}
+# A wider initialisation for the tiny models gives peaked, varied next-token distributions,
+# so a wrong mask or position id shows up as a large score difference in the tests.
+INIT_RANGE = {"tiny": 0.1, "bench": 0.02}
+
+# The test matrix: name -> (architecture, tokenizer adds BOS).
+VARIANTS = {
+    "gpt2": ("gpt2", False),
+    "gpt2_bos": ("gpt2", True),
+    "llama_bos": ("llama", True),
+    "llama": ("llama", False),
+}
+
+FILLER = [
+    "The meeting moved to Thursday and the notes are in the shared folder.",
+    "Please send the numbers before lunch so we can check them together.",
+    "She said the client liked the draft but wants a shorter summary.",
+    "Thanks for the update, I will look at it this afternoon.",
+]
+
+
+def train_tokenizer(texts: list[str], vocab_size: int, add_bos: bool) -> PreTrainedTokenizerFast:
+    """Byte-level BPE trained on ``texts``; with add_bos, every encoding starts with <s>."""
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=[EOS, BOS],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(texts, trainer)
+    if add_bos:
+        tok.post_processor = processors.TemplateProcessing(
+            single=f"{BOS} $A", pair=f"{BOS} $A {BOS} $B", special_tokens=[(BOS, 1)]
+        )
+    else:
+        tok.post_processor = processors.ByteLevel(trim_offsets=False)
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok, bos_token=BOS, eos_token=EOS, pad_token=EOS, model_max_length=1024
+    )
+
+
+def build_tiny_model(
+    path: Path | str,
+    *,
+    arch: str = "gpt2",
+    add_bos: bool = False,
+    size: str = "tiny",
+    seed: int = 0,
+    seeds_dir: Path | str = DEFAULT_SEEDS_DIR,
+) -> Path:
+    """Save a random-weight ``arch`` model and a locally trained tokenizer under ``path``."""
+    if arch not in ARCHITECTURES:
+        raise ValueError(f"arch must be one of {ARCHITECTURES}, got {arch!r}")
+    hidden, layers, heads, vocab, tokenizer_vocab = SIZES[size]
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
+    design = load_design(seeds_dir)
+    corpus = [s.text for s in design.stimuli] + FILLER
+    if size == "bench":  # realistic token counts: the template's words become whole tokens
+        corpus += [s.prompt for s in design.stimuli]
+    tokenizer = train_tokenizer(corpus, vocab_size=tokenizer_vocab, add_bos=add_bos)
+    ids = {
+        "bos_token_id": 1,
+        "eos_token_id": 0,
+        "pad_token_id": 0,
+        "initializer_range": INIT_RANGE[size],
+    }
+    vocab = max(vocab, len(tokenizer))
+    if arch == "gpt2":
+        config = GPT2Config(
+            vocab_size=vocab, n_positions=1024, n_embd=hidden, n_layer=layers, n_head=heads, **ids
+        )
+    else:
+        config = LlamaConfig(
+            vocab_size=vocab,
+            hidden_size=hidden,
+            intermediate_size=4 * hidden,
+            num_hidden_layers=layers,
+            num_attention_heads=heads,
+            num_key_value_heads=max(1, heads // 2),
+            max_position_embeddings=1024,
+            **ids,
+        )
+    torch.manual_seed(seed)
+    model = AutoModelForCausalLM.from_config(config)
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path

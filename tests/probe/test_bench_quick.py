@@ -1,0 +1,22 @@
+"""The benchmark's --quick mode runs, so the bench code cannot rot."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+from probe.stimuli import PROJECT_ROOT
+
+
+def test_bench_quick(tmp_path):
+    spec = importlib.util.spec_from_file_location(
+        "bench_probe", PROJECT_ROOT / "bench" / "bench_probe.py"
+    )
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    result = bench.main(["--quick", "--repeats", "1", "--out-dir", str(tmp_path)])
+    saved = json.loads((tmp_path / "probe.json").read_text())
+    assert saved["n_stimuli"] == result["n_stimuli"] == 8
+    cpu = saved["runs"][0]
+    assert cpu["device"] == "cpu" and cpu["max_abs_logprob_diff"] < 1e-5
+    assert "speed-up" in (tmp_path / "probe.md").read_text()

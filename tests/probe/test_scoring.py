@@ -1,0 +1,153 @@
+"""The batched scorer against the reference method (one full forward pass per stimulus and
+candidate, full-vocabulary log-softmax), on every stimulus and candidate of the design."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from scipy.special import logsumexp, softmax
+
+from probe import scoring
+from probe.modeling import load_model
+from probe.scoring import (
+    NonFiniteScoreError,
+    TokenizationError,
+    build_requests,
+    score_batched,
+    score_reference,
+    summarise,
+)
+from probe.tiny import VARIANTS
+
+CPU = torch.device("cpu")
+
+
+def _load(path, dtype=torch.float32):
+    return load_model(str(path), CPU, dtype)
+
+
+def _requests(tokenizer, design):
+    return build_requests(
+        tokenizer, [s.prompt for s in design.stimuli], [c.text for c in design.candidates]
+    )
+
+
+@pytest.fixture(scope="module")
+def reference_scores(tiny_model_dirs, design):
+    """Reference log-probs per tiny model, computed once."""
+    out = {}
+    for name, path in tiny_model_dirs.items():
+        model, tokenizer = _load(path)
+        requests = _requests(tokenizer, design)
+        out[name] = (requests, score_reference(model, requests))
+    return out
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_batched_equals_reference_fp32(name, tiny_model_dirs, reference_scores, design):
+    model, tokenizer = _load(tiny_model_dirs[name])
+    requests, reference = reference_scores[name]
+    assert len(requests) == len(design.stimuli) == 80
+    # the design exercises what it must: BOS as configured, multi-token candidates
+    has_bos = all(r.prompt_ids[0] == tokenizer.bos_token_id for r in requests)
+    assert has_bos == VARIANTS[name][1]
+    n_tokens = [len(t) for r in requests for t in r.candidate_ids]
+    assert max(n_tokens) > 1 and min(n_tokens) >= 1
+    for batch_size in ("auto", 7):
+        batched, _ = score_batched(model, requests, batch_size=batch_size, device=CPU)
+        for got_row, want_row in zip(batched, reference, strict=True):
+            for got, want in zip(got_row, want_row, strict=True):
+                assert got.shape == want.shape
+                np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
+                assert abs(got.sum() - want.sum()) <= 1e-5
+
+
+def test_reference_is_a_plain_forward_pass(tiny_model_dirs, reference_scores):
+    """Golden check of the reference itself on one candidate: recompute log P by hand from
+    the model's logits of the concatenated sequence."""
+    model, tokenizer = _load(tiny_model_dirs["gpt2"])
+    requests, reference = reference_scores["gpt2"]
+    request = requests[3]
+    tail = request.candidate_ids[7]
+    ids = list(request.prompt_ids + tail)
+    with torch.no_grad():
+        logits = model(input_ids=torch.tensor([ids])).logits[0].double().numpy()
+    p = len(request.prompt_ids)
+    want = [logits[p - 1 + t, tok] - logsumexp(logits[p - 1 + t]) for t, tok in enumerate(tail)]
+    np.testing.assert_allclose(reference[3][7], want, atol=1e-5)
+
+
+def test_bf16_runs_and_is_close(tiny_model_dirs, reference_scores):
+    model, _ = _load(tiny_model_dirs["llama_bos"], torch.bfloat16)
+    requests, reference = reference_scores["llama_bos"]
+    batched, _ = score_batched(model, requests[:16], device=CPU)
+    got = np.array([lp.sum() for row in batched for lp in row])
+    want = np.array([lp.sum() for row in reference[:16] for lp in row])
+    assert np.isfinite(got).all()
+    # bf16 keeps 8 bits of mantissa: per-token errors of a few hundredths of a nat
+    assert np.abs(got - want).max() < 0.5
+    assert np.corrcoef(got, want)[0, 1] > 0.99
+
+
+def test_out_of_memory_halves_the_batch(monkeypatch, tiny_model_dirs, reference_scores):
+    model, _ = _load(tiny_model_dirs["gpt2"])
+    requests, reference = reference_scores["gpt2"]
+    real = scoring._score_batch
+
+    def limited(model, batch, device):
+        if len(batch) > 5:
+            raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
+        return real(model, batch, device)
+
+    monkeypatch.setattr(scoring, "_score_batch", limited)
+    batched, used = score_batched(model, requests, batch_size=40, device=CPU)
+    assert used == 5
+    for got_row, want_row in zip(batched, reference, strict=True):
+        for got, want in zip(got_row, want_row, strict=True):
+            np.testing.assert_allclose(got, want, atol=1e-5)
+
+
+def test_summarise_matches_scipy():
+    rng = np.random.default_rng(3)
+    token_lps = [rng.normal(-3, 2, size=k) for k in (1, 3, 2, 5)]
+    scores = summarise(token_lps)
+    sums = np.array([lp.sum() for lp in token_lps])
+    np.testing.assert_allclose([s.logprob for s in scores], sums)
+    np.testing.assert_allclose([s.prob_over_candidates for s in scores], softmax(sums))
+    np.testing.assert_allclose([s.ppl for s in scores], np.exp(-sums / np.array([1, 3, 2, 5])))
+    with pytest.raises(NonFiniteScoreError):
+        summarise([np.array([np.nan]), np.array([-1.0])])
+
+
+class AppendsEnd:
+    """A tokenizer that appends an end token: the prompt is then never a prefix."""
+
+    def __call__(self, texts, add_special_tokens=True):
+        return {"input_ids": [[ord(ch) for ch in text] + [0] for text in texts]}
+
+
+class CharTokenizer:
+    def __call__(self, texts, add_special_tokens=True):
+        return {"input_ids": [[ord(ch) for ch in text] for text in texts]}
+
+
+def test_prefix_and_empty_candidate_checks():
+    with pytest.raises(TokenizationError, match="not a prefix"):
+        build_requests(AppendsEnd(), ["seems"], [" ok"])
+    with pytest.raises(TokenizationError, match="keeps no token"):
+        build_requests(CharTokenizer(), ["seems"], [" ok", ""])
+    requests = build_requests(CharTokenizer(), ["ab"], [" c", " de"])
+    assert requests[0].prompt_ids == (97, 98)
+    assert requests[0].candidate_ids == ((32, 99), (32, 100, 101))
+
+
+def test_joint_tokenisation_of_the_real_prompt(tiny_model_dirs, design):
+    """The candidate tokens are those after the prompt in the joint encoding."""
+    _, tokenizer = _load(tiny_model_dirs["llama_bos"])
+    requests = _requests(tokenizer, design)
+    for request, stimulus in zip(requests[:5], design.stimuli[:5], strict=True):
+        for tail, candidate in zip(request.candidate_ids, design.candidates, strict=True):
+            joint = tokenizer(stimulus.prompt + candidate.text)["input_ids"]
+            assert list(request.prompt_ids + tail) == joint
+            assert tokenizer.decode(list(tail)) == candidate.text

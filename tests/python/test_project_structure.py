@@ -1,0 +1,202 @@
+"""The project's own structure, checked over dbt's manifest the way dbt_project_evaluator
+does (that package needs dbt's package hub, which this project does not use):
+
+- every model has a description and a primary-key test (unique + not_null on one column,
+  or unique_combination_of_columns);
+- every mart enforces its contract and documents every column with a data type;
+- no intermediate model or mart reads a seed or source directly, and no staging model
+  reads another staging model;
+- names follow STYLE.md: stg_<source>__<entity>, int_<entity>_<verb>, marts fct_/dim_ or a
+  plain entity noun, one _<dir>__models.yml per folder;
+- every seed declares column_types for every column it documents, and has a description.
+
+Each rule lists every offender, so one run shows all that is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from conftest import PROJECT_ROOT, run_dbt
+
+LAYERS = ("staging", "intermediate", "marts")
+STAGING_NAME = re.compile(r"^stg_[a-z0-9]+(_[a-z0-9]+)*__[a-z0-9]+(_[a-z0-9]+)*$")
+# int_<entity>_<verb>: the verb as a past participle (unpivoted, normalised, built)
+INTERMEDIATE_NAME = re.compile(
+    r"^int_[a-z0-9]+(_[a-z0-9]+)*_([a-z]+ed|built|run|split|set|kept|drawn|chosen|taken)$"
+)
+MART_NAME = re.compile(r"^(fct_|dim_)?[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+
+
+@pytest.fixture(scope="module")
+def manifest(tmp_path_factory) -> dict:
+    database = tmp_path_factory.mktemp("structure") / "parse.duckdb"
+    run_dbt(["parse"], PROJECT_ROOT, database)
+    return json.loads((database.parent / "target" / "manifest.json").read_text())
+
+
+def project_nodes(manifest: dict, resource_type: str) -> dict[str, dict]:
+    return {
+        uid: node
+        for uid, node in manifest["nodes"].items()
+        if node["resource_type"] == resource_type and node["package_name"] == "concord"
+    }
+
+
+def layer(node: dict) -> str:
+    """staging, intermediate or marts: the folder under models/ or python_models/."""
+    parts = Path(node["original_file_path"]).parts
+    return parts[1] if len(parts) > 2 else ""
+
+
+def test_every_model_lives_in_a_layer(manifest):
+    odd = [n["original_file_path"] for n in project_nodes(manifest, "model").values()]
+    odd = [p for p in odd if Path(p).parts[1] not in LAYERS]
+    assert not odd, f"models outside staging/intermediate/marts: {odd}"
+
+
+def test_every_model_has_a_description(manifest):
+    missing = [
+        n["name"] for n in project_nodes(manifest, "model").values() if not n["description"].strip()
+    ]
+    assert not missing, f"models without a description: {missing}"
+
+
+def primary_keys(manifest: dict) -> dict[str, set[str]]:
+    """model unique_id -> the kinds of primary-key test it has."""
+    tests_by_model: dict[str, list[dict]] = defaultdict(list)
+    for test in project_nodes(manifest, "test").values():
+        meta = test.get("test_metadata") or {}
+        if not meta or test["config"].get("severity", "error").lower() != "error":
+            continue
+        attached = test.get("attached_node")
+        if attached:
+            tests_by_model[attached].append(meta)
+    keys: dict[str, set[str]] = defaultdict(set)
+    for model, metas in tests_by_model.items():
+        unique = {m["kwargs"].get("column_name") for m in metas if m["name"] == "unique"}
+        not_null = {m["kwargs"].get("column_name") for m in metas if m["name"] == "not_null"}
+        if unique & not_null:
+            keys[model].add("unique+not_null")
+        if any(m["name"] == "unique_combination_of_columns" for m in metas):
+            keys[model].add("unique_combination_of_columns")
+    return keys
+
+
+def test_every_model_has_a_primary_key_test(manifest):
+    keys = primary_keys(manifest)
+    missing = [n["name"] for uid, n in project_nodes(manifest, "model").items() if not keys[uid]]
+    assert not missing, f"models without a primary-key test (error severity): {missing}"
+
+
+def test_every_mart_enforces_its_contract_and_documents_every_column(manifest):
+    problems = []
+    for node in project_nodes(manifest, "model").values():
+        if layer(node) != "marts":
+            continue
+        if not node["config"].get("contract", {}).get("enforced"):
+            problems.append(f"{node['name']}: contract not enforced")
+        if not node["columns"]:
+            problems.append(f"{node['name']}: no columns documented")
+        for column, spec in node["columns"].items():
+            if not (spec.get("description") or "").strip():
+                problems.append(f"{node['name']}.{column}: no description")
+            if not spec.get("data_type"):
+                problems.append(f"{node['name']}.{column}: no data_type")
+    assert not problems, "\n".join(problems)
+
+
+def test_layers_read_only_what_they_should(manifest):
+    nodes = manifest["nodes"]
+    problems = []
+    for node in project_nodes(manifest, "model").values():
+        parents = node["depends_on"]["nodes"]
+        where = layer(node)
+        if where in ("intermediate", "marts"):
+            direct = [p for p in parents if p.split(".")[0] in ("seed", "source")]
+            if direct:
+                problems.append(f"{node['name']} ({where}) reads {direct} directly")
+        if where == "staging":
+            staged = [p for p in parents if p.startswith("model.") and layer(nodes[p]) == "staging"]
+            if staged:
+                problems.append(f"{node['name']} (staging) reads staging model(s) {staged}")
+    assert not problems, "\n".join(problems)
+
+
+def test_names_follow_the_style_guide(manifest):
+    rules = {"staging": STAGING_NAME, "intermediate": INTERMEDIATE_NAME, "marts": MART_NAME}
+    wrong = []
+    for node in project_nodes(manifest, "model").values():
+        where = layer(node)
+        if where in rules and not rules[where].match(node["name"]):
+            wrong.append(f"{node['name']} ({where})")
+        if where == "marts" and node["name"].startswith(("stg_", "int_")):
+            wrong.append(f"{node['name']} (a mart named like another layer)")
+    assert not wrong, f"names that break STYLE.md: {wrong}"
+
+
+def test_one_models_yml_per_folder_named_after_it(manifest):
+    wrong = []
+    for node in project_nodes(manifest, "model").values():
+        patch = node.get("patch_path")
+        if not patch:
+            wrong.append(f"{node['name']}: not described in any yml")
+            continue
+        yml = Path(patch.split("://", 1)[-1])
+        folder = Path(node["original_file_path"]).parent
+        if yml.parent != folder or yml.name != f"_{folder.name}__models.yml":
+            wrong.append(
+                f"{node['name']}: described in {yml}, expected {folder}/_{folder.name}__models.yml"
+            )
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_seed_declares_column_types_and_a_description(manifest):
+    problems = []
+    for node in project_nodes(manifest, "seed").values():
+        if not node["config"].get("enabled", True):
+            continue
+        declared = set(node["config"].get("column_types") or {})
+        if not declared:
+            problems.append(f"{node['name']}: no column_types")
+        undeclared = set(node["columns"]) - declared
+        if undeclared:
+            problems.append(f"{node['name']}: documented but no column_type: {sorted(undeclared)}")
+        if not node["description"].strip():
+            problems.append(f"{node['name']}: no description")
+    assert not problems, "\n".join(problems)
+
+
+def test_seeds_are_always_loaded_in_full(manifest):
+    """A re-seed without --full-refresh would load by position (a reordered header could
+    swap same-typed columns); the project forces full refresh for every seed."""
+    partial = [
+        n["name"]
+        for n in project_nodes(manifest, "seed").values()
+        if n["config"].get("enabled", True) and not n["config"].get("full_refresh")
+    ]
+    assert not partial, f"seeds without full_refresh: true: {partial}"
+
+
+def test_every_quarantine_model_is_unioned_into_dq_quarantine(manifest):
+    """Nothing set aside is hidden: each int_<study>_<entity>_quarantined feeds the one
+    table users look at, marts.dq_quarantine, with the standard columns."""
+    models = project_nodes(manifest, "model")
+    (dq,) = [n for n in models.values() if n["name"] == "dq_quarantine"]
+    parents = set(dq["depends_on"]["nodes"])
+    standard = {"source", "source_row", "record_key", "column_name", "value", "reason"}
+    problems = []
+    for uid, node in models.items():
+        if not re.match(r"^int_.+_quarantined$", node["name"]):
+            continue
+        if uid not in parents:
+            problems.append(f"{node['name']} is not unioned into dq_quarantine")
+        missing = standard - set(node["columns"])
+        if missing:
+            problems.append(f"{node['name']} does not document {sorted(missing)}")
+    assert not problems, "\n".join(problems)

@@ -1,0 +1,74 @@
+"""The Great Expectations checkpoint (concord_io.quality, suites in quality/suites/): it
+passes on the shipped warehouse, and one wrong value in a mart fails the run, with the
+failed expectation named on stderr and in the data docs HTML."""
+
+from __future__ import annotations
+
+import shutil
+
+import duckdb
+import pytest
+
+from concord_io import quality
+
+
+def test_every_suite_is_well_formed_and_names_a_known_expectation():
+    import great_expectations.expectations as gxe
+
+    suites = quality.load_suites()
+    assert {s.name for s in suites} >= {"mcq_answers", "mcq_agreement_summary", "dq_quarantine"}
+    for suite in suites:
+        assert suite.relation.split(".")[0] in {"staging", "intermediate", "marts"}
+        for kind, kwargs in suite.expectations:
+            quality._expectation(gxe, suite, kind, kwargs)  # raises on a bad entry
+
+
+def test_unknown_expectation_is_refused_naming_the_file(tmp_path):
+    (tmp_path / "bad.yml").write_text(
+        "name: bad\nrelation: marts.x\nexpectations:\n  - expect_nothing_at_all: {column: a}\n"
+    )
+    import great_expectations.expectations as gxe
+
+    (suite,) = quality.load_suites(tmp_path)
+    with pytest.raises(quality.QualityConfigError, match="bad.yml: unknown expectation"):
+        quality._expectation(gxe, suite, *suite.expectations[0])
+
+
+@pytest.fixture(scope="module")
+def quality_run(warehouse, tmp_path_factory):
+    out = tmp_path_factory.mktemp("quality")
+    return quality.run_quality(warehouse, out), out
+
+
+def test_shipped_warehouse_passes_every_expectation(quality_run, warehouse):
+    result, out = quality_run
+    assert result.success, result.failed
+    assert result.n_expectations >= 80
+    assert result.docs_index.is_file()
+    # the build file was only read: no write-ahead log left beside it
+    assert not warehouse.with_name(warehouse.name + ".wal").exists()
+
+
+def test_a_failed_expectation_fails_the_run_and_the_data_docs_name_it(warehouse, tmp_path, capsys):
+    database = tmp_path / "broken.duckdb"
+    shutil.copy(warehouse, database)
+    with duckdb.connect(str(database)) as con:
+        con.execute(
+            "update marts.mcq_agreement_summary set agreement_pct = 130.5 "
+            "where model = 'GPT-4o' and run = 'base'"
+        )
+    out = tmp_path / "quality"
+    code = quality.main(["--database", str(database), "--out", str(out)])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "expectations FAILED" in err
+    assert "mcq_agreement_summary: expect_column_values_to_be_between(agreement_pct)" in err
+    # exactly that one expectation failed
+    assert err.count("\n  - ") == 1
+    pages = list(
+        (out / quality.DOCS_SITE / "validations" / "mcq_agreement_summary").rglob("*.html")
+    )
+    assert len(pages) == 1
+    html = pages[0].read_text(encoding="utf-8")
+    assert "agreement_pct" in html and "130.5" in html
+    assert "Failed" in html or "failed" in html

@@ -1,0 +1,374 @@
+"""The published serving file: what publish writes, that readers and builds never block each
+other, that DuckDB 1.4 and SQLAlchemy (duckdb-engine, what Superset uses) can read it, and
+that the documented reader connection is locked down. Expected values come from the build
+database and dbt's manifest, read independently of concord_io.publish."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from concord_io.connect import READER_INIT_SQL, READER_SETTINGS, connect_serving, sqlalchemy_url
+from concord_io.publish import CURRENT_DB, CURRENT_PARQUET, PublishError, publish
+from conftest import PROJECT_ROOT, run_dbt
+
+DUCKDB_14 = "1.4.4"
+DUCKDB_14_VENV = PROJECT_ROOT / ".cache" / f"duckdb-{DUCKDB_14}"
+
+
+def manifest_of(database: Path) -> Path:
+    return database.parent / "target" / "manifest.json"
+
+
+def build_marts(database: Path) -> dict[str, int]:
+    """Every table in schema marts of the build database with its row count."""
+    with duckdb.connect(str(database), read_only=True) as con:
+        names = [
+            n
+            for (n,) in con.execute(
+                "select table_name from information_schema.tables where table_schema = 'marts'"
+            ).fetchall()
+        ]
+        return {n: con.execute(f'select count(*) from marts."{n}"').fetchone()[0] for n in names}
+
+
+@pytest.fixture(scope="module")
+def served(warehouse, tmp_path_factory):
+    serving = tmp_path_factory.mktemp("serving")
+    result = publish(warehouse, serving, manifest_of(warehouse))
+    return serving, result
+
+
+def no_wal(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*.wal"))
+
+
+def test_publish_copies_every_mart_with_its_descriptions(warehouse, served):
+    serving, result = served
+    expected = build_marts(warehouse)
+    assert expected, "the build has marts"
+    link = serving / CURRENT_DB
+    assert link.is_symlink() and not Path(os.readlink(link)).is_absolute()
+    assert link.resolve() == result.database.resolve()
+    nodes = json.loads(manifest_of(warehouse).read_text())["nodes"].values()
+    docs = {n["name"]: n for n in nodes if n["resource_type"] == "model" and n["schema"] == "marts"}
+    with duckdb.connect(str(link), read_only=True) as con:
+        got = {
+            n: con.execute(f'select count(*) from marts."{n}"').fetchone()[0]
+            for (n,) in con.execute(
+                "select table_name from duckdb_tables() where schema_name = 'marts'"
+            ).fetchall()
+        }
+        assert got == expected
+        storage = con.execute(
+            "select tags['storage_version'] from duckdb_databases() "
+            "where database_name = current_database()"
+        ).fetchone()[0]
+        assert storage.startswith("v1.4.0")
+        for name in expected:
+            if name not in docs:
+                continue
+            comment = con.execute(
+                "select comment from duckdb_tables() where schema_name = 'marts' and "
+                "table_name = ?",
+                [name],
+            ).fetchone()[0]
+            assert comment == docs[name]["description"].strip()
+            columns = dict(
+                con.execute(
+                    "select column_name, comment from duckdb_columns() "
+                    "where schema_name = 'marts' and table_name = ?",
+                    [name],
+                ).fetchall()
+            )
+            for column, meta in docs[name]["columns"].items():
+                assert columns[column] == meta["description"].strip(), (name, column)
+    assert no_wal(serving) == []
+
+
+def test_parquet_exports_and_catalogue(warehouse, served):
+    serving, _ = served
+    expected = build_marts(warehouse)
+    folder = serving / CURRENT_PARQUET
+    assert folder.is_symlink() and folder.is_dir()
+    catalogue = json.loads((folder / "catalogue.json").read_text())
+    assert {t["name"] for t in catalogue["tables"]} == set(expected)
+    assert catalogue["built_at"] and catalogue["published_at"]
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        for table in catalogue["tables"]:
+            parquet = pq.read_table(folder / table["file"])
+            assert parquet.num_rows == table["row_count"] == expected[table["name"]]
+            types = con.execute(
+                "select column_name, data_type from duckdb_columns() "
+                "where schema_name = 'marts' and table_name = ? order by column_index",
+                [table["name"]],
+            ).fetchall()
+            assert [(c["name"], c["type"]) for c in table["columns"]] == types
+            assert parquet.column_names == [c for c, _ in types]
+
+
+def test_failed_or_unsafe_publish_changes_nothing(tmp_path, served):
+    serving, result = served
+    before = os.readlink(serving / CURRENT_DB)
+    listing = sorted(p.name for p in (serving / "versions").iterdir())
+    empty = tmp_path / "empty.duckdb"
+    duckdb.connect(str(empty)).close()
+    with pytest.raises(PublishError, match="no tables"):
+        publish(empty, serving)
+    stray = serving / (CURRENT_DB + ".wal")
+    stray.write_bytes(b"x")
+    try:
+        with pytest.raises(PublishError, match=r"\.wal"):
+            publish(result.database, serving)
+    finally:
+        stray.unlink()
+    assert os.readlink(serving / CURRENT_DB) == before
+    assert sorted(p.name for p in (serving / "versions").iterdir()) == listing
+    occupied = tmp_path / "occupied"
+    (occupied / CURRENT_PARQUET).mkdir(parents=True)
+    with pytest.raises(PublishError, match="real file or folder"):
+        publish(result.database, occupied)
+    assert not (occupied / CURRENT_DB).exists()
+    assert list((occupied / "versions").iterdir()) == []
+
+
+def test_keeps_last_versions_and_a_reader_keeps_its_view(warehouse, tmp_path):
+    serving = tmp_path / "serving"
+    first = publish(warehouse, serving, manifest_of(warehouse), keep=3)
+    reader = connect_serving(serving / CURRENT_DB)
+    try:
+        expected = build_marts(warehouse)
+        for _ in range(3):
+            publish(warehouse, serving, manifest_of(warehouse), keep=3)
+        versions = serving / "versions"
+        assert len(list(versions.glob("concord-*.duckdb"))) == 3
+        assert len(list(versions.glob("parquet-*"))) == 3
+        assert not first.database.exists()  # removed, but still open in the reader
+        (version,) = reader.execute("select version from meta.publication").fetchone()
+        assert version == first.version
+        for name, n in expected.items():
+            assert reader.execute(f'select count(*) from marts."{name}"').fetchone()[0] == n
+    finally:
+        reader.close()
+    assert no_wal(serving) == []
+
+
+READER = textwrap.dedent(
+    """
+    import json, sys
+    from concord_io.connect import connect_serving
+    path = sys.argv[1]
+    con = connect_serving(path)
+    def state(c):
+        version = c.execute("select version from meta.publication").fetchone()[0]
+        rows = c.execute("select count(*) from marts.mcq_agreement_summary").fetchone()[0]
+        return {"version": version, "rows": rows}
+    print(json.dumps(state(con)), flush=True)
+    sys.stdin.readline()
+    print(json.dumps(state(con)), flush=True)
+    con.close()
+    print(json.dumps(state(connect_serving(path))), flush=True)
+    """
+)
+
+
+def test_reader_holds_serving_file_while_build_and_publish_run(warehouse, tmp_path):
+    build = tmp_path / "build" / "concord.duckdb"
+    build.parent.mkdir()
+    shutil.copy2(warehouse, build)
+    shutil.copytree(warehouse.parent / "target", build.parent / "target")
+    serving = tmp_path / "serving"
+    first = publish(build, serving, manifest_of(build))
+    reader = subprocess.Popen(
+        [sys.executable, "-c", READER, str(serving / CURRENT_DB)],
+        cwd=PROJECT_ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        before = json.loads(reader.stdout.readline())
+        assert before["version"] == first.version
+        # the reader holds the serving file open while dbt writes the build file ...
+        run_dbt(["build", "--select", "mcq_agreement_summary"], PROJECT_ROOT, build)
+        # ... and while the new version is published
+        second = publish(build, serving, manifest_of(build))
+        reader.stdin.write("\n")
+        reader.stdin.flush()
+        during = json.loads(reader.stdout.readline())
+        after = json.loads(reader.stdout.readline())
+    finally:
+        reader.stdin.close()
+        assert reader.wait(timeout=60) == 0
+    assert during == before  # its view did not change under it
+    assert after["version"] == second.version != first.version  # reconnecting sees the new one
+    assert after["rows"] == before["rows"]
+    assert no_wal(serving) == []
+
+
+def duckdb_14_python() -> Path:
+    """A venv with DuckDB 1.4 (what BI drivers bundle), made once and cached in .cache/."""
+    python = DUCKDB_14_VENV / "bin" / "python"
+    probe = [str(python), "-c", "import duckdb; print(duckdb.__version__)"]
+    if python.exists() and subprocess.run(probe, capture_output=True, text=True).stdout.strip() == (
+        DUCKDB_14
+    ):
+        return python
+    shutil.rmtree(DUCKDB_14_VENV, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "venv", str(DUCKDB_14_VENV)], check=True)
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", f"duckdb=={DUCKDB_14}"], check=True
+    )
+    return python
+
+
+def test_duckdb_14_opens_the_serving_file_and_reads_every_mart(warehouse, served):
+    serving, _ = served
+    script = textwrap.dedent(
+        """
+        import json, sys, duckdb
+        con = duckdb.connect(sys.argv[1], read_only=True)
+        out = {"version": duckdb.__version__, "tables": {}}
+        for (name,) in con.execute(
+            "select table_name from duckdb_tables() where schema_name = 'marts'"
+        ).fetchall():
+            rows = con.execute(f'select * from marts."{name}"').fetchall()
+            out["tables"][name] = len(rows)
+        print(json.dumps(out))
+        """
+    )
+    python = duckdb_14_python()
+    result = subprocess.run(
+        [str(python), "-c", script, str(serving / CURRENT_DB)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    got = json.loads(result.stdout)
+    assert got["version"] == DUCKDB_14
+    assert got["tables"] == build_marts(warehouse)
+
+
+def test_sqlalchemy_duckdb_engine_connects_read_only(served):
+    serving, result = served
+    script = textwrap.dedent(
+        """
+        import json, sys
+        import sqlalchemy as sa
+        engine = sa.create_engine(sys.argv[1])
+        with engine.connect() as c:
+            rows = c.execute(sa.text(
+                "select model, agreement_pct from marts.mcq_agreement_summary order by model"
+            )).fetchall()
+            tables = sa.inspect(c).get_table_names(schema="marts")
+            try:
+                c.execute(sa.text("create table marts.x (a int)"))
+                wrote = True
+            except Exception:
+                wrote = False
+        print(json.dumps({"rows": [list(r) for r in rows], "tables": tables, "wrote": wrote}))
+        """
+    )
+    url = sqlalchemy_url(serving / CURRENT_DB)
+    assert str(serving / CURRENT_DB) in url  # the symlink, so a BI tool follows new versions
+    out = subprocess.run(
+        [sys.executable, "-c", script, url], capture_output=True, text=True, check=True
+    )
+    got = json.loads(out.stdout)
+    with duckdb.connect(str(result.database), read_only=True) as con:
+        expected = con.execute(
+            "select model, agreement_pct from marts.mcq_agreement_summary order by model"
+        ).fetchall()
+    assert [tuple(r) for r in got["rows"]] == expected
+    assert set(got["tables"]) == set(result.tables)
+    assert got["wrote"] is False
+
+
+def test_reader_cannot_write_read_files_attach_or_unlock(served, tmp_path):
+    serving, _ = served
+    outside = tmp_path / "outside.csv"
+    outside.write_text("a\n1\n")
+    other = tmp_path / "other.duckdb"
+    duckdb.connect(str(other)).close()
+    target = tmp_path / "copied.csv"
+    con = connect_serving(serving / CURRENT_DB)
+    try:
+        settings = dict(
+            con.execute(
+                "select name, value from duckdb_settings() where name in "
+                "('access_mode', " + ", ".join(f"'{k}'" for k in READER_SETTINGS) + ")"
+            ).fetchall()
+        )
+        assert settings == {
+            "access_mode": "read_only",
+            **{k: str(v).lower() for k, v in READER_SETTINGS.items()},
+        }
+        refused = [
+            "create table marts.x (a int)",
+            "delete from marts.mcq_agreement_summary",
+            f"copy marts.mcq_agreement_summary to '{target}'",
+            f"copy (select 1) to '{serving}/parquet/x.csv'",
+            f"select * from read_csv('{outside}')",
+            f"select * from '{outside}'",
+            f"attach '{other}' as other",
+            f"export database '{tmp_path}/export'",
+            "set enable_external_access = true",
+            "set lock_configuration = false",
+            "reset lock_configuration",
+            "set autoload_known_extensions = true",
+            "set allowed_directories = ['/']",
+            "install httpfs",
+            "load httpfs",
+        ]
+        for statement in refused:
+            with pytest.raises(duckdb.Error):
+                con.execute(statement).fetchall()
+        assert not target.exists()
+        assert not (serving / "parquet" / "x.csv").exists()
+        assert con.execute("select count(*) from marts.mcq_agreement_summary").fetchone()[0] > 0
+    finally:
+        con.close()
+
+
+def test_reader_settings_as_sql_must_lock_last(served):
+    """Tools that take an init script get READER_INIT_SQL; the lock has to come last."""
+    serving, _ = served
+    path = str((serving / CURRENT_DB).resolve())
+    with duckdb.connect(path, read_only=True) as con:
+        for statement in READER_INIT_SQL.splitlines():
+            con.execute(statement)
+        with pytest.raises(duckdb.Error):
+            con.execute("set enable_external_access = true")
+        assert con.execute("select count(*) from marts.mcq_agreement_summary").fetchone()[0] > 0
+    with duckdb.connect(path, read_only=True) as con:
+        con.execute("set lock_configuration = true")
+        with pytest.raises(duckdb.Error, match="locked"):
+            con.execute("set enable_external_access = false")
+
+
+def test_make_build_publishes_only_after_the_build_and_its_checks():
+    dry = subprocess.run(
+        ["make", "-n", "build"], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    lines = dry.splitlines()
+
+    def first(fragment: str) -> int:
+        return next(i for i, line in enumerate(lines) if fragment in line)
+
+    build = first("dbt build")
+    published = first("concord_io.publish")
+    report = first("concord_io.report")
+    assert build < published < report
+    quality = [
+        i for i, line in enumerate(lines) if "great_expectations" in line or "quality" in line
+    ]
+    assert all(i < published for i in quality)
