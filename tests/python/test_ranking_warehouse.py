@@ -146,8 +146,8 @@ def test_user_seed_quarantine_and_missing(user_warehouse):
             "select record_key, reason from intermediate.int_ranking_rankings_quarantined"
         ).fetchall()
         missing = con.sql(
-            "select rater_id, scenario_id, reason from intermediate.int_ranking_missing_rankings_listed "
-            "order by 1, 2"
+            "select rater_id, scenario_id, reason "
+            "from intermediate.int_ranking_missing_rankings_listed order by 1, 2"
         ).fetchall()
     text = {reason for _, reason in reasons}
     assert "task repeated in the ranking" in text
