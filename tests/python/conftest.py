@@ -9,8 +9,6 @@ import pytest
 
 from concord_io.project import PROJECT_ROOT, copy_project, run_dbt
 
-__all__ = ["PROJECT_ROOT", "copy_project", "run_dbt"]
-
 
 @pytest.fixture(scope="session")
 def warehouse(tmp_path_factory) -> Path:

@@ -23,7 +23,7 @@ import pytest
 import yaml
 from probe_fakes import fake_run_tables
 
-from conftest import PROJECT_ROOT, copy_project, run_dbt
+from concord_io.project import PROJECT_ROOT, copy_project, run_dbt
 
 CORPUS = PROJECT_ROOT / "tests" / "bad_input" / "cases.yml"
 _CORPUS = yaml.safe_load(CORPUS.read_text(encoding="utf-8"))

@@ -22,8 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 from probe_fakes import fake_run_tables
 
-from concord_io.project import DBT
-from conftest import run_dbt
+from concord_io.project import DBT, run_dbt
 
 # a small subgraph: the cross-lingual agreement summary and what it is built from
 CAUTIOUS = ["--indirect-selection", "cautious"]

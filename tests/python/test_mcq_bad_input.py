@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from conftest import run_dbt
+from concord_io.project import run_dbt
 
 GPT4O = "GPT4o_Merged_Multilingual.csv"
 # a partial build runs only the tests whose parents were all built

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy.stats import entropy as scipy_entropy
 
-from conftest import PROJECT_ROOT
+from concord_io.project import PROJECT_ROOT
 
 SEEDS = PROJECT_ROOT / "seeds" / "mcq"
 LANGS = ("EN", "IT", "FA")
@@ -153,7 +153,7 @@ def test_bootstrap_marts_are_reproducible(warehouse, tmp_path):
     """The same seed gives the same marts: a second build into another file is identical."""
     import duckdb
 
-    from conftest import run_dbt
+    from concord_io.project import run_dbt
 
     other = tmp_path / "again.duckdb"
     run_dbt(
@@ -173,7 +173,7 @@ def test_edge_cases_one_item_and_all_same_answer(project_copy):
     build into sensible marts (no NaN where a value exists, degenerate intervals)."""
     import duckdb
 
-    from conftest import run_dbt
+    from concord_io.project import run_dbt
 
     answers = project_copy / "seeds" / "mcq" / "answers"
     source = (answers / "GPT4o_Merged_Multilingual.csv").read_text(encoding="utf-8-sig")

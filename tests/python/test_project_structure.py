@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PROJECT_ROOT, run_dbt
+from concord_io.project import PROJECT_ROOT, run_dbt
 
 LAYERS = ("staging", "intermediate", "marts")
 STAGING_NAME = re.compile(r"^stg_[a-z0-9]+(_[a-z0-9]+)*__[a-z0-9]+(_[a-z0-9]+)*$")

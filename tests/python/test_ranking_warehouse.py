@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from conftest import PROJECT_ROOT, copy_project, run_dbt
+from concord_io.project import PROJECT_ROOT, copy_project, run_dbt
 
 SAMPLE = PROJECT_ROOT / "seeds" / "ranking" / "ranking_rankings.csv"
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from concord_io.project import PROJECT_ROOT
 from concord_io.publish import CURRENT_DB, publish
 from concord_io.report import STUDIES, build_report
-from conftest import PROJECT_ROOT
 
 ARTIFACTS = PROJECT_ROOT / "tests" / "artifacts"
 FIGURES = {fig.key: study for study, _, figures in STUDIES for fig in figures}
