@@ -136,7 +136,19 @@ def user_warehouse(tmp_path_factory) -> Path:
     seed = pd.DataFrame(user_seed(), columns=["rater_id", "scenario_id", "position", "task_id"])
     seed.to_csv(project / "seeds" / "ranking" / "ranking_rankings.csv", index=False)
     database = project.parent / "concord.duckdb"
-    run_dbt(["build", "--select", "ranking_rankings+"], project, database)
+    # everything the ranking seed feeds, and dq_quarantine with everything it reads
+    run_dbt(
+        [
+            "build",
+            "--select",
+            "ranking_rankings+",
+            "+dq_quarantine",
+            "--indirect-selection",
+            "cautious",
+        ],
+        project,
+        database,
+    )
     return database
 
 
