@@ -58,7 +58,8 @@ chromium:
 		|| echo "chromium could not be installed: the report's browser test will be skipped"
 
 summary:
-	$(BIN)/python -m concord_io.summary --database $(CONCORD_DB_PATH)
+	$(BIN)/python -m concord_io.summary --database $(CONCORD_DB_PATH) \
+		--serving-dir $(SERVING_DIR) --report-dir $(REPORT_DIR)
 
 lint: install
 	$(BIN)/ruff check .

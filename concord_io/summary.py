@@ -8,8 +8,15 @@ from pathlib import Path
 import duckdb
 
 
-def summarise(database: Path) -> str:
-    lines = [f"Warehouse: {database.resolve()}"]
+def summarise(
+    database: Path, serving_dir: Path | None = None, report_dir: Path | None = None
+) -> str:
+    lines = [f"Warehouse (build file): {database.resolve()}"]
+    if serving_dir is not None and (serving_dir / "concord.duckdb").exists():
+        lines.append(f"Serving file (connect here): {(serving_dir / 'concord.duckdb').absolute()}")
+        lines.append(f"Parquet exports: {(serving_dir / 'parquet').absolute()}")
+    if report_dir is not None and (report_dir / "index.html").exists():
+        lines.append(f"Report: {(report_dir / 'index.html').absolute()}")
     with duckdb.connect(str(database), read_only=True) as con:
         marts = con.execute(
             "select table_name from information_schema.tables "
@@ -33,8 +40,10 @@ def summarise(database: Path) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--database", type=Path, default=Path("warehouse/concord.duckdb"))
+    parser.add_argument("--serving-dir", type=Path, default=None)
+    parser.add_argument("--report-dir", type=Path, default=None)
     args = parser.parse_args()
-    print(summarise(args.database))
+    print(summarise(args.database, args.serving_dir, args.report_dir))
 
 
 if __name__ == "__main__":
