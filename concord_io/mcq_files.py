@@ -91,7 +91,7 @@ def read_answer_files(
     option_a_l … option_d_l, answer_l, then model, prefix, run, presented_option_order.
     Every cell stays text, exactly as written. The prompts are not carried: they come with
     the items (stg_mcq__item_files). The registry and every file's header are checked
-    before any row is read; rows are then streamed, so memory stays flat with file size.
+    before any row is read; rows then reach the caller as a stream of Arrow batches.
     """
     directory = Path(directory)
     _check_registry(registry, ANSWER_REGISTRY_COLUMNS, directory, "mcq_answer_registry")
