@@ -76,8 +76,9 @@ def iter_csv_batches(
     """Stream a CSV with a header as Arrow record batches of strings, ``source_row`` first.
 
     ``columns`` maps the file's column names to output names (all columns, unrenamed, when
-    None); every one must be in the header. One block of the file is held at a time. UTF-8 with or without BOM; LF, CRLF or CR line endings; quoted fields may hold
-    commas, quotes and newlines. Nothing is coerced: an empty cell stays ''. Refused, with a
+    None); every one must be in the header. One block of the file is held at a time.
+    UTF-8 with or without BOM; LF, CRLF or CR line endings; quoted fields may hold commas,
+    quotes and newlines. Nothing is coerced: an empty cell stays ''. Refused, with a
     message that names the file (and the row or column): a missing or empty file, a header
     with a blank or repeated name, a row with more or fewer fields than the header, invalid
     UTF-8, a missing column, a file with no data rows.

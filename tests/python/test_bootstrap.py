@@ -112,3 +112,14 @@ def test_derived_seeds_are_stable_and_distinct():
     assert derive_seed(1, "GPT-4o", "base", "agreement_pct") != derive_seed(
         1, "GPT-4o", "shuffled", "agreement_pct"
     )
+
+
+def test_disagreement_rates_partition_the_complete_items():
+    from concord_stats.agreement import disagreement_rate_statistics
+
+    types = ["all_same", "fa_diverged", "it_diverged", "en_diverged", "all_different"]
+    rates = disagreement_rate_statistics(types)
+    counts = np.array([[30, 11, 5, 7, 7, 0], [6, 1, 1, 1, 1, 10]])  # last: incomplete
+    np.testing.assert_allclose(rates["agreement_pct"](counts), [50.0, 60.0])
+    np.testing.assert_allclose(rates["disagreement_pct"](counts), [50.0, 40.0])
+    np.testing.assert_allclose(rates["all_different_pct"](counts), [100 * 7 / 60, 10.0])

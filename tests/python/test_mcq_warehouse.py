@@ -93,6 +93,9 @@ def test_summary_matches_and_partitions(marts, expected):
                 scipy_entropy(items[lang].value_counts().to_numpy(), base=2), abs=1e-12
             )
         assert row.agreement_ci_low <= row.agreement_pct <= row.agreement_ci_high
+        # the three rates share their resamples: disagreement mirrors agreement exactly
+        assert row.disagreement_ci_low == pytest.approx(100 - row.agreement_ci_high)
+        assert row.disagreement_ci_high == pytest.approx(100 - row.agreement_ci_low)
 
 
 def test_published_gpt4o_figures(marts):
