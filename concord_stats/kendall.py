@@ -20,6 +20,8 @@ rankings", Ann. Math. Statist. 10(3), 275-287 and Siegel & Castellan (1988)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from concord_stats.bootstrap import bootstrap_indices, make_rng, percentile_interval
@@ -118,6 +120,39 @@ def rank_array(
             f"positions of (rater, scenario) index ({i}, {q}) are not 1..{n_tasks[i, q]}: {got}"
         )
     return ranks
+
+
+@dataclass(frozen=True)
+class RankCube:
+    """Long-form orders as a rank array with its labels: ``ranks[i, q, t]`` is the position
+    rater ``raters[i]`` gave task ``t`` of scenario ``scenarios[q]``; ``rater_index`` and
+    ``scenario_index`` give each input row's ``i`` and ``q``."""
+
+    raters: np.ndarray
+    scenarios: np.ndarray
+    rater_index: np.ndarray
+    scenario_index: np.ndarray
+    ranks: np.ndarray
+
+
+def rank_cube(
+    rater_id: np.ndarray,
+    scenario_id: np.ndarray,
+    task_index: np.ndarray,
+    position: np.ndarray,
+    n_tasks: np.ndarray,
+) -> RankCube:
+    """:func:`rank_array` from labelled rows (one per rater, scenario and position; tasks as
+    their 0-based index within the scenario, ``n_tasks`` the scenario's task count). Raters
+    and scenarios are indexed in sorted label order. No row at all raises ValueError
+    (NO_VALID_RANKING): there is nothing to correlate."""
+    if len(rater_id) == 0:
+        raise ValueError(NO_VALID_RANKING)
+    raters, rater_index = np.unique(np.asarray(rater_id), return_inverse=True)
+    scenarios, scenario_index = np.unique(np.asarray(scenario_id), return_inverse=True)
+    shape = (len(raters), len(scenarios), int(np.max(n_tasks)))
+    ranks = rank_array(rater_index, scenario_index, task_index, position, shape)
+    return RankCube(raters, scenarios, rater_index, scenario_index, ranks)
 
 
 def pair_signs(ranks: np.ndarray) -> np.ndarray:

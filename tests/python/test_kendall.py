@@ -408,3 +408,23 @@ def test_consensus_model_flags_heuristic_kemeny_beyond_exact_size():
         expected = tasks9 if scenario == "big" else tasks4
         assert sorted(group.task_id) == sorted(expected)
         assert sorted(group.position) == list(range(1, len(expected) + 1))
+
+
+def test_rank_cube_labels_rows_and_refuses_no_rows():
+    from concord_stats.kendall import NO_VALID_RANKING, rank_cube
+
+    # rater "b" ranks scenario "q2" (tasks 0, 1) and "a" ranks it reversed; "a" also "q1"
+    cube = rank_cube(
+        ["b", "b", "a", "a", "a", "a"],
+        ["q2", "q2", "q2", "q2", "q1", "q1"],
+        [0, 1, 0, 1, 1, 0],
+        [1, 2, 2, 1, 1, 2],
+        [2, 2, 2, 2, 2, 2],
+    )
+    assert list(cube.raters) == ["a", "b"] and list(cube.scenarios) == ["q1", "q2"]
+    np.testing.assert_array_equal(cube.rater_index, [1, 1, 0, 0, 0, 0])
+    np.testing.assert_array_equal(cube.ranks[0, 1], [2, 1])  # a on q2: task 0 second
+    np.testing.assert_array_equal(cube.ranks[1, 1], [1, 2])
+    assert np.isnan(cube.ranks[1, 0]).all()  # b did not rank q1
+    with pytest.raises(ValueError, match=NO_VALID_RANKING[:20]):
+        rank_cube([], [], [], [], [])

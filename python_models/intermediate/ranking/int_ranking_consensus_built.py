@@ -6,23 +6,24 @@ import numpy as np
 import pandas as pd
 
 from concord_stats.consensus import KEMENY_MAX_EXACT, borda, kemeny, position_mode
-from concord_stats.kendall import NO_VALID_RANKING, rank_array
+from concord_stats.kendall import rank_cube
 
 METHODS = {"position_mode": position_mode, "borda": borda, "kemeny": kemeny}
 
 
 def model(dbt, session):
     orders = dbt.ref("int_ranking_orders_validated").df()
-    if orders.empty:
-        raise ValueError(NO_VALID_RANKING)
-
-    rater = pd.Categorical(orders["rater_id"])
-    scenario = pd.Categorical(orders["scenario_id"])
-    shape = (len(rater.categories), len(scenario.categories), int(orders["n_tasks"].max()))
-    ranks = rank_array(rater.codes, scenario.codes, orders["task_index"], orders["position"], shape)
-    keys = zip(scenario.codes, orders["task_index"], strict=True)
+    cube = rank_cube(
+        orders["rater_id"],
+        orders["scenario_id"],
+        orders["task_index"],
+        orders["position"],
+        orders["n_tasks"],
+    )
+    ranks, scenarios = cube.ranks, cube.scenarios
+    keys = zip(cube.scenario_index, orders["task_index"], strict=True)
     task_ids = dict(zip(keys, orders["task_id"], strict=True))
-    n_tasks = orders.groupby(scenario.codes)["n_tasks"].first()
+    n_tasks = orders.groupby(cube.scenario_index)["n_tasks"].first()
 
     rows = []
     for size, group in n_tasks.groupby(n_tasks):  # scenarios with the same number of tasks
@@ -33,7 +34,7 @@ def model(dbt, session):
                 for position, t in enumerate(task_indices, start=1):
                     rows.append(
                         {
-                            "scenario_id": scenario.categories[q],
+                            "scenario_id": scenarios[q],
                             "method": method,
                             "position": position,
                             "task_id": task_ids[(q, t)],

@@ -4,42 +4,38 @@ document's A matrix, one row per (rater, scenario, method) (concord_stats.kendal
 import numpy as np
 import pandas as pd
 
-from concord_stats.kendall import NO_VALID_RANKING, rank_array, tau_b
+from concord_stats.kendall import rank_array, rank_cube, tau_b
 
 
 def model(dbt, session):
     orders = dbt.ref("int_ranking_orders_validated").df()
-    if orders.empty:
-        raise ValueError(NO_VALID_RANKING)
+    cube = rank_cube(
+        orders["rater_id"],
+        orders["scenario_id"],
+        orders["task_index"],
+        orders["position"],
+        orders["n_tasks"],
+    )
     consensus = dbt.ref("int_ranking_consensus_built").df()
     tasks = orders[["scenario_id", "task_id", "task_index", "n_tasks"]].drop_duplicates()
     consensus = consensus.merge(tasks, on=["scenario_id", "task_id"], validate="many_to_one")
 
-    rater = pd.Categorical(orders["rater_id"])
-    scenario = pd.Categorical(orders["scenario_id"])
     method = pd.Categorical(consensus["method"])
-    n_tasks = int(orders["n_tasks"].max())
-    ranks = rank_array(
-        rater.codes,
-        scenario.codes,
-        orders["task_index"],
-        orders["position"],
-        (len(rater.categories), len(scenario.categories), n_tasks),
-    )
+    ranks = cube.ranks
     consensus_ranks = rank_array(
         method.codes,
-        pd.Categorical(consensus["scenario_id"], categories=scenario.categories).codes,
+        pd.Categorical(consensus["scenario_id"], categories=cube.scenarios).codes,
         consensus["task_index"],
         consensus["position"],
-        (len(method.categories), len(scenario.categories), n_tasks),
+        (len(method.categories), *ranks.shape[1:]),
     )
     # taus[rater, method, scenario]; NaN where the rater did not rank the scenario.
     taus = tau_b(ranks[:, None], consensus_ranks[None, :])
     i, m, q = np.nonzero(~np.isnan(taus))
     return pd.DataFrame(
         {
-            "rater_id": rater.categories[i],
-            "scenario_id": scenario.categories[q],
+            "rater_id": cube.raters[i],
+            "scenario_id": cube.scenarios[q],
             "method": method.categories[m],
             "tau_b": taus[i, m, q],
         }

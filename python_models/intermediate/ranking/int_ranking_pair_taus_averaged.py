@@ -5,11 +5,10 @@ those scenarios (concord_stats.kendall)."""
 import pandas as pd
 
 from concord_stats.kendall import (
-    NO_VALID_RANKING,
     pairwise_mean_tau_b,
     pairwise_tau_b,
     pairwise_tau_b_interval,
-    rank_array,
+    rank_cube,
 )
 
 
@@ -18,17 +17,18 @@ def model(dbt, session):
     confidence = float(dbt.config.get("bootstrap_confidence"))
     seed = int(dbt.config.get("bootstrap_seed"))
     orders = dbt.ref("int_ranking_orders_validated").df()
-    if orders.empty:
-        raise ValueError(NO_VALID_RANKING)
-
-    rater = pd.Categorical(orders["rater_id"])
-    scenario = pd.Categorical(orders["scenario_id"])
-    shape = (len(rater.categories), len(scenario.categories), int(orders["n_tasks"].max()))
     # Orders -> ranks: R[rater, scenario, task] = position.
-    ranks = rank_array(rater.codes, scenario.codes, orders["task_index"], orders["position"], shape)
+    cube = rank_cube(
+        orders["rater_id"],
+        orders["scenario_id"],
+        orders["task_index"],
+        orders["position"],
+        orders["n_tasks"],
+    )
+    ranks = cube.ranks
 
     mean, count = pairwise_mean_tau_b(ranks)
-    raters = list(rater.categories)
+    raters = list(cube.raters)
     low, high = pairwise_tau_b_interval(pairwise_tau_b(ranks), n_resamples, confidence, seed)
     rows = [
         {

@@ -3,20 +3,21 @@
 
 import pandas as pd
 
-from concord_stats.kendall import NO_VALID_RANKING, kendall_w, rank_array
+from concord_stats.kendall import kendall_w, rank_cube
 
 
 def model(dbt, session):
     orders = dbt.ref("int_ranking_orders_validated").df()
-    if orders.empty:
-        raise ValueError(NO_VALID_RANKING)
-
-    rater = pd.Categorical(orders["rater_id"])
-    scenario = pd.Categorical(orders["scenario_id"])
-    shape = (len(rater.categories), len(scenario.categories), int(orders["n_tasks"].max()))
-    ranks = rank_array(rater.codes, scenario.codes, orders["task_index"], orders["position"], shape)
-    n_tasks = orders.groupby(scenario.codes)["n_tasks"].first()
-    n_raters = orders.groupby(scenario.codes)["rater_id"].nunique()
+    cube = rank_cube(
+        orders["rater_id"],
+        orders["scenario_id"],
+        orders["task_index"],
+        orders["position"],
+        orders["n_tasks"],
+    )
+    ranks = cube.ranks
+    n_tasks = orders.groupby(cube.scenario_index)["n_tasks"].first()
+    n_raters = orders.groupby(cube.scenario_index)["rater_id"].nunique()
 
     frames = []
     for size, group in n_tasks.groupby(n_tasks):  # scenarios with the same number of tasks
@@ -24,7 +25,7 @@ def model(dbt, session):
         frames.append(
             pd.DataFrame(
                 {
-                    "scenario_id": scenario.categories[group.index],
+                    "scenario_id": cube.scenarios[group.index],
                     "n_raters": n_raters[group.index].to_numpy(),
                     "n_tasks": int(size),
                     "kendall_w": kendall_w(profiles),
