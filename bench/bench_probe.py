@@ -24,13 +24,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(ROOT))  # the probe package puts Hugging Face offline on import
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from probe.modeling import load_model  # noqa: E402
+from probe.modeling import dtype_name, load_model  # noqa: E402
 from probe.scoring import build_requests, score_batched, score_reference  # noqa: E402
 from probe.stimuli import load_design  # noqa: E402
 from probe.tiny import build_tiny_model  # noqa: E402
@@ -59,7 +58,6 @@ def bench_device(
     dtype: torch.dtype,
     requests,
     repeats: int,
-    with_reference: bool = True,
 ) -> dict:
     model, _ = load_model(str(model_dir), device, dtype)
     score_batched(model, requests[:2], device=device)  # warm-up (allocator, kernels)
@@ -73,20 +71,19 @@ def bench_device(
     batched_s, (batched_scores, batch_size) = _time(batched, repeats)
     row = {
         "device": str(device),
-        "dtype": str(dtype).removeprefix("torch."),
+        "dtype": dtype_name(dtype),
         "batch_size": batch_size,
         "batched_s": batched_s,
         "batched_stimuli_per_s": len(requests) / batched_s,
     }
-    if with_reference:
-        score_reference(model, requests[:1])  # warm-up
-        reference_s, reference_scores = _time(lambda: score_reference(model, requests), 1)
-        row.update(
-            reference_s=reference_s,
-            reference_stimuli_per_s=len(requests) / reference_s,
-            speedup=reference_s / batched_s,
-            max_abs_logprob_diff=_max_diff(batched_scores, reference_scores),
-        )
+    score_reference(model, requests[:1])  # warm-up
+    reference_s, reference_scores = _time(lambda: score_reference(model, requests), 1)
+    row.update(
+        reference_s=reference_s,
+        reference_stimuli_per_s=len(requests) / reference_s,
+        speedup=reference_s / batched_s,
+        max_abs_logprob_diff=_max_diff(batched_scores, reference_scores),
+    )
     return row
 
 
@@ -164,10 +161,9 @@ def _markdown(result: dict) -> str:
         "|---|---|---:|---:|---:|---:|---:|",
     ]
     for run in result["runs"]:
-        has_ref = "reference_s" in run
-        ref = f"{run['reference_s']:.2f}" if has_ref else ""
-        speedup = f"{run['speedup']:.1f}x" if has_ref else ""
-        diff = f"{run['max_abs_logprob_diff']:.1e}" if has_ref else ""
+        ref = f"{run['reference_s']:.2f}"
+        speedup = f"{run['speedup']:.1f}x"
+        diff = f"{run['max_abs_logprob_diff']:.1e}"
         lines.append(
             f"| {run['device']} | {run['dtype']} | {ref} | {run['batched_s']:.3f} | "
             f"{run['batched_stimuli_per_s']:.1f} | {speedup} | {diff} |"

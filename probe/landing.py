@@ -204,8 +204,3 @@ def land_run(landing_dir: Path | str, run_id: str, tables: dict[str, pa.Table]) 
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return final
-
-
-def read_run(landing_dir: Path | str, run_id: str) -> dict[str, pa.Table]:
-    folder = run_dir(landing_dir, run_id)
-    return {name: pq.read_table(folder / f"{name}.parquet") for name in TABLES}

@@ -148,7 +148,7 @@ def _score_batch(model, requests: list[Request], device: torch.device) -> list[l
         logits = all_logits[unique_pairs[:, 0].to(device), unique_pairs[:, 1].to(device)]
     log_probs = torch.log_softmax(logits.double(), dim=-1)
     token_lp = log_probs[inverse.to(device), torch.tensor(targets, device=device)]
-    token_lp = token_lp.double().cpu().numpy()
+    token_lp = token_lp.cpu().numpy()
     out: list[list[list[float]]] = [[[] for _ in r.candidate_ids] for r in requests]
     for value, (row, k) in zip(token_lp, owners, strict=True):
         out[row][k].append(value)
@@ -198,7 +198,7 @@ def score_batched(
         batch = order[start : start + size]
         try:
             scored = _score_batch(model, batch, device)
-        except (RuntimeError, torch.OutOfMemoryError) as error:
+        except RuntimeError as error:  # torch.OutOfMemoryError is one
             if not _is_out_of_memory(error) or size == 1:
                 raise
             size //= 2
@@ -229,7 +229,7 @@ def score_reference(model, requests: list[Request]) -> list[list[np.ndarray]]:
             ids = torch.tensor([request.prompt_ids + tail], device=device)
             log_probs = torch.log_softmax(model(input_ids=ids).logits[0].double(), dim=-1)
             picked = log_probs[torch.arange(p - 1, p - 1 + len(tail)), torch.tensor(tail)]
-            per_candidate.append(picked.double().cpu().numpy())
+            per_candidate.append(picked.cpu().numpy())
         out.append(per_candidate)
     return out
 

@@ -6,12 +6,9 @@ from_pretrained(path) code, exactly as a real model would be; nothing touches th
 
 from __future__ import annotations
 
-import os
-
 import pytest
 import torch
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # One thread: the models are tiny, and on a shared 2-core machine a second thread that
 # contends with other jobs makes small matmuls ten times slower.
 torch.set_num_threads(1)

@@ -5,10 +5,7 @@ writes the reference's six CSV files."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -18,12 +15,12 @@ import pytest
 from scipy import stats
 from scipy.special import softmax
 
+from concord_io.project import run_dbt
 from concord_stats.bootstrap import derive_seed
 from probe.__main__ import main
 from probe.export import EXPORTS
 from probe.stimuli import PROJECT_ROOT
 
-DBT = Path(sys.executable).parent / "dbt"
 BASELINE = "US"
 RESAMPLES, CONFIDENCE, SEED = 2000, 0.95, 20250505
 INDICES = ["index_reliable_like", "index_unreliable_like", "index_rel_minus_unrel"]
@@ -37,28 +34,20 @@ MARTS = [
 ]
 
 
-def _dbt_build(tmp: Path, landing: Path, db: Path) -> None:
-    env = {**os.environ, "CONCORD_DB_PATH": str(db), "CONCORD_LANDING_DIR": str(landing)}
-    command = [
-        str(DBT),
-        "build",
-        "--profiles-dir",
-        str(PROJECT_ROOT),
-        "--project-dir",
-        str(PROJECT_ROOT),
-        "--target-path",
-        str(tmp / "target"),
-        "--log-path",
-        str(tmp / "logs"),
-        "--select",
+def _dbt_build(landing: Path, db: Path) -> None:
+    """Build the probe's models into ``db`` (target and logs beside it)."""
+    selection = [
         "path:seeds/probe",
         "path:models/staging/probe+",
         "path:python_models/intermediate/probe+",
-        "--vars",
-        f"{{bootstrap_resamples: {RESAMPLES}, bootstrap_seed: {SEED}}}",
     ]
-    done = subprocess.run(command, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
+    variables = f"{{bootstrap_resamples: {RESAMPLES}, bootstrap_seed: {SEED}}}"
+    run_dbt(
+        ["build", "--select", *selection, "--vars", variables],
+        PROJECT_ROOT,
+        db,
+        extra_env={"CONCORD_LANDING_DIR": str(landing)},
+    )
 
 
 def _marts(db: Path) -> dict[str, pd.DataFrame]:
@@ -70,7 +59,7 @@ def _marts(db: Path) -> dict[str, pd.DataFrame]:
 def warehouse(tmp_path_factory, tiny_model_dirs):
     tmp = tmp_path_factory.mktemp("warehouse")
     landing, db = tmp / "landing", tmp / "concord.duckdb"
-    _dbt_build(tmp, landing, db)  # before any probe run
+    _dbt_build(landing, db)  # before any probe run
     empty = _marts(db)
     common = ["--landing-dir", str(landing), "--no-progress", "--device", "cpu"]
     assert main(["demo", *common, "--model-dir", str(tmp / "demo_model")]) == 0
@@ -91,7 +80,7 @@ def warehouse(tmp_path_factory, tiny_model_dirs):
     )
     # what a killed run leaves behind: a hidden folder the readers must ignore
     shutil.copytree(landing / "probe" / "run_id=demo", landing / "probe" / ".tmp-run_id=ghost")
-    _dbt_build(tmp, landing, db)
+    _dbt_build(landing, db)
     scores = pd.concat(
         pd.read_parquet(p) for p in sorted((landing / "probe").glob("run_id=*/scores.parquet"))
     )
@@ -189,10 +178,15 @@ def _expected(scores: pd.DataFrame) -> dict[str, pd.DataFrame]:
     }
 
 
+@pytest.fixture(scope="module")
+def expected(warehouse) -> dict[str, pd.DataFrame]:
+    return _expected(warehouse["scores"])
+
+
 @pytest.mark.parametrize("mart", MARTS)
-def test_mart_equals_independent_pandas(warehouse, mart):
+def test_mart_equals_independent_pandas(warehouse, expected, mart):
     got = warehouse["marts"][mart]
-    want = _expected(warehouse["scores"])[mart]
+    want = expected[mart]
     keys = [c for c in ("run_id", "msg_id", "stimulus_id", "group_name") if c in got.columns]
     got = got.sort_values(keys).reset_index(drop=True)
     want = want[list(got.columns)].sort_values(keys).reset_index(drop=True)
