@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
@@ -119,8 +118,3 @@ def read_csv_table(path: str | Path, columns: dict[str, str] | None = None) -> p
     """:func:`iter_csv_batches` gathered into one Arrow table."""
     batches = list(iter_csv_batches(path, columns))
     return pa.Table.from_batches(batches)
-
-
-def read_csv_text(path: str | Path, columns: dict[str, str] | None = None) -> pd.DataFrame:
-    """:func:`read_csv_table` as a pandas frame."""
-    return read_csv_table(path, columns).to_pandas()

@@ -28,8 +28,8 @@ ITEM_REGISTRY_COLUMNS = ("file", "language", "variant")
 
 def _check_registry(
     registry: pd.DataFrame, columns: tuple[str, ...], directory: Path, name: str
-) -> list[str]:
-    """Registry lines and CSV files must match one to one; returns the registered files."""
+) -> None:
+    """Registry lines and CSV files must match one to one."""
     missing_columns = [c for c in columns if c not in registry.columns]
     if missing_columns:
         raise InputFileError(f"{name}: missing column(s) {', '.join(missing_columns)}")
@@ -57,7 +57,6 @@ def _check_registry(
             f"{directory}: file(s) with no line in {name}: {', '.join(unregistered)} "
             f"(add a line to {name}.csv, or remove the file)"
         )
-    return files
 
 
 def _constant(value: str, n: int) -> pa.Array:

@@ -22,6 +22,39 @@ PROJECT_PARTS = (
 )
 
 
+# a partial build (`--select`) runs only the tests whose parents were all built
+CAUTIOUS = ["--indirect-selection", "cautious"]
+
+
+def dbt_invocation(
+    args: list[str],
+    project_dir: Path,
+    database: Path,
+    extra_env: dict[str, str] | None = None,
+) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment that run dbt in ``project_dir`` against ``database``.
+
+    Target and logs go beside the database file, and the landing folder defaults to
+    ``landing/`` beside it, so a run never reads the probe results of the real warehouse.
+    """
+    work = Path(database).parent
+    env = {**os.environ, "CONCORD_DB_PATH": str(database), **(extra_env or {})}
+    env.setdefault("CONCORD_LANDING_DIR", str(work / "landing"))
+    argv = [
+        str(DBT),
+        *args,
+        "--profiles-dir",
+        str(project_dir),
+        "--project-dir",
+        str(project_dir),
+        "--target-path",
+        str(work / "target"),
+        "--log-path",
+        str(work / "logs"),
+    ]
+    return argv, env
+
+
 def run_dbt(
     args: list[str],
     project_dir: Path,
@@ -30,32 +63,10 @@ def run_dbt(
     check: bool = True,
     extra_env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess:
-    """Run dbt in ``project_dir`` against ``database``; target and logs go beside the file.
-
-    The landing folder defaults to ``landing/`` beside the database, so a run never reads
-    the probe results of the real warehouse.
-    """
-    work = Path(database).parent
-    env = {**os.environ, "CONCORD_DB_PATH": str(database), **(extra_env or {})}
-    env.setdefault("CONCORD_LANDING_DIR", str(work / "landing"))
+    """Run dbt (see :func:`dbt_invocation`); raises with the end of its log when it fails."""
+    argv, env = dbt_invocation(args, project_dir, database, extra_env)
     result = subprocess.run(
-        [
-            str(DBT),
-            *args,
-            "--profiles-dir",
-            str(project_dir),
-            "--project-dir",
-            str(project_dir),
-            "--target-path",
-            str(work / "target"),
-            "--log-path",
-            str(work / "logs"),
-        ],
-        cwd=project_dir,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
+        argv, cwd=project_dir, env=env, capture_output=True, text=True, check=False
     )
     if check and result.returncode != 0:
         raise RuntimeError(f"dbt {' '.join(args)} failed:\n{result.stdout[-6000:]}")

@@ -198,7 +198,7 @@ def _copy_marts(
 
 
 def _export_parquet(
-    version_db: Path, out_dir: Path, descriptions: dict[str, dict], meta: dict[str, str]
+    version_db: Path, out_dir: Path, counts: dict[str, int], meta: dict[str, str]
 ) -> None:
     """One Parquet file per mart and catalogue.json, read back from the new version file."""
     out_dir.mkdir(parents=True)
@@ -225,13 +225,12 @@ def _export_parquet(
                 "select comment from duckdb_tables() where schema_name = ? and table_name = ?",
                 [SCHEMA, name],
             ).fetchone()
-            rows = con.execute(f"select count(*) from {SCHEMA}.{_quote(name)}").fetchone()[0]
             tables.append(
                 {
                     "name": name,
                     "file": file.name,
-                    "description": comment or descriptions.get(name, {}).get("description", ""),
-                    "row_count": rows,
+                    "description": comment or "",
+                    "row_count": counts[name],
                     "columns": [
                         {"name": c, "type": t, "description": d or ""} for c, t, d in columns
                     ],
@@ -251,7 +250,7 @@ def _prune(versions: Path, keep: int, current: set[str]) -> list[Path]:
     removed = []
     for pattern in ("concord-*.duckdb", "parquet-*"):
         found = sorted(p for p in versions.glob(pattern) if not p.name.endswith(".partial"))
-        for old in found[:-keep] if keep > 0 else found:
+        for old in found[:-keep]:  # keep >= 1, checked by publish()
             if old.name in current:
                 continue
             if old.is_dir():
@@ -311,7 +310,7 @@ def publish(
         _fsync_file(partial_db)
         os.replace(partial_db, version_db)
         _fsync_dir(versions)
-        _export_parquet(version_db, partial_parquet, descriptions, meta)
+        _export_parquet(version_db, partial_parquet, counts, meta)
         _check_no_wal(version_db, "reading the new version left a write-ahead log")
         os.replace(partial_parquet, parquet_dir)
         _fsync_dir(versions)
@@ -346,6 +345,7 @@ def main(argv: list[str] | None = None) -> int:
         f"published {len(result.tables)} marts ({sum(result.tables.values())} rows) as version "
         f"{result.version}:\n  {serving / CURRENT_DB} -> {result.database}\n"
         f"  {serving / CURRENT_PARQUET} -> {result.parquet_dir} (+ {CATALOGUE})"
+        + "".join(f"\n  removed old version {old.name}" for old in result.removed)
     )
     return 0
 

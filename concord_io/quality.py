@@ -113,9 +113,11 @@ def snapshot(database: Path, suites: list[Suite], folder: Path) -> dict[str, Pat
                 raise QualityConfigError(
                     f"{suite.path.name}: relation {suite.relation} is not in {database}"
                 )
-            frame = con.execute(f'select * from "{schema}"."{table}"').df()
             path = folder / f"{suite.name}.parquet"
-            frame.to_parquet(path, index=False)
+            # GX reads the snapshot with pandas; DuckDB writes it without a pandas round trip
+            quoted = str(path).replace("'", "''")
+            relation = f'"{schema}"."{table}"'
+            con.execute(f"copy (select * from {relation}) to '{quoted}' (format parquet)")
             out[suite.name] = path
     return out
 

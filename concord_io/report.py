@@ -20,8 +20,8 @@ from pathlib import Path
 import duckdb
 
 from concord_io.connect import connect_serving
+from concord_io.publish import SCHEMA
 
-SCHEMA = "marts"
 WIDTH = 760
 LABEL_W = 220
 FONT = 12
@@ -58,7 +58,8 @@ class NoData(Exception):
 
 def _need(marts: Marts, table: str, *columns: str) -> None:
     if not marts.has(table, *columns):
-        missing = "" if table not in marts.columns else f" (columns {', '.join(columns)})"
+        absent = sorted(set(columns) - set(marts.columns.get(table, ())))
+        missing = "" if table not in marts.columns else f" (columns {', '.join(absent)})"
         raise NoData(f"marts.{table}{missing} is not published yet")
 
 
@@ -385,7 +386,7 @@ MCQ_TYPES = ("all_same", "fa_diverged", "it_diverged", "en_diverged", "all_diffe
 
 def fig_disagreement_types(m: Marts) -> str:
     t = "mcq_agreement_summary"
-    _need(m, t, "model", "run", "n_items", *(f"n_{k}" for k in MCQ_TYPES))
+    _need(m, t, "model", "run", "n_items", "agreement_pct", *(f"n_{k}" for k in MCQ_TYPES))
     rows = _nonempty(m.rows(f"select * from {SCHEMA}.{t} order by run, agreement_pct desc"), t)
     labels = [_runs_label(r["model"], r["run"]) for r in rows]
     matrix = [
@@ -526,10 +527,7 @@ def fig_kendall_matrix(m: Marts) -> str:
     cells = {}
     for r in rows:
         cell = (r["mean_tau_b"], _fmt(r["mean_tau_b"], 2))
-        cells[(r["rater_id"], r["other_rater_id"])] = cell
-        cells.setdefault((r["other_rater_id"], r["rater_id"]), cell)
-    for rater in raters:
-        cells.setdefault((rater, rater), (1.0, "1"))
+        cells[(r["rater_id"], r["other_rater_id"])] = cell  # the mart has every ordered pair
     return heatmap(
         raters,
         raters,
@@ -569,7 +567,7 @@ def fig_controversy(m: Marts) -> str:
 
 def fig_probe_delta(m: Marts) -> str:
     t = "probe_paired_summary"
-    _need(m, t, "run_id", "group_name", "mean_delta", "ci_low", "ci_high")
+    _need(m, t, "run_id", "group_name", "baseline_group", "mean_delta", "ci_low", "ci_high")
     rows = m.rows(
         f"select run_id, group_name, baseline_group, mean_delta, ci_low, ci_high "
         f"from {SCHEMA}.{t} order by run_id, group_name"
@@ -589,7 +587,7 @@ def fig_probe_delta(m: Marts) -> str:
         )
         for r in rows
     ]
-    baseline = rows[0].get("baseline_group") or "baseline"
+    baseline = rows[0]["baseline_group"]
     return interval_chart(data, f"paired delta of the reliability index vs {baseline}", ref=0.0)
 
 

@@ -7,22 +7,25 @@ from pathlib import Path
 
 import duckdb
 
+from concord_io.publish import CURRENT_DB, CURRENT_PARQUET, SCHEMA
+
 
 def summarise(
     database: Path, serving_dir: Path | None = None, report_dir: Path | None = None
 ) -> str:
     lines = [f"Warehouse (build file): {database.resolve()}"]
-    if serving_dir is not None and (serving_dir / "concord.duckdb").exists():
-        lines.append(f"Serving file (connect here): {(serving_dir / 'concord.duckdb').absolute()}")
-        lines.append(f"Parquet exports: {(serving_dir / 'parquet').absolute()}")
+    if serving_dir is not None and (serving_dir / CURRENT_DB).exists():
+        lines.append(f"Serving file (connect here): {(serving_dir / CURRENT_DB).absolute()}")
+        lines.append(f"Parquet exports: {(serving_dir / CURRENT_PARQUET).absolute()}")
     if report_dir is not None and (report_dir / "index.html").exists():
         lines.append(f"Report: {(report_dir / 'index.html').absolute()}")
     with duckdb.connect(str(database), read_only=True) as con:
         marts = con.execute(
             "select table_name from information_schema.tables "
-            "where table_schema = 'marts' order by table_name"
+            "where table_schema = ? order by table_name",
+            [SCHEMA],
         ).fetchall()
-        lines.append(f"{len(marts)} marts in schema marts:")
+        lines.append(f"{len(marts)} marts in schema {SCHEMA}:")
         for (name,) in marts:
             (n_rows,) = con.execute(f'select count(*) from marts."{name}"').fetchone()
             lines.append(f"  {name:<36} {n_rows:>8} rows")

@@ -31,7 +31,7 @@
 
   {%- set grant_config = config.get('grants') -%}
   {#- Concord: the raw file is checked before dbt reads it -#}
-  {%- do check_seed_file(model, adapter.get_seed_file_path(model)) -%}
+  {%- set checked = check_seed_file(model, adapter.get_seed_file_path(model)) -%}
   {%- set agate_table = load_agate_table() -%}
 
   {%- do store_result('agate_table', response='OK', agate_table=agate_table) -%}
@@ -54,7 +54,10 @@
   {% set code = 'CREATE' if full_refresh_mode else 'INSERT' %}
   {% set rows_affected = (agate_table.rows | length) %}
   {% set sql = "" %}
-  {% if rows_affected > 0 %}
+  {% if rows_affected > 0 and checked.mixed_line_endings %}
+    {#- DuckDB's COPY refuses mixed line endings: insert the rows dbt read instead -#}
+    {% set sql = _insert_seed_rows(model, agate_table) %}
+  {% elif rows_affected > 0 %}
     {% set sql = load_csv_rows(model, agate_table) %}
   {% endif %}
 
@@ -86,10 +89,9 @@
 
 
 {% macro duckdb__load_csv_rows(model, agate_table) %}
+    {#- checked (and routed to row inserts when line endings are mixed) by the seed
+        materialization above -#}
     {%- set seed_file_path = adapter.get_seed_file_path(model) -%}
-    {%- if check_seed_file(model, seed_file_path).mixed_line_endings -%}
-        {{ return(_insert_seed_rows(model, agate_table)) }}
-    {%- endif -%}
     {%- set delimiter = config.get('delimiter', ',') -%}
     {%- set sql -%}
         copy {{ this.render() }} from '{{ seed_file_path | replace("'", "''") }}'

@@ -23,13 +23,11 @@ import pytest
 import yaml
 from probe_fakes import fake_run_tables
 
-from concord_io.project import PROJECT_ROOT, copy_project, run_dbt
+from concord_io.project import CAUTIOUS, PROJECT_ROOT, copy_project, run_dbt
 
 CORPUS = PROJECT_ROOT / "tests" / "bad_input" / "cases.yml"
 _CORPUS = yaml.safe_load(CORPUS.read_text(encoding="utf-8"))
 CASES, BATCHES = _CORPUS["cases"], _CORPUS["batches"]
-# a partial build runs only the tests whose parents were all built
-CAUTIOUS = ["--indirect-selection", "cautious"]
 
 
 # --- mutations -------------------------------------------------------------------------------

@@ -22,10 +22,9 @@ import pyarrow.parquet as pq
 import pytest
 from probe_fakes import fake_run_tables
 
-from concord_io.project import DBT, run_dbt
+from concord_io.project import CAUTIOUS, dbt_invocation, run_dbt
 
 # a small subgraph: the cross-lingual agreement summary and what it is built from
-CAUTIOUS = ["--indirect-selection", "cautious"]
 SELECT = ["--select", "+mcq_agreement_summary", *CAUTIOUS]
 # killed the moment dbt starts replacing the mart
 KILL_ON = "START sql table model marts.mcq_agreement_summary"
@@ -50,26 +49,10 @@ def marts_fingerprint(database: Path) -> dict[str, str]:
 
 def start_dbt(args: list[str], project: Path, database: Path) -> subprocess.Popen:
     """dbt as run_dbt runs it, but in the background in its own process group."""
-    work = database.parent
-    env = {
-        **os.environ,
-        "CONCORD_DB_PATH": str(database),
-        "CONCORD_LANDING_DIR": str(work / "landing"),
-        "PYTHONUNBUFFERED": "1",  # each log line as it happens
-    }
+    # PYTHONUNBUFFERED: each log line as it happens
+    argv, env = dbt_invocation(args, project, database, {"PYTHONUNBUFFERED": "1"})
     return subprocess.Popen(
-        [
-            str(DBT),
-            *args,
-            "--profiles-dir",
-            str(project),
-            "--project-dir",
-            str(project),
-            "--target-path",
-            str(work / "target"),
-            "--log-path",
-            str(work / "logs"),
-        ],
+        argv,
         cwd=project,
         env=env,
         stdout=subprocess.PIPE,

@@ -11,11 +11,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from concord_io.project import run_dbt
+from concord_io.project import CAUTIOUS, run_dbt
 
 GPT4O = "GPT4o_Merged_Multilingual.csv"
-# a partial build runs only the tests whose parents were all built
-CAUTIOUS = ["--indirect-selection", "cautious"]
 
 
 def answers_dir(project: Path) -> Path:

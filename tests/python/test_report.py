@@ -81,7 +81,7 @@ def test_report_is_self_contained(report):
     assert "<link" not in page and "@import" not in page
 
 
-def test_every_figure_has_data_and_a_caption(report, warehouse):
+def test_every_figure_has_data_and_a_caption(report):
     figures = parse(report.read_text(encoding="utf-8")).figures
     assert set(figures) == set(FIGURES)
     for key, study in FIGURES.items():
