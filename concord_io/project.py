@@ -15,7 +15,6 @@ PROJECT_PARTS = (
     "dbt_project.yml",
     "profiles.yml",
     "models",
-    "python_models",
     "macros",
     "seeds",
     "tests/dbt",

@@ -39,7 +39,7 @@ def _dbt_build(landing: Path, db: Path) -> None:
     selection = [
         "path:seeds/probe",
         "path:models/staging/probe+",
-        "path:python_models/intermediate/probe+",
+        "path:models/intermediate/probe+",
     ]
     variables = f"{{bootstrap_resamples: {RESAMPLES}, bootstrap_seed: {SEED}}}"
     run_dbt(

@@ -29,7 +29,7 @@ from concord_stats.kendall import (
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "seeds" / "ranking" / "ranking_rankings.csv"
-MODELS = ROOT / "python_models" / "intermediate" / "ranking"
+MODELS = ROOT / "models" / "intermediate" / "ranking"
 
 
 def scipy_tau(x, y) -> float:

@@ -49,7 +49,7 @@ def project_nodes(manifest: dict, resource_type: str) -> dict[str, dict]:
 
 
 def layer(node: dict) -> str:
-    """staging, intermediate or marts: the folder under models/ or python_models/."""
+    """staging, intermediate or marts: the folder under models/."""
     parts = Path(node["original_file_path"]).parts
     return parts[1] if len(parts) > 2 else ""
 
