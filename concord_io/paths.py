@@ -1,0 +1,67 @@
+"""Where Concord keeps its files: the project root and every default path, declared once.
+
+Environment variables override the defaults (relative values are taken from the project
+root, as dbt reads them): ``CONCORD_DB_PATH`` the build database, ``CONCORD_LANDING_DIR``
+the probe's landing folder. Everything else sits beside the build database.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from concord_io.errors import ConcordError
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DB_PATH = "warehouse/concord.duckdb"
+DEFAULT_LANDING_DIR = "warehouse/landing"
+
+
+def _from_env(variable: str, default: str) -> Path:
+    configured = os.environ.get(variable, "").strip() or default
+    path = Path(configured)
+    return path if path.is_absolute() else PROJECT_ROOT / path
+
+
+def build_db_path() -> Path:
+    """The build database (``CONCORD_DB_PATH``)."""
+    return _from_env("CONCORD_DB_PATH", DEFAULT_DB_PATH)
+
+
+def warehouse_dir() -> Path:
+    """The folder of the build database: serving, report and quality live under it."""
+    return build_db_path().parent
+
+
+def serving_dir() -> Path:
+    return warehouse_dir() / "serving"
+
+
+def report_dir() -> Path:
+    return warehouse_dir() / "report"
+
+
+def quality_dir() -> Path:
+    return warehouse_dir() / "quality"
+
+
+def landing_dir() -> Path:
+    """The probe's landing folder (``CONCORD_LANDING_DIR``)."""
+    return _from_env("CONCORD_LANDING_DIR", DEFAULT_LANDING_DIR)
+
+
+def inside(folder: Path, target: Path | str, *, what: str = "path") -> Path:
+    """``folder / target`` resolved, refused unless it stays inside ``folder``.
+
+    Every writer calls this before it writes: a name taken from data (a run id, a mart name)
+    must never reach a path outside the folder it belongs to (``../x``, an absolute path, a
+    symbolic link that points out).
+    """
+    base = Path(folder).resolve()
+    resolved = (base / target).resolve()
+    if resolved != base and base not in resolved.parents:
+        raise ConcordError(
+            f"{what} {str(target)!r} would be written outside {base}",
+            hint="use a plain name without '/', '..' or a leading '/'",
+        )
+    return resolved
