@@ -1,22 +1,80 @@
-"""Percentile bootstrap, by resampling rows or by drawing resampled counts directly.
+"""Percentile bootstrap by resampling counts: one helper and one result type for every study.
 
-When a statistic depends only on category counts (an agreement rate, an entropy), resampling
-n rows with replacement is the same as drawing the counts from Multinomial(n, p̂) with p̂ the
-observed shares (Efron & Tibshirani 1993, ch. 6). Drawing counts costs O(K) per resample
-instead of O(n), and :func:`bootstrap_counts` does exactly that; ``tests/python/test_bootstrap``
-shows that it matches row resampling in distribution.
+Every bootstrap in Concord resamples *rows* (items, scenarios, messages, answers) with
+replacement, and every statistic it feeds is a function of how often each row is drawn. So a
+resample is a vector of counts, one per distinct row: resampling n rows with replacement is
+drawing those counts from Multinomial(n, c / n), c the observed multiplicity of each distinct
+row (Efron & Tibshirani 1993, ch. 6). :func:`resample_counts` draws them and
+:func:`bootstrap` turns a vectorised statistic of counts into an :class:`Interval`:
+
+* category counts (an agreement rate, an entropy): the rows are the categories and c the
+  observed counts, O(K) per resample;
+* per-unit statistics (a kappa over items, a mean tau over scenarios, a mean paired
+  difference over messages): every row is distinct, c = 1, and the counts are the number
+  of times each unit is drawn; a statistic that is a weighted mean of per-unit terms is
+  then one matrix product ``counts @ terms`` per block of resamples.
+
+``tests/python/test_bootstrap.py`` shows that count resampling matches row resampling in
+distribution. The seed fixes the stream: the same seed gives the same intervals, however the
+resamples are blocked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
+
+#: Largest resamples x rows block drawn at once (memory stays bounded on large inputs).
+MAX_CELLS = 20_000_000
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An estimate with its percentile bootstrap interval, for one statistic or an array.
+
+    ``estimate``, ``ci_low``, ``ci_high``, ``boot_mean`` and ``n_undefined`` are floats (ints)
+    for a scalar statistic and arrays of the statistic's shape for a vectorised one.
+    ``n_undefined`` counts the resamples where the statistic is undefined (NaN, e.g. a kappa
+    whose chance agreement is 1); they are left out of the percentiles, and an interval with
+    no defined resample is NaN.
+    """
+
+    estimate: float | np.ndarray
+    ci_low: float | np.ndarray
+    ci_high: float | np.ndarray
+    boot_mean: float | np.ndarray
+    confidence: float
+    n_resamples: int
+    n_undefined: int | np.ndarray
+
+    def summary(self) -> dict[str, float]:
+        """estimate, boot_mean, ci_low, ci_high of a scalar statistic, as mart columns."""
+        return {
+            "estimate": float(self.estimate),
+            "boot_mean": float(self.boot_mean),
+            "ci_low": float(self.ci_low),
+            "ci_high": float(self.ci_high),
+        }
 
 
 def make_rng(seed: int) -> np.random.Generator:
     """A PCG64 generator: every random procedure in Concord takes a seed."""
     return np.random.default_rng(int(seed))
+
+
+def derive_seed(seed: int, *key: object) -> int:
+    """An independent, reproducible seed for one cell of a mart (model, run, metric …).
+
+    The key is hashed with CRC-32 (stable across processes, unlike hash()) and mixed with
+    the base seed through numpy's SeedSequence, so every cell gets its own stream and the
+    same base seed always gives the same marts.
+    """
+    words = [zlib.crc32(str(part).encode("utf-8")) for part in key]
+    return int(np.random.SeedSequence([int(seed), *words]).generate_state(1)[0])
 
 
 def percentile_interval(
@@ -33,7 +91,8 @@ def percentile_interval(
     reps = np.asarray(replicates, dtype=float)
     if reps.shape[axis] == 0:
         raise ValueError("no bootstrap replicates")
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN slice gives NaN
         low = np.nanquantile(reps, alpha, axis=axis)
         high = np.nanquantile(reps, 1 - alpha, axis=axis)
     return low, high
@@ -47,82 +106,102 @@ def bootstrap_indices(rng: np.random.Generator, n: int, n_resamples: int) -> np.
 
 
 def resample_counts(counts: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """Counts of n_resamples row-resamples, drawn as Multinomial(n, counts / n).
+    """How often each distinct row is drawn in n_resamples resamples of all n rows.
 
-    ``counts`` has shape (K,); the result has shape (n_resamples, K) and each row sums to n.
+    ``counts`` (shape (U,)) is the multiplicity of each distinct row, n = Σ counts; the
+    result (n_resamples, U) is drawn from Multinomial(n, counts / n), each row summing to n.
+    When every row is distinct (all counts 1) the draw is n uniform row indices per resample,
+    tallied (the same distribution, O(n) instead of n binomial draws).
     """
-    counts = np.asarray(counts, dtype=np.int64)
+    counts = np.asarray(counts)
     if counts.ndim != 1:
-        raise ValueError("counts must be one-dimensional (one count per category)")
+        raise ValueError("counts must be one-dimensional (one count per distinct row)")
     if (counts < 0).any():
         raise ValueError("counts must be non-negative")
     n = int(counts.sum())
     if n == 0:
         raise ValueError("cannot resample an empty sample (all counts are zero)")
+    if (counts == 1).all():
+        draws = bootstrap_indices(rng, n, n_resamples)
+        offsets = (np.arange(n_resamples, dtype=np.int64) * n)[:, None]
+        return np.bincount((draws + offsets).ravel(), minlength=n_resamples * n).reshape(
+            n_resamples, n
+        )
     return rng.multinomial(n, counts / n, size=n_resamples)
 
 
-def bootstrap_counts(
+def resample_blocks(
+    counts: np.ndarray, n_resamples: int, seed: int, max_cells: int = MAX_CELLS
+) -> Iterator[np.ndarray]:
+    """:func:`resample_counts` in blocks of at most ``max_cells`` counts, from one stream.
+
+    The blocks concatenate to the same counts as one draw of all resamples.
+    """
+    if int(n_resamples) < 1:
+        raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
+    rng = make_rng(seed)
+    rows = max(1, int(max_cells) // max(len(counts), 1))
+    for start in range(0, int(n_resamples), rows):
+        yield resample_counts(counts, min(rows, int(n_resamples) - start), rng)
+
+
+def bootstrap(
     counts: np.ndarray,
     statistic: Callable[[np.ndarray], np.ndarray],
     *,
     n_resamples: int,
     confidence: float,
     seed: int,
-) -> dict[str, float]:
-    """Percentile bootstrap of a statistic of category counts.
+    max_cells: int = MAX_CELLS,
+) -> Interval:
+    """Percentile bootstrap of a statistic of row counts (see the module docstring).
 
-    ``statistic`` maps an (R, K) array of resampled counts to R values (vectorised).
-    Returns estimate (on the observed counts), boot_mean, ci_low, ci_high.
+    ``counts`` (U,) are the observed multiplicities of the distinct rows (all ones for
+    per-unit data). ``statistic`` maps an (R, U) array of resampled counts to an (R, ...)
+    array of values (vectorised over resamples); the estimate is the statistic of the
+    observed counts. Returns an :class:`Interval` of the statistic's shape (...).
     """
-    counts = np.asarray(counts, dtype=np.int64)
-    rng = make_rng(seed)
-    reps = np.asarray(statistic(resample_counts(counts, n_resamples, rng)), dtype=float)
-    low, high = percentile_interval(reps, confidence)
-    estimate = float(np.asarray(statistic(counts[None, :]), dtype=float)[0])
-    return {
-        "estimate": estimate,
-        "boot_mean": float(np.nanmean(reps)),
-        "ci_low": float(low),
-        "ci_high": float(high),
-    }
+    counts = np.asarray(counts)
+    estimate = np.asarray(statistic(counts[None, :]), dtype=float)[0]
+    replicates = np.concatenate(
+        [
+            np.asarray(statistic(block), dtype=float)
+            for block in resample_blocks(counts, n_resamples, seed, max_cells)
+        ]
+    )
+    low, high = percentile_interval(replicates, confidence, axis=0)
+    undefined = np.isnan(replicates).sum(axis=0)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        boot_mean = np.nanmean(replicates, axis=0)
+    scalar = estimate.ndim == 0
+    return Interval(
+        estimate=float(estimate) if scalar else estimate,
+        ci_low=float(low) if scalar else low,
+        ci_high=float(high) if scalar else high,
+        boot_mean=float(boot_mean) if scalar else boot_mean,
+        confidence=float(confidence),
+        n_resamples=int(n_resamples),
+        n_undefined=int(undefined) if scalar else undefined,
+    )
 
 
-def bootstrap_rows(
-    values: np.ndarray,
-    statistic: Callable[[np.ndarray], np.ndarray],
-    *,
-    n_resamples: int,
-    confidence: float,
-    seed: int,
-) -> dict[str, float]:
-    """Percentile bootstrap by resampling rows of ``values`` (axis 0).
+def weighted_means(terms: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """The statistic "mean of per-unit terms" as a function of unit counts.
 
-    ``statistic`` maps an (R, n, ...) array of resamples to R values. Used where the
-    statistic is not a function of counts alone, and as the reference for bootstrap_counts.
+    ``terms`` is (n, ...) with NaN where a unit's term is undefined; a resample's mean is
+    Σ c_i t_i / Σ c_i over the units whose term is defined (NaN when it draws none).
     """
-    values = np.asarray(values)
-    rng = make_rng(seed)
-    idx = bootstrap_indices(rng, values.shape[0], n_resamples)
-    reps = np.asarray(statistic(values[idx]), dtype=float)
-    low, high = percentile_interval(reps, confidence)
-    estimate = float(np.asarray(statistic(values[None, ...]), dtype=float)[0])
-    return {
-        "estimate": estimate,
-        "boot_mean": float(np.nanmean(reps)),
-        "ci_low": float(low),
-        "ci_high": float(high),
-    }
+    terms = np.asarray(terms, dtype=float)
+    flat = terms.reshape(terms.shape[0], -1)
+    defined = ~np.isnan(flat)
+    filled = np.where(defined, flat, 0.0)
+    mask = defined.astype(float)
 
+    def statistic(counts: np.ndarray) -> np.ndarray:
+        c = np.asarray(counts, dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = (c @ filled) / (c @ mask)
+        return means.reshape((c.shape[0], *terms.shape[1:]))
 
-def derive_seed(seed: int, *key: object) -> int:
-    """An independent, reproducible seed for one cell of a mart (model, run, metric …).
-
-    The key is hashed with CRC-32 (stable across processes, unlike hash()) and mixed with
-    the base seed through numpy's SeedSequence, so every cell gets its own stream and the
-    same base seed always gives the same marts.
-    """
-    import zlib
-
-    words = [zlib.crc32(str(part).encode("utf-8")) for part in key]
-    return int(np.random.SeedSequence([int(seed), *words]).generate_state(1)[0])
+    return statistic

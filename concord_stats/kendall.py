@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from concord_stats.bootstrap import bootstrap_indices, make_rng, percentile_interval
+from concord_stats.bootstrap import Interval, bootstrap, weighted_means
 
 __all__ = [
     "orders_to_ranks",
@@ -306,7 +306,7 @@ def pairwise_tau_b_interval(
     confidence: float,
     seed: int,
     max_cells: int = 5_000_000,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> Interval:
     """Percentile bootstrap interval of every pair's mean tau-b, resampling scenarios.
 
     Each replicate resamples the Q scenarios with replacement (Efron & Tibshirani 1993,
@@ -321,42 +321,42 @@ def pairwise_tau_b_interval(
     replicate that draws none of a pair's scenarios is NaN and left out of the percentile
     interval. When a pair shares all Q scenarios this is plain resampling of its Q
     per-scenario taus. Cost: O(n_resamples x Q x N^2) flops, replicates drawn in blocks of
-    at most ``max_cells`` counts.
+    at most ``max_cells`` counts (:func:`concord_stats.bootstrap.bootstrap`).
 
-    ``taus``: (N, N, Q) from :func:`pairwise_tau_b`. Returns ``(low, high)``, each (N, N)
-    and symmetric, NaN for a pair with no shared scenario. One generator seeded with
+    ``taus``: (N, N, Q) from :func:`pairwise_tau_b`. Returns an
+    :class:`~concord_stats.bootstrap.Interval` whose fields are (N, N) and symmetric
+    (estimate: the mean tau-b over shared scenarios), NaN for a pair with no shared scenario. One generator seeded with
     ``seed`` draws the replicates in order: the same seed gives the same intervals.
     """
     taus = np.asarray(taus, dtype=float)
     if n_resamples < 1:
         raise ValueError("n_resamples must be at least 1")
     n_raters, _, n_scenarios = taus.shape
-    low = np.full((n_raters, n_raters), np.nan)
-    high = np.full((n_raters, n_raters), np.nan)
+    full = np.full((n_raters, n_raters), np.nan)
+    estimate, low, high = full.copy(), full.copy(), full.copy()
+    boot_mean, undefined = full.copy(), np.zeros((n_raters, n_raters), dtype=np.int64)
     rows, cols = np.triu_indices(n_raters)
     values = taus[rows, cols].T  # (Q, pairs i <= j)
-    defined = ~np.isnan(values)
-    shared = defined.any(axis=0)
-    if not shared.any():
-        return low, high
-    filled = np.where(defined, values, 0.0)[:, shared]
-    mask = defined[:, shared].astype(float)
-    rng = make_rng(seed)
-    block = max(1, max_cells // n_scenarios)
-    replicates = []
-    for start in range(0, n_resamples, block):
-        size = min(block, n_resamples - start)
-        draws = bootstrap_indices(rng, n_scenarios, size)
-        flat = (draws + n_scenarios * np.arange(size)[:, None]).ravel()
-        counts = np.bincount(flat, minlength=size * n_scenarios).reshape(size, n_scenarios)
-        counts = counts.astype(float)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            replicates.append((counts @ filled) / (counts @ mask))
-    lo, hi = percentile_interval(np.concatenate(replicates), confidence, axis=0)
-    pair_rows, pair_cols = rows[shared], cols[shared]
-    low[pair_rows, pair_cols] = low[pair_cols, pair_rows] = lo
-    high[pair_rows, pair_cols] = high[pair_cols, pair_rows] = hi
-    return low, high
+    shared = (~np.isnan(values)).any(axis=0)
+    if shared.any():
+        pairs = bootstrap(
+            np.ones(n_scenarios, dtype=np.int64),
+            weighted_means(values[:, shared]),
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=seed,
+            max_cells=max_cells,
+        )
+        i, j = rows[shared], cols[shared]
+        for target, value in (
+            (estimate, pairs.estimate),
+            (low, pairs.ci_low),
+            (high, pairs.ci_high),
+            (boot_mean, pairs.boot_mean),
+            (undefined, pairs.n_undefined),
+        ):
+            target[i, j] = target[j, i] = value
+    return Interval(estimate, low, high, boot_mean, float(confidence), int(n_resamples), undefined)
 
 
 def kendall_w(ranks: np.ndarray) -> np.ndarray:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from concord_stats.bootstrap import bootstrap_indices, make_rng, percentile_interval
+from concord_stats.bootstrap import Interval, bootstrap, make_rng, weighted_means
 
 # Above this many units the 2**n relabellings are sampled instead of enumerated.
 MAX_EXACT_UNITS = 20
@@ -43,7 +43,7 @@ def bootstrap_mean_interval(
     n_resamples: int,
     confidence: float,
     seed: int,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> Interval:
     """Percentile bootstrap interval of the mean paired difference, resampling units.
 
     For resample r, draw unit indices i_1..i_n uniformly with replacement and compute
@@ -51,16 +51,20 @@ def bootstrap_mean_interval(
     (percentile method, Efron & Tibshirani 1993, §13.3). The same resampled units are used
     for every leading row, so rows (groups) are compared on common random numbers.
 
-    Returns (low, high), arrays of the leading shape (floats for a 1-D input).
+    Returns an :class:`~concord_stats.bootstrap.Interval` of the leading shape (floats for
+    a 1-D input), drawn by :func:`concord_stats.bootstrap.bootstrap`.
     """
     d = _check_differences(differences)
     if n_resamples < 1:
         raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
     n = d.shape[-1]
-    idx = bootstrap_indices(make_rng(seed), n, int(n_resamples))  # (R, n)
-    replicates = d[..., idx].mean(axis=-1)  # (..., R)
-    low, high = percentile_interval(replicates, confidence, axis=-1)
-    return low, high
+    return bootstrap(
+        np.ones(n, dtype=np.int64),
+        weighted_means(np.moveaxis(d, -1, 0)),
+        n_resamples=int(n_resamples),
+        confidence=confidence,
+        seed=seed,
+    )
 
 
 def _sign_matrix(n: int, n_permutations: int | None, seed: int) -> tuple[np.ndarray, bool]:

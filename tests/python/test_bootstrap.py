@@ -4,11 +4,13 @@ from scipy import stats
 
 from concord_stats.agreement import share_pct
 from concord_stats.bootstrap import (
-    bootstrap_counts,
-    bootstrap_rows,
+    Interval,
+    bootstrap,
     derive_seed,
     percentile_interval,
+    resample_blocks,
     resample_counts,
+    weighted_means,
 )
 from concord_stats.entropy import shannon_entropy
 
@@ -31,20 +33,20 @@ def test_percentile_interval_matches_scipy_percentile_bootstrap():
 
 def test_thirty_of_sixty_converges_to_the_documented_interval():
     # reference/README: the percentile CI of 30/60 converges to [36.67 %, 63.33 %]
-    result = bootstrap_counts(
+    result = bootstrap(
         np.array([30, 30]),
         lambda c: share_pct(c, [0], [0, 1]),
         n_resamples=20000,
         confidence=0.95,
         seed=3,
-    )
+    ).summary()
     assert result["estimate"] == 50.0
     assert result["ci_low"] == pytest.approx(100 * 22 / 60, abs=1e-9)
     assert result["ci_high"] == pytest.approx(100 * 38 / 60, abs=1e-9)
 
 
 def test_same_seed_same_numbers_other_seed_other_numbers():
-    run = lambda seed: bootstrap_counts(  # noqa: E731
+    run = lambda seed: bootstrap(  # noqa: E731
         np.array([12, 5, 3, 20]), shannon_entropy, n_resamples=500, confidence=0.95, seed=seed
     )
     assert run(11) == run(11)
@@ -67,34 +69,38 @@ def test_count_resampling_matches_row_resampling_in_distribution():
 
 def test_bootstrap_rows_and_counts_agree_on_agreement_rate():
     outcomes = np.array([1] * 30 + [0] * 30)
-    by_rows = bootstrap_rows(
-        outcomes, lambda s: 100 * s.mean(axis=-1), n_resamples=20000, confidence=0.95, seed=1
-    )
-    by_counts = bootstrap_counts(
+    by_rows = bootstrap(
+        np.ones(60, dtype=int),
+        weighted_means(100.0 * outcomes),
+        n_resamples=20000,
+        confidence=0.95,
+        seed=1,
+    ).summary()
+    by_counts = bootstrap(
         np.array([30, 30]),
         lambda c: share_pct(c, [0], [0, 1]),
         n_resamples=20000,
         confidence=0.95,
         seed=2,
-    )
+    ).summary()
     assert by_rows["estimate"] == by_counts["estimate"] == 50.0
     assert abs(by_rows["ci_low"] - by_counts["ci_low"]) <= 100 / 60 + 1e-9
     assert abs(by_rows["ci_high"] - by_counts["ci_high"]) <= 100 / 60 + 1e-9
 
 
 def test_degenerate_samples():
-    one_item = bootstrap_counts(
+    one_item = bootstrap(
         np.array([1, 0]),
         lambda c: share_pct(c, [0], [0, 1]),
         n_resamples=100,
         confidence=0.95,
         seed=0,
-    )
+    ).summary()
     assert one_item == {"estimate": 100.0, "boot_mean": 100.0, "ci_low": 100.0, "ci_high": 100.0}
-    all_same = bootstrap_counts(
+    all_same = bootstrap(
         np.array([60, 0, 0, 0]), shannon_entropy, n_resamples=100, confidence=0.95, seed=0
     )
-    assert all_same["ci_low"] == all_same["ci_high"] == 0.0
+    assert all_same.ci_low == all_same.ci_high == 0.0
     with pytest.raises(ValueError, match="empty"):
         resample_counts(np.array([0, 0]), 10, np.random.default_rng(0))
     with pytest.raises(ValueError):
@@ -123,3 +129,33 @@ def test_disagreement_rates_partition_the_complete_items():
     np.testing.assert_allclose(rates["agreement_pct"](counts), [50.0, 60.0])
     np.testing.assert_allclose(rates["disagreement_pct"](counts), [50.0, 40.0])
     np.testing.assert_allclose(rates["all_different_pct"](counts), [100 * 7 / 60, 10.0])
+
+
+def test_unit_counts_are_row_resampling_exactly():
+    """Distinct rows (counts all 1): the counts tally uniform row indices from the seed."""
+    rng_counts = resample_counts(np.ones(7, dtype=int), 50, np.random.default_rng(4))
+    idx = np.random.default_rng(4).integers(0, 7, size=(50, 7))
+    expected = np.stack([np.bincount(row, minlength=7) for row in idx])
+    np.testing.assert_array_equal(rng_counts, expected)
+    # blocks draw the same stream as one draw
+    blocks = np.concatenate(list(resample_blocks(np.ones(7, dtype=int), 50, 4, max_cells=21)))
+    np.testing.assert_array_equal(blocks, expected)
+
+
+def test_vectorised_statistic_and_undefined_resamples():
+    """A statistic with a leading resample axis and NaN where undefined: per-column
+    intervals equal the column-by-column bootstrap; undefined resamples are counted."""
+    terms = np.array([[1.0, np.nan], [2.0, np.nan], [3.0, 5.0], [4.0, np.nan]])
+    both = bootstrap(
+        np.ones(4, dtype=int), weighted_means(terms), n_resamples=300, confidence=0.9, seed=8
+    )
+    assert isinstance(both, Interval) and both.estimate.shape == (2,)
+    np.testing.assert_allclose(both.estimate, [2.5, 5.0])
+    first = bootstrap(
+        np.ones(4, dtype=int), weighted_means(terms[:, 0]), n_resamples=300, confidence=0.9, seed=8
+    )
+    assert first.ci_low == both.ci_low[0] and first.ci_high == both.ci_high[0]
+    # the second column is defined only when unit 3 is drawn: P(not drawn) = (3/4)^4
+    assert both.n_undefined[0] == 0
+    assert 0.2 < both.n_undefined[1] / 300 < 0.45
+    assert both.ci_low[1] == both.ci_high[1] == 5.0

@@ -73,7 +73,9 @@ def test_small_permutation_budget_samples_instead():
 def test_bootstrap_interval_matches_a_direct_computation():
     rng = np.random.default_rng(11)
     d = rng.normal(-0.1, 0.3, size=10)
-    low, high = bootstrap_mean_interval(d, n_resamples=5000, confidence=0.9, seed=5)
+    interval = bootstrap_mean_interval(d, n_resamples=5000, confidence=0.9, seed=5)
+    low, high = interval.ci_low, interval.ci_high
+    assert interval.estimate == pytest.approx(d.mean()) and interval.n_undefined == 0
     idx = np.random.default_rng(5).integers(0, 10, size=(5000, 10))
     means = d[idx].mean(axis=1)
     assert low == pytest.approx(np.quantile(means, 0.05))
@@ -83,7 +85,8 @@ def test_bootstrap_interval_matches_a_direct_computation():
 def test_bootstrap_interval_close_to_scipy():
     rng = np.random.default_rng(12)
     d = rng.normal(0.2, 0.5, size=10)
-    low, high = bootstrap_mean_interval(d, n_resamples=40000, confidence=0.95, seed=1)
+    interval = bootstrap_mean_interval(d, n_resamples=40000, confidence=0.95, seed=1)
+    low, high = interval.ci_low, interval.ci_high
     ref = stats.bootstrap(
         (d,),
         np.mean,
@@ -102,10 +105,11 @@ def test_bootstrap_same_seed_same_interval_and_vectorised():
     d = np.random.default_rng(4).normal(size=(2, 10))
     a = bootstrap_mean_interval(d, n_resamples=500, confidence=0.95, seed=9)
     b = bootstrap_mean_interval(d, n_resamples=500, confidence=0.95, seed=9)
-    np.testing.assert_array_equal(a[0], b[0])
-    assert a[0].shape == (2,)
+    np.testing.assert_array_equal(a.ci_low, b.ci_low)
+    assert a.ci_low.shape == (2,)
     single = bootstrap_mean_interval(d[1], n_resamples=500, confidence=0.95, seed=9)
-    assert single[0] == pytest.approx(a[0][1]) and single[1] == pytest.approx(a[1][1])
+    assert single.ci_low == pytest.approx(a.ci_low[1])
+    assert single.ci_high == pytest.approx(a.ci_high[1])
 
 
 def test_degenerate_input():
@@ -113,6 +117,6 @@ def test_degenerate_input():
         sign_flip_test(np.array([]))
     with pytest.raises(ValueError, match="NaN"):
         bootstrap_mean_interval([0.1, np.nan], n_resamples=10, confidence=0.9, seed=0)
-    low, high = bootstrap_mean_interval([0.3], n_resamples=10, confidence=0.9, seed=0)
-    assert low == high == pytest.approx(0.3)
+    one = bootstrap_mean_interval([0.3], n_resamples=10, confidence=0.9, seed=0)
+    assert one.ci_low == one.ci_high == pytest.approx(0.3)
     assert sign_flip_test([0.3])[0] == 1.0

@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 from scipy.stats import entropy as scipy_entropy
 
 from concord_stats.bootstrap import (
-    bootstrap_counts,
+    bootstrap,
     bootstrap_indices,
-    bootstrap_rows,
     derive_seed,
     make_rng,
     percentile_interval,
     resample_counts,
+    weighted_means,
 )
 from concord_stats.entropy import normalised_entropy, shannon_entropy
 
@@ -163,15 +163,15 @@ def share_of_first(counts: np.ndarray) -> np.ndarray:
 @SETTINGS
 @given(counts_lists, confidences, seeds)
 def test_bootstrap_of_a_share_is_a_proportion_interval_around_the_estimate(counts, c, seed):
-    result = bootstrap_counts(
+    result = bootstrap(
         np.array(counts), share_of_first, n_resamples=200, confidence=c, seed=seed
-    )
+    ).summary()
     assert math.isclose(result["estimate"], counts[0] / sum(counts))
     assert 0 <= result["ci_low"] <= result["ci_high"] <= 1
     assert 0 <= result["boot_mean"] <= 1
-    again = bootstrap_counts(
+    again = bootstrap(
         np.array(counts), share_of_first, n_resamples=200, confidence=c, seed=seed
-    )
+    ).summary()
     assert again == result
 
 
@@ -180,22 +180,27 @@ def test_bootstrap_of_a_share_is_a_proportion_interval_around_the_estimate(count
 def test_a_sample_without_spread_gives_a_zero_width_interval(n, k, c, seed):
     counts = np.zeros(k, dtype=int)
     counts[0] = n
-    result = bootstrap_counts(counts, share_of_first, n_resamples=100, confidence=c, seed=seed)
+    result = bootstrap(counts, share_of_first, n_resamples=100, confidence=c, seed=seed).summary()
     assert result["ci_low"] == result["ci_high"] == result["estimate"] == 1.0
-    entropy = bootstrap_counts(
+    entropy = bootstrap(
         counts, lambda r: shannon_entropy(r, axis=-1), n_resamples=100, confidence=c, seed=seed
-    )
+    ).summary()
     assert entropy["ci_low"] == entropy["ci_high"] == entropy["estimate"] == 0.0
 
 
 @SETTINGS
 @given(st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=60), confidences, seeds)
 def test_bootstrap_of_the_mean_stays_within_the_data(values, c, seed):
-    result = bootstrap_rows(
-        np.array(values), lambda r: r.mean(axis=-1), n_resamples=100, confidence=c, seed=seed
+    # every value its own row (counts all 1): the mean of the drawn rows
+    result = bootstrap(
+        np.ones(len(values), dtype=int),
+        weighted_means(np.array(values)),
+        n_resamples=100,
+        confidence=c,
+        seed=seed,
     )
-    assert min(values) - 1e-9 <= result["ci_low"] <= result["ci_high"] <= max(values) + 1e-9
-    assert math.isclose(result["estimate"], float(np.mean(values)), rel_tol=1e-9, abs_tol=1e-9)
+    assert min(values) - 1e-9 <= result.ci_low <= result.ci_high <= max(values) + 1e-9
+    assert math.isclose(result.estimate, float(np.mean(values)), rel_tol=1e-9, abs_tol=1e-9)
 
 
 @SETTINGS

@@ -1,7 +1,7 @@
 import pandas as pd
 
 from concord_stats.agreement import disagreement_rate_statistics
-from concord_stats.bootstrap import bootstrap_counts, derive_seed
+from concord_stats.bootstrap import bootstrap, derive_seed
 from concord_stats.entropy import shannon_entropy
 
 
@@ -39,9 +39,9 @@ def model(dbt, session):
             "model": name,
             "run": run,
             "metric": metric,
-            **bootstrap_counts(
+            **bootstrap(
                 counts, statistic, seed=derive_seed(seed, name, run, stream), **settings
-            ),
+            ).summary(),
         }
         for name, run, metric, counts, statistic, stream in cells
     ]

@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 
 from concord_stats.agreement import share_pct
-from concord_stats.bootstrap import bootstrap_counts, derive_seed
+from concord_stats.bootstrap import bootstrap, derive_seed
 
 
 def model(dbt, session):
@@ -17,13 +17,13 @@ def model(dbt, session):
     rows = []
     for cell in pairs.itertuples(index=False):
         counts = np.array([cell.n_same_original, cell.n_paired - cell.n_same_original])
-        result = bootstrap_counts(
+        result = bootstrap(
             counts,
             lambda c: share_pct(c, [0], [0, 1]),
             n_resamples=n_resamples,
             confidence=confidence,
             seed=derive_seed(seed, cell.model, cell.language, "same_original_pct"),
-        )
+        ).summary()
         rows.append(
             {
                 "model": cell.model,

@@ -37,7 +37,7 @@ def model(dbt, session):
     for (run_id, group_name), cell in deltas.groupby(["run_id", "group_name"], sort=True):
         d = cell.sort_values("msg_id")["delta_vs_baseline"].to_numpy(dtype=float)
         cell_seed = derive_seed(seed, run_id, group_name)
-        low, high = bootstrap_mean_interval(
+        interval = bootstrap_mean_interval(
             d, n_resamples=n_resamples, confidence=confidence, seed=cell_seed
         )
         p_value, n_used, exact = sign_flip_test(d, n_permutations=n_permutations, seed=cell_seed)
@@ -46,8 +46,8 @@ def model(dbt, session):
                 "run_id": run_id,
                 "group_name": group_name,
                 "n_messages": len(d),
-                "ci_low": float(low),
-                "ci_high": float(high),
+                "ci_low": interval.ci_low,
+                "ci_high": interval.ci_high,
                 "confidence": confidence,
                 "n_resamples": n_resamples,
                 "p_value": float(p_value),

@@ -29,15 +29,15 @@ def model(dbt, session):
 
     mean, count = pairwise_mean_tau_b(ranks)
     raters = list(cube.raters)
-    low, high = pairwise_tau_b_interval(pairwise_tau_b(ranks), n_resamples, confidence, seed)
+    interval = pairwise_tau_b_interval(pairwise_tau_b(ranks), n_resamples, confidence, seed)
     rows = [
         {
             "rater_id": raters[i],
             "other_rater_id": raters[j],
             "mean_tau_b": mean[i, j],
             "n_scenarios": int(count[i, j]),
-            "ci_low": low[i, j],
-            "ci_high": high[i, j],
+            "ci_low": interval.ci_low[i, j],
+            "ci_high": interval.ci_high[i, j],
             "bootstrap_confidence": confidence,
             "bootstrap_resamples": n_resamples,
         }

@@ -1,0 +1,646 @@
+"""Chance-corrected agreement coefficients of several raters, with standard errors and a
+percentile bootstrap over items, as the reference packages define them.
+
+Input is one dataset as an items × raters matrix of category codes ``codes[i, g]`` in
+0..q-1 (``-1`` where rater g did not rate item i), q the number of **declared** categories.
+Every coefficient has the form κ = (p_a − p_e) / (1 − p_e) with a weight matrix W (q × q,
+w_kk = 1; the identity matrix is the unweighted coefficient):
+
+* percent agreement p_a (irrCAC ``pa.coeff.raw``): the mean over the items with two or more
+  ratings of Σ_k r_ik (r*_ik − 1) / (r_i (r_i − 1)), r_ik the raters of item i in category
+  k, r_i = Σ_k r_ik, r*_ik = Σ_l w_kl r_il (Gwet 2014, ch. 2);
+* Fleiss' kappa (Fleiss 1971; Scott's pi for two raters, Scott 1955): p_e = Σ_kl w_kl π_k π_l
+  with π_k the mean over items of r_ik / r_i (irrCAC ``fleiss.kappa.raw``);
+* Brennan–Prediger (1981): p_e = Σ w_kl / q² (unweighted: 1/q, Randolph's free-marginal
+  kappa);
+* Gwet's AC1 (Gwet 2008), AC2 with weights: p_e = Σ w_kl / (q (q − 1)) · Σ_k π_k (1 − π_k);
+* Conger's kappa (Conger 1980): p_e = Σ_kl w_kl (p̄_k p̄_l − s²_kl / r), p_gk rater g's share
+  of category k, p̄_k their mean over the r raters, s²_kl their covariance;
+* Cohen's kappa (Cohen 1960; weighted, Cohen 1968) of a pair over the items both rated:
+  p_e = Σ_kl w_kl p_ak p_bl; Light's kappa (Light 1971) the mean over rater pairs;
+* Krippendorff's alpha (Krippendorff 2011) from the coincidence matrix
+  o_kl = Σ_u (n_uk n_ul − [k = l] n_uk) / (m_u − 1) over units with m_u ≥ 2 values:
+  α = 1 − (n − 1) Σ o_kl δ²_kl / Σ n_k n_l δ²_kl, δ² the level's metric (nominal, ordinal
+  from the marginals, interval (c − k)², ratio ((c − k)/(c + k))²); the same number as
+  irrCAC's ``krippen.alpha.raw`` with weights 1 − δ²/max δ².
+
+Weights (:func:`weight_matrix`) are irrCAC's: identity, linear, quadratic, ordinal, radical,
+ratio, circular, bipolar, over the numeric category values (ranks 1..q when none is given).
+
+Missing ratings, as each reference defines: p_a and the Fleiss/Gwet/BP/Conger chance terms
+use every item with two or more ratings (π_k and p_gk use every rating: irrCAC); Cohen's
+kappa uses the items both raters rated (Cohen 1960; sklearn, irr::kappa2); Light's kappa
+averages those pairwise kappas (pairwise deletion; irr::kappam.light drops every item with
+a missing rating, the same on complete data); Krippendorff's alpha drops units with one value.
+
+Standard errors are irrCAC's linearisation (Gwet 2014, ch. 5; infinite population, f = 0):
+var = 1 / (n (n − 1)) Σ_i (κ*_i − κ)², κ*_i each item's influence term. Light's kappa and the
+prevalence and bias indices have no reference standard error (null).
+
+Every coefficient is a function of item sums Σ_i c_i t_i of per-item terms t_i; with c_i = 1
+that is the estimate, with c_i the number of times item i is drawn it is a bootstrap replicate
+(:func:`concord_stats.bootstrap.bootstrap`), so no loop over items or resamples is written
+here: a block of resamples is one matrix product, over blocks of items.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from concord_stats.bootstrap import Interval, bootstrap
+
+#: irrCAC's weight names, in its order; "identity" is reported as "unweighted".
+WEIGHTS = ("identity", "linear", "quadratic", "ordinal", "radical", "ratio", "circular", "bipolar")
+#: Krippendorff's levels of measurement and the weighting each is reported under.
+KRIPPENDORFF_LEVELS = {"nominal": "unweighted", "ordinal": "ordinal", "interval": "quadratic",
+                       "ratio": "ratio"}  # fmt: skip
+
+ITEM_BLOCK = 16_384  # items per block of per-item terms (memory stays bounded)
+
+
+# --------------------------------------------------------------------------------------------
+# weights
+# --------------------------------------------------------------------------------------------
+def weight_matrix(name: str, values: np.ndarray | None = None, q: int | None = None) -> np.ndarray:
+    """irrCAC's agreement weights w_kl for categories with numeric ``values`` (sorted).
+
+    With no values the categories are 1..q (irrCAC's rule for non-numeric labels). identity:
+    [k = l]; linear: 1 − |x_k − x_l| / (max − min); quadratic: 1 − (x_k − x_l)² / (max − min)²;
+    ordinal: 1 − C(|k − l| + 1, 2) / max (ranks, not values); radical: 1 − √|x_k − x_l| /
+    √(max − min); ratio: 1 − ((x_k − x_l)/(x_k + x_l))² / ((max − min)/(max + min))²;
+    circular: 1 − sin²(π (x_k − x_l) / (max − min + 1)) / max; bipolar: 1 − (x_k − x_l)² /
+    ((x_k + x_l − 2 min)(2 max − x_k − x_l)) / max (Gwet 2014, ch. 3).
+    One category gives [[1]]. Ratio weights need positive values.
+    """
+    if values is None:
+        if q is None:
+            raise ValueError("give the category values or their number q")
+        values = np.arange(1, int(q) + 1, dtype=float)
+    x = np.asarray(values, dtype=float)
+    q = x.size
+    if name not in WEIGHTS:
+        raise ValueError(f"unknown weights {name!r}: use one of {', '.join(WEIGHTS)}")
+    if name == "identity" or q == 1:
+        return np.eye(q)
+    if np.any(np.diff(x) <= 0):
+        raise ValueError("category values must be strictly increasing")
+    lo, hi = x[0], x[-1]
+    d = x[:, None] - x[None, :]
+    s = x[:, None] + x[None, :]
+    if name == "linear":
+        return 1 - np.abs(d) / (hi - lo)
+    if name == "quadratic":
+        return 1 - (d / (hi - lo)) ** 2
+    if name == "ordinal":
+        k = np.arange(q)
+        m = np.abs(k[:, None] - k[None, :]) + 1
+        w = m * (m - 1) / 2
+        return 1 - w / w.max()
+    if name == "radical":
+        return 1 - np.sqrt(np.abs(d)) / np.sqrt(hi - lo)
+    if name == "ratio":
+        if lo <= 0:
+            raise ValueError("ratio weights need positive category values")
+        return 1 - (d / s) ** 2 / ((hi - lo) / (hi + lo)) ** 2
+    if name == "circular":
+        w = np.sin(np.pi * d / (hi - lo + 1)) ** 2
+        return 1 - w / w.max()
+    # bipolar
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = np.where(d == 0, 0.0, d**2 / ((s - 2 * lo) * (2 * hi - s)))
+    return 1 - w / w.max()
+
+
+def krippendorff_distance(level: str, values: np.ndarray, marginals: np.ndarray) -> np.ndarray:
+    """Krippendorff's (2011) squared distances δ²_ck, vectorised over leading axes of
+    ``marginals`` (n_c, the pairable values per category): nominal [c ≠ k]; ordinal
+    (Σ_{g=c..k} n_g − (n_c + n_k)/2)²; interval (x_c − x_k)²; ratio ((x_c − x_k)/(x_c + x_k))²."""
+    x = np.asarray(values, dtype=float)
+    n = np.asarray(marginals, dtype=float)
+    q = x.size
+    if level == "nominal":
+        return np.broadcast_to(1.0 - np.eye(q), (*n.shape[:-1], q, q))
+    if level == "ordinal":
+        cum = np.cumsum(n, axis=-1)
+        lo = np.minimum.outer(np.arange(q), np.arange(q))
+        hi = np.maximum.outer(np.arange(q), np.arange(q))
+        # Σ_{g=lo..hi} n_g = cum[hi] − cum[lo] + n[lo]
+        between = cum[..., hi] - cum[..., lo] + n[..., lo]
+        return (between - (n[..., :, None] + n[..., None, :]) / 2) ** 2
+    d = x[:, None] - x[None, :]
+    if level == "interval":
+        return np.broadcast_to(d**2, (*n.shape[:-1], q, q))
+    if level == "ratio":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(d == 0, 0.0, d / (x[:, None] + x[None, :]))
+        return np.broadcast_to(r**2, (*n.shape[:-1], q, q))
+    raise ValueError(f"unknown level {level!r}: use nominal, ordinal, interval or ratio")
+
+
+# --------------------------------------------------------------------------------------------
+# the data of one dataset
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Ratings:
+    """One dataset: ``codes`` (items × raters, -1 missing) over q declared categories.
+
+    Items nobody rated are dropped (they carry no information; irrCAC drops them too).
+    """
+
+    codes: np.ndarray
+    q: int
+    counts: np.ndarray = field(init=False)  # items × q
+
+    def __post_init__(self):
+        codes = np.asarray(self.codes)
+        if codes.ndim != 2:
+            raise ValueError("codes must be two-dimensional (items x raters)")
+        codes = codes.astype(np.int64, copy=False)
+        if ((codes < -1) | (codes >= self.q)).any():
+            raise ValueError(f"category codes must lie in 0..{self.q - 1}, or -1 for missing")
+        codes = codes[(codes >= 0).any(axis=1)]
+        n = codes.shape[0]
+        present = codes >= 0
+        flat = (np.arange(n, dtype=np.int64)[:, None] * self.q + codes)[present]
+        counts = np.bincount(flat, minlength=n * self.q).reshape(n, self.q)
+        object.__setattr__(self, "codes", codes)
+        object.__setattr__(self, "counts", counts)
+
+    @property
+    def n_items(self) -> int:
+        return self.codes.shape[0]
+
+    @property
+    def n_raters(self) -> int:
+        return self.codes.shape[1]
+
+    @property
+    def complete(self) -> bool:
+        return bool((self.codes >= 0).all())
+
+
+def _pairs(r: int) -> tuple[np.ndarray, np.ndarray]:
+    a, b = np.triu_indices(r, k=1)
+    return a, b
+
+
+# --------------------------------------------------------------------------------------------
+# per-item terms and their sums: the one place the formulas read the data
+# --------------------------------------------------------------------------------------------
+class _Terms:
+    """Per-item terms of one dataset and weighting, summed over items with weights c.
+
+    ``sums(c)`` returns, for c of shape (R, n) (R = 1 and c = 1 for the estimate), a dict of
+    (R, ...) arrays; building the terms block by block keeps memory at O(block × columns).
+    """
+
+    def __init__(self, data: Ratings, w: np.ndarray, pairwise: bool, conger: bool):
+        self.data, self.w, self.pairwise, self.conger = data, w, pairwise, conger
+
+    def _block(self, lo: int, hi: int) -> dict[str, np.ndarray]:
+        d, w = self.data, self.w
+        x = d.counts[lo:hi].astype(float)
+        r = x.sum(axis=1)
+        pairable = r >= 2
+        weighted = x @ w.T  # r*_ik
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pa = np.where(pairable, ((x * (weighted - 1)).sum(1)) / (r * (r - 1)), 0.0)
+            share = x / r[:, None]
+            # coincidences n_uk n_ul / (m_u − 1) of pairable units (Krippendorff)
+            inv = np.where(pairable, 1.0 / (r - 1), 0.0)
+        out = {
+            "one": np.ones_like(r),
+            "pairable": pairable.astype(float),
+            "pa": pa,
+            "share": share,
+            "coinc": (x[:, :, None] * x[:, None, :] * inv[:, None, None]).reshape(len(r), -1),
+            "self": x * inv[:, None],
+        }
+        codes = d.codes[lo:hi]
+        q = d.q
+        if self.conger or self.pairwise:
+            present = codes >= 0
+            onehot = (codes[:, :, None] == np.arange(q)).astype(float)  # (b, r, q)
+            out["rated"] = present.astype(float)
+            out["onehot"] = onehot.reshape(len(r), -1)
+        if self.pairwise:
+            a, b = _pairs(d.n_raters)
+            both = present[:, a] & present[:, b]
+            ca, cb = np.maximum(codes[:, a], 0), np.maximum(codes[:, b], 0)
+            out["both"] = both.astype(float)
+            out["agree"] = np.where(both, w[ca, cb], 0.0)
+            out["agree_exact"] = (both & (ca == cb)).astype(float)
+            if not d.complete:
+                ma = onehot[:, a, :] * both[:, :, None]
+                mb = onehot[:, b, :] * both[:, :, None]
+                out["marg_a"] = ma.reshape(len(r), -1)
+                out["marg_b"] = mb.reshape(len(r), -1)
+        return out
+
+    def sums(self, c: np.ndarray) -> dict[str, np.ndarray]:
+        c = np.asarray(c, dtype=float)
+        total: dict[str, np.ndarray] = {}
+        n = self.data.n_items
+        for lo in range(0, n, ITEM_BLOCK):
+            hi = min(lo + ITEM_BLOCK, n)
+            cb = c[:, lo:hi]
+            for name, t in self._block(lo, hi).items():
+                s = cb @ (t if t.ndim == 2 else t[:, None])
+                total[name] = total[name] + s if name in total else s
+        return {k: (v[:, 0] if v.shape[1] == 1 and k in _SCALARS else v) for k, v in total.items()}
+
+
+_SCALARS = {"one", "pairable", "pa"}
+
+
+# --------------------------------------------------------------------------------------------
+# coefficients from sums, vectorised over resamples (leading axis R)
+# --------------------------------------------------------------------------------------------
+def _kappa(pa, pe):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = (pa - pe) / (1 - pe)
+    return np.where(np.abs(1 - pe) > 1e-12, k, np.nan)
+
+
+def _count_based(s: dict, w: np.ndarray) -> dict[str, np.ndarray]:
+    q = w.shape[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pa = np.where(s["pairable"] > 0, s["pa"] / s["pairable"], np.nan)
+        pi = s["share"] / s["one"][:, None]
+    pe_fleiss = np.einsum("kl,rk,rl->r", w, pi, pi)
+    out = {"percent_agreement": pa, "fleiss_kappa": _kappa(pa, pe_fleiss)}
+    if q >= 2:
+        out["brennan_prediger"] = _kappa(pa, np.full_like(pa, w.sum() / q**2))
+        pe_gwet = w.sum() / (q * (q - 1)) * (pi * (1 - pi)).sum(axis=1)
+        out["gwet"] = _kappa(pa, pe_gwet)
+    else:
+        out["brennan_prediger"] = out["gwet"] = np.full_like(pa, np.nan)
+    return out
+
+
+def _alpha(s: dict, delta: np.ndarray) -> np.ndarray:
+    """Krippendorff's alpha from coincidence sums; ``delta`` (R, q, q) or (q, q)."""
+    r = s["coinc"].shape[0]
+    q = s["self"].shape[1]
+    o = s["coinc"].reshape(r, q, q) - s["self"][:, :, None] * np.eye(q)
+    n_k = o.sum(axis=2)
+    n = n_k.sum(axis=1)
+    d_o = (o * delta).sum(axis=(1, 2))
+    d_e = np.einsum("rk,rl,rkl->r", n_k, n_k, np.broadcast_to(delta, (r, q, q)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alpha = 1 - (n - 1) * d_o / d_e
+    return np.where((n >= 2) & (d_e > 1e-12 * np.maximum(n, 1) ** 2), alpha, np.nan)
+
+
+def _conger(s: dict, w: np.ndarray, r: int, q: int) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pa = np.where(s["pairable"] > 0, s["pa"] / s["pairable"], np.nan)
+        p = s["onehot"].reshape(-1, r, q) / s["rated"][:, :, None]  # p_gk
+    p_mean = p.mean(axis=1)
+    s2 = (np.einsum("rgk,rgl->rkl", p, p) - r * p_mean[:, :, None] * p_mean[:, None, :]) / (r - 1)
+    pe = np.einsum("kl,rkl->r", w, p_mean[:, :, None] * p_mean[:, None, :] - s2 / r)
+    return _kappa(pa, pe)
+
+
+def _pair_kappas(s: dict, w: np.ndarray, r: int, q: int, complete: bool) -> dict[str, np.ndarray]:
+    """Cohen's kappa, percent agreement and Scott's pi of every pair, (R, P)."""
+    a, b = _pairs(r)
+    both = s["both"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        po = s["agree"] / both
+        po_exact = s["agree_exact"] / both
+        if complete:
+            marg = s["onehot"].reshape(-1, r, q) / both[:, :1, None]
+            pa_, pb_ = marg[:, a, :], marg[:, b, :]
+        else:
+            pa_ = s["marg_a"].reshape(-1, len(a), q) / both[:, :, None]
+            pb_ = s["marg_b"].reshape(-1, len(a), q) / both[:, :, None]
+    pe_cohen = np.einsum("kl,rpk,rpl->rp", w, pa_, pb_)
+    pooled = (pa_ + pb_) / 2
+    pe_scott = np.einsum("kl,rpk,rpl->rp", w, pooled, pooled)
+    defined = both > 0
+    return {
+        "cohen_kappa": np.where(defined, _kappa(po, pe_cohen), np.nan),
+        "scott_pi": np.where(defined, _kappa(po, pe_scott), np.nan),
+        "percent_agreement": np.where(defined, po, np.nan),
+        "percent_agreement_exact": np.where(defined, po_exact, np.nan),
+        "bias_index": np.where(defined, np.abs(pa_ - pb_).sum(axis=2) / 2, np.nan),
+        "marg_a": pa_,
+        "marg_b": pb_,
+        "n_items": both,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# standard errors (irrCAC's linearisation), from the observed data
+# --------------------------------------------------------------------------------------------
+def _variance(terms: np.ndarray, estimate: float) -> float:
+    n = terms.shape[0]
+    if n < 2 or not np.isfinite(estimate):
+        return np.nan
+    return float(np.sqrt(((terms - estimate) ** 2).sum() / (n * (n - 1))))
+
+
+def standard_errors(data: Ratings, w: np.ndarray, est: dict[str, float]) -> dict[str, float]:
+    """irrCAC's standard errors of percent agreement, Fleiss, BP, Gwet, Conger and alpha
+    (``*.raw`` functions; f = 0), for the estimates ``est`` of the same weighting."""
+    x = data.counts.astype(float)
+    n, q = x.shape
+    r_i = x.sum(1)
+    pairable = r_i >= 2
+    n2 = pairable.sum()
+    out: dict[str, float] = {}
+    if n2 == 0:
+        return out
+    weighted = x @ w.T
+    sum_q = (x * (weighted - 1)).sum(1)
+    den = r_i * (r_i - 1)
+    den = den - (den == 0)
+    pa_i = sum_q / den
+    pa = est["percent_agreement"]
+    pi = (x / r_i[:, None]).mean(0)
+
+    def linear(kappa, pe, pe_i):
+        k_i = (n / n2) * (pa_i - pe * pairable) / (1 - pe)
+        if pe_i is not None:
+            k_i = k_i - 2 * (1 - kappa) * (pe_i - pe) / (1 - pe)
+        return _variance(k_i, kappa)
+
+    out["percent_agreement"] = _variance((n / n2) * pa_i, pa)
+    if q >= 2:
+        pe_bp = w.sum() / q**2
+        out["brennan_prediger"] = linear(est["brennan_prediger"], pe_bp, None)
+        t = w.sum() / (q * (q - 1))
+        pe_g = t * (pi * (1 - pi)).sum()
+        out["gwet"] = linear(est["gwet"], pe_g, t * (x @ (1 - pi)) / r_i)
+    pe_f = float(pi @ w @ pi)
+    pi_w = (w @ pi + w.T @ pi) / 2
+    out["fleiss_kappa"] = linear(est["fleiss_kappa"], pe_f, (x @ pi_w) / r_i)
+    if "conger_kappa" in est:
+        out["conger_kappa"] = _conger_se(data, w, est["conger_kappa"], pa_i, pairable)
+    return out
+
+
+def _conger_se(data: Ratings, w, kappa, pa_i, pairable) -> float:
+    codes = data.codes
+    n, r = codes.shape
+    q = data.q
+    present = codes >= 0
+    onehot = (codes[:, :, None] == np.arange(q)).astype(float)  # delta_igk
+    n_g = present.sum(0).astype(float)  # ratings per rater
+    p = onehot.sum(0) / n_g[:, None]  # (r, q)
+    p_mean = p.mean(0)
+    s2 = (p.T @ p - r * np.outer(p_mean, p_mean)) / (r - 1)
+    pe = float((w * (np.outer(p_mean, p_mean) - s2 / r)).sum())
+    if not np.isfinite(kappa) or abs(1 - pe) < 1e-12:
+        return np.nan
+    # lambda_ig = Σ_k (r p̄_k − p_gk) n/n_g Σ_l w_kl (δ_igl − (ε_ig − n_g/n) p_gl)  (irrCAC)
+    eps = present.astype(float)
+    inner = onehot - (eps - n_g / n)[:, :, None] * p[None, :, :]  # (n, r, l)
+    inner_w = np.einsum("kl,igl->igk", w, inner) * (n / n_g)[None, :, None]
+    lam = (inner_w * (r * p_mean[None, None, :] - p[None, :, :])).sum(2)
+    pe_i = lam.sum(1) / (r * (r - 1))
+    n2 = pairable.sum()
+    k_i = n / n2 * (pa_i - pe * pairable) / (1 - pe)
+    k_i = k_i - 2 * (1 - kappa) * (pe_i - pe) / (1 - pe)
+    return _variance(k_i, kappa)
+
+
+def alpha_standard_error(data: Ratings, w: np.ndarray, alpha: float) -> float:
+    """irrCAC ``krippen.alpha.raw``'s standard error, weights w = 1 − δ²/max δ²."""
+    x = data.counts.astype(float)
+    r_all = x.sum(1)
+    x = x[r_all >= 2]
+    if x.shape[0] < 2 or not np.isfinite(alpha):
+        return np.nan
+    r_i = x.sum(1)
+    n = x.shape[0]
+    r_mean = r_i.mean()
+    eps = 1 / r_i.sum()
+    sum_q = (x * (x @ w.T - 1)).sum(1)
+    pa_prime = (sum_q / (r_mean * (r_i - 1))).sum() / n
+    pa = (1 - eps) * pa_prime + eps
+    pi = (x / r_mean).mean(0)
+    pe = float(pi @ w @ pi)
+    if abs(1 - pe) < 1e-12:
+        return np.nan
+    alpha_prime = (pa_prime - pe) / (1 - pe)
+    pa_i = sum_q / (r_mean * (r_i - 1)) - pa * (r_i - r_mean) / r_mean
+    k_i = (pa_i - pe) / (1 - pe)
+    pi_w = (w @ pi + w.T @ pi) / 2
+    pe_i = (x @ pi_w) / r_mean - pe * (r_i - r_mean) / r_mean
+    k_i = k_i - 2 * (1 - alpha_prime) * (pe_i - pe) / (1 - pe)
+    return _variance(k_i, alpha_prime)
+
+
+# --------------------------------------------------------------------------------------------
+# one dataset: every coefficient with its interval
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Coefficient:
+    """One row of the coefficients mart."""
+
+    coefficient: str
+    weights: str
+    interval: Interval
+    std_error: float
+
+
+def _weights_label(name: str) -> str:
+    return "unweighted" if name == "identity" else name
+
+
+def _statistic(data: Ratings, weights: dict[str, np.ndarray], levels: dict, values):
+    """(R, n) item counts -> (R, columns) replicates of every coefficient, and the names."""
+    r, q = data.n_raters, data.q
+    names: list[tuple[str, str]] = []
+    for wname in weights:
+        label = _weights_label(wname)
+        names += [("percent_agreement", label), ("fleiss_kappa", label),
+                  ("brennan_prediger", label),
+                  ("gwet_ac1" if wname == "identity" else "gwet_ac2", label)]  # fmt: skip
+        if r >= 3:
+            names += [("conger_kappa", label), ("light_kappa", label)]
+        if r == 2:
+            names += [("cohen_kappa", label), ("scott_pi", label)]
+        if wname == "identity" and r == 2:
+            names += [("pabak", label), ("bias_index", label), ("prevalence_index", label)]
+    for level in levels:
+        names.append(("krippendorff_alpha", KRIPPENDORFF_LEVELS[level]))
+    n_pairs = r * (r - 1) // 2
+    pair_names = [(f"pair_{m}", _weights_label(w)) for w in weights for m in
+                  ("cohen_kappa", "percent_agreement")]  # fmt: skip
+
+    terms = {w: _Terms(data, m, pairwise=r >= 2, conger=r >= 3) for w, m in weights.items()}
+
+    def statistic(c: np.ndarray) -> np.ndarray:
+        columns, pair_columns = [], []
+        first = None
+        for wname, w in weights.items():
+            s = terms[wname].sums(c)
+            if first is None:
+                first = s
+            base = _count_based(s, w)
+            columns += [base["percent_agreement"], base["fleiss_kappa"],
+                        base["brennan_prediger"], base["gwet"]]  # fmt: skip
+            pk = _pair_kappas(s, w, r, q, data.complete) if r >= 2 else None
+            if r >= 3:
+                columns.append(_conger(s, w, r, q))
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)  # no defined pair: NaN
+                    columns.append(np.nanmean(pk["cohen_kappa"], axis=1))
+            if r == 2:
+                columns += [pk["cohen_kappa"][:, 0], pk["scott_pi"][:, 0]]
+            if wname == "identity" and r == 2:
+                po = pk["percent_agreement_exact"][:, 0]
+                columns.append((q * po - 1) / (q - 1) if q > 1 else np.full_like(po, np.nan))
+                columns.append(pk["bias_index"][:, 0])
+                if q == 2:  # Byrt et al. (1993): |a − d| / n on the 2 × 2 table
+                    a_share = pk["marg_a"][:, 0, 0] + pk["marg_b"][:, 0, 0]
+                    d_share = pk["marg_a"][:, 0, 1] + pk["marg_b"][:, 0, 1]
+                    # a − d = (p_a1 + p_b1 − p_a2 − p_b2) / 2 over the items both rated
+                    columns.append(np.abs(a_share - d_share) / 2)
+                else:
+                    columns.append(np.full_like(po, np.nan))
+            if r >= 2:
+                pair_columns += [pk["cohen_kappa"], pk["percent_agreement"]]
+        for level in levels:
+            r_rows = first["coinc"].shape[0]
+            n_k = first["coinc"].reshape(r_rows, q, q) - first["self"][:, :, None] * np.eye(q)
+            delta = krippendorff_distance(level, values, n_k.sum(axis=2))
+            columns.append(_alpha(first, delta))
+        out = np.column_stack(columns)
+        if pair_columns:
+            out = np.column_stack([out, *pair_columns])
+        return out
+
+    return statistic, names, pair_names, n_pairs
+
+
+def dataset_coefficients(
+    codes: np.ndarray,
+    n_categories: int,
+    *,
+    weights: str = "identity",
+    values: np.ndarray | None = None,
+    n_resamples: int,
+    confidence: float,
+    seed: int,
+    max_cells: int = 2_000_000,
+) -> tuple[list[Coefficient], list[dict]]:
+    """Every coefficient of one dataset, unweighted and with its declared ``weights``.
+
+    ``codes``: items × raters, -1 missing, categories 0..q-1 in their declared order;
+    ``values``: numeric category values for ordered weights and the interval and ratio
+    levels (ranks 1..q when None). Krippendorff's alpha is given at the nominal level, and
+    at the ordinal, interval and ratio levels when the dataset's weighting is not identity
+    (its categories are ordered; ratio only with positive values). The bootstrap resamples
+    items (one stream for every coefficient, seeded). Returns the coefficient rows and one
+    dict per rater pair (Cohen's kappa, percent agreement, n_items, their intervals).
+    """
+    data = Ratings(codes, int(n_categories))
+    q = data.q
+    x = np.arange(1, q + 1, dtype=float) if values is None else np.asarray(values, dtype=float)
+    ws = {"identity": weight_matrix("identity", q=q)}
+    if weights != "identity":
+        ws[weights] = weight_matrix(weights, x)
+    levels = ["nominal"]
+    if weights != "identity" and q >= 2:
+        levels += ["ordinal", "interval"] + (["ratio"] if x[0] > 0 else [])
+    if data.n_items == 0:
+        return [], []
+    statistic, names, pair_names, n_pairs = _statistic(data, ws, levels, x)
+    interval = bootstrap(
+        np.ones(data.n_items, dtype=np.int64),
+        statistic,
+        n_resamples=n_resamples,
+        confidence=confidence,
+        seed=seed,
+        max_cells=max_cells,
+    )
+
+    def part(i):
+        return Interval(
+            *(np.asarray(getattr(interval, f))[i] for f in ("estimate", "ci_low", "ci_high",
+                                                           "boot_mean")),
+            interval.confidence, interval.n_resamples, np.asarray(interval.n_undefined)[i],
+        )  # fmt: skip
+
+    rows: list[Coefficient] = []
+    errors: dict[tuple[str, str], float] = {}
+    for wname, w in ws.items():
+        label = _weights_label(wname)
+        gwet_name = "gwet_ac1" if wname == "identity" else "gwet_ac2"
+        est = {
+            key: float(interval.estimate[names.index((name, label))])
+            for key, name in (
+                ("percent_agreement", "percent_agreement"),
+                ("fleiss_kappa", "fleiss_kappa"),
+                ("brennan_prediger", "brennan_prediger"),
+                ("gwet", gwet_name),
+            )
+        }
+        if data.n_raters >= 3:
+            est["conger_kappa"] = float(interval.estimate[names.index(("conger_kappa", label))])
+        se = standard_errors(data, w, est) if data.n_raters >= 2 else {}
+        for key, name in (("percent_agreement", "percent_agreement"),
+                          ("fleiss_kappa", "fleiss_kappa"),
+                          ("brennan_prediger", "brennan_prediger"), ("gwet", gwet_name),
+                          ("conger_kappa", "conger_kappa")):  # fmt: skip
+            if key in se:
+                errors[(name, label)] = se[key]
+        if data.n_raters == 2:
+            pair = Ratings(data.codes[(data.codes >= 0).all(axis=1)], q)
+            if pair.n_items:
+                errors.update(_pair_se(pair, w, interval, names, label))
+    for i, (name, label) in enumerate(names):
+        std_error = errors.get((name, label), np.nan)
+        if name == "krippendorff_alpha":
+            level = [lv for lv, lab in KRIPPENDORFF_LEVELS.items() if lab == label][0]
+            std_error = _alpha_se(data, level, x, float(interval.estimate[i]))
+        rows.append(Coefficient(name, label, part(i), float(std_error)))
+
+    pairs: list[dict] = []
+    if data.n_raters >= 2:
+        a, b = _pairs(data.n_raters)
+        base = len(names)
+        present = data.codes >= 0
+        for j, (name, label) in enumerate(pair_names):
+            for p in range(n_pairs):
+                pairs.append({
+                    "rater_a": int(a[p]), "rater_b": int(b[p]),
+                    "measure": name.removeprefix("pair_"), "weights": label,
+                    "n_items": int((present[:, a[p]] & present[:, b[p]]).sum()),
+                    "interval": part(base + j * n_pairs + p),
+                })  # fmt: skip
+    return rows, pairs
+
+
+def _pair_se(pair: Ratings, w, interval, names, label) -> dict:
+    """Standard errors of the two-rater coefficients over the items both rated: Cohen's
+    kappa as Conger's (irrCAC), Scott's pi as Fleiss', PABAK as Brennan–Prediger."""
+    r = pair.counts.sum(1)
+    x = pair.counts.astype(float)
+    pa_i = (x * (x @ w.T - 1)).sum(1) / np.maximum(r * (r - 1), 1)
+    terms = _Terms(pair, w, pairwise=False, conger=False).sums(np.ones((1, pair.n_items)))
+    base = _count_based(terms, w)
+    est = {k: float(v[0]) for k, v in base.items()}
+    se = standard_errors(pair, w, est)
+    out = {("scott_pi", label): se.get("fleiss_kappa", np.nan)}
+    kappa = float(interval.estimate[names.index(("cohen_kappa", label))])
+    out[("cohen_kappa", label)] = _conger_se(pair, w, kappa, pa_i, r >= 2)
+    if label == "unweighted":
+        out[("pabak", label)] = se.get("brennan_prediger", np.nan)
+    return out
+
+
+def _alpha_se(data: Ratings, level: str, values, alpha: float) -> float:
+    x = data.counts
+    n_k = x[x.sum(1) >= 2].sum(0)
+    delta = krippendorff_distance(level, values, n_k)
+    if delta.max() <= 0:
+        return np.nan
+    return alpha_standard_error(data, 1 - delta / delta.max(), alpha)
