@@ -325,8 +325,9 @@ def pairwise_tau_b_interval(
 
     ``taus``: (N, N, Q) from :func:`pairwise_tau_b`. Returns an
     :class:`~concord_stats.bootstrap.Interval` whose fields are (N, N) and symmetric
-    (estimate: the mean tau-b over shared scenarios), NaN for a pair with no shared scenario. One generator seeded with
-    ``seed`` draws the replicates in order: the same seed gives the same intervals.
+    (estimate: the mean tau-b over shared scenarios), NaN for a pair with no shared
+    scenario. One generator seeded with ``seed`` draws the replicates in order: the same
+    seed gives the same intervals.
     """
     taus = np.asarray(taus, dtype=float)
     if n_resamples < 1:
