@@ -12,6 +12,12 @@ declared as (
 
 ),
 
+weightings as (
+
+    select * from {{ ref('stg_rater__datasets') }}
+
+),
+
 datasets as (
 
     select distinct
@@ -43,10 +49,17 @@ final as (
         datasets.language,
         datasets.model,
         datasets.run,
-        coalesce(declared_counts.n_categories, 0) as n_categories
+        coalesce(declared_counts.n_categories, 0) as n_categories,
+        -- derived datasets rate the options A-D, which have no order: always nominal
+        case
+            when datasets.dataset_kind = 'seed' then coalesce(weightings.weights, 'identity')
+            else 'identity'
+        end as weights
     from datasets
     left join declared_counts
         on datasets.dataset = declared_counts.dataset
+    left join weightings
+        on datasets.dataset = weightings.dataset
 
 )
 

@@ -10,9 +10,32 @@ items as (
 
 ),
 
+coefficients as (
+
+    select * from {{ ref('int_rater_coefficients_estimated') }}
+
+),
+
 kappas as (
 
-    select * from {{ ref('int_rater_kappas_estimated') }}
+    {#- the summary's coefficients are rows of the coefficients mart, not a second copy:
+        Randolph's free-marginal kappa is Brennan-Prediger's with the declared K -#}
+    select
+        dataset,
+        max(case when coefficient = 'fleiss_kappa' then estimate end) as fleiss_kappa,
+        max(case when coefficient = 'fleiss_kappa' then ci_low end) as fleiss_kappa_ci_low,
+        max(case when coefficient = 'fleiss_kappa' then ci_high end) as fleiss_kappa_ci_high,
+        max(case when coefficient = 'fleiss_kappa' then bootstrap_undefined_resamples end)
+            as bootstrap_undefined_resamples,
+        max(case when coefficient = 'fleiss_kappa' then null_reason end) as null_reason,
+        max(case when coefficient = 'brennan_prediger' then estimate end) as randolph_kappa,
+        max(case when coefficient = 'krippendorff_alpha' then estimate end)
+            as krippendorff_alpha_nominal,
+        max(bootstrap_confidence) as bootstrap_confidence,
+        max(bootstrap_resamples) as bootstrap_resamples
+    from coefficients
+    where rater_id is null and weights = 'unweighted'
+    group by dataset
 
 ),
 
@@ -21,6 +44,7 @@ item_means as (
     select
         dataset,
         count(*) as n_items,
+        sum(case when n_raters >= 2 then 1 else 0 end) as n_items_pairable,
         min(n_raters) as min_raters_per_item,
         max(n_raters) as max_raters_per_item,
         avg(dispersion_index) as mean_dispersion_index,
@@ -48,7 +72,7 @@ final as (
         datasets.run,
         datasets.n_categories,
         cast(item_means.n_items as {{ dbt.type_bigint() }}) as n_items,
-        cast(kappas.n_items_pairable as {{ dbt.type_bigint() }}) as n_items_pairable,
+        cast(item_means.n_items_pairable as {{ dbt.type_bigint() }}) as n_items_pairable,
         item_means.min_raters_per_item,
         item_means.max_raters_per_item,
         {{ rater_as_double('kappas.fleiss_kappa') }} as fleiss_kappa,

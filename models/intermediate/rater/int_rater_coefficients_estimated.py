@@ -1,0 +1,125 @@
+"""Every agreement coefficient of every rater dataset, unweighted and with its declared
+weighting, with irrCAC's standard error and a seeded percentile bootstrap over items
+(concord_stats.rater_coefficients); plus Cohen's kappa and percent agreement of every rater
+pair. One row per dataset, coefficient, weighting and (for pair rows) rater pair."""
+
+import numpy as np
+import pandas as pd
+
+from concord_stats.bootstrap import derive_seed
+from concord_stats.rater_coefficients import dataset_coefficients
+
+COLUMNS = {
+    "dataset": "string",
+    "coefficient": "string",
+    "weights": "string",
+    "rater_id": "string",
+    "other_rater_id": "string",
+    "estimate": "float64",
+    "std_error": "float64",
+    "ci_low": "float64",
+    "ci_high": "float64",
+    "n_items": "int64",
+    "n_raters": "int64",
+    "n_categories": "int64",
+    "bootstrap_resamples": "int64",
+    "bootstrap_undefined_resamples": "int64",
+    "bootstrap_confidence": "float64",
+    "null_reason": "string",
+}
+NO_PAIRS = "no item has two ratings: no rater pair to compare"
+UNDEFINED = "0/0: chance agreement is 1 (every rating in one category)"
+TWO_CATEGORIES = "the prevalence index is defined for two categories (Byrt et al. 1993)"
+
+
+def ordered_categories(labels):
+    """irrCAC's rule: numeric labels in numeric order scored by value, others by label, 1..K."""
+    try:
+        values = np.array([float(label) for label in labels])
+    except ValueError:
+        return sorted(labels), None
+    order = np.argsort(values, kind="stable")
+    return [labels[i] for i in order], values[order]
+
+
+def model(dbt, session):
+    n_resamples = int(dbt.config.get("bootstrap_resamples"))
+    confidence = float(dbt.config.get("bootstrap_confidence"))
+    seed = int(dbt.config.get("bootstrap_seed"))
+    ratings = dbt.ref("int_rater_ratings_validated").df()
+    declared = dbt.ref("int_rater_categories_declared").df()
+    datasets = dbt.ref("int_rater_datasets_described").df().set_index("dataset")
+
+    rows = []
+    for dataset, long in ratings.groupby("dataset", sort=True):
+        labels = list(declared.loc[declared["dataset"] == dataset, "category"])
+        categories, values = ordered_categories(labels)
+        code = {label: i for i, label in enumerate(categories)}
+        wide = (
+            long.assign(code=long["category"].map(code))
+            .pivot(index="item_id", columns="rater_id", values="code")
+            .sort_index(axis=1)
+        )
+        raters = list(wide.columns)
+        codes = wide.fillna(-1).to_numpy(dtype=np.int64)
+        coefficients, pairs = dataset_coefficients(
+            codes,
+            len(categories),
+            weights=str(datasets.loc[dataset, "weights"]),
+            values=values,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=derive_seed(seed, "rater_coefficients", dataset),
+        )
+        n_pairable = int(((codes >= 0).sum(axis=1) >= 2).sum())
+        common = {
+            "dataset": dataset,
+            "n_raters": len(raters),
+            "n_categories": len(categories),
+            "bootstrap_resamples": n_resamples,
+            "bootstrap_confidence": confidence,
+        }
+        for c in coefficients:
+            reason = None
+            if np.isnan(c.interval.estimate):
+                reason = NO_PAIRS if n_pairable == 0 else UNDEFINED
+                if c.coefficient == "prevalence_index" and len(categories) != 2:
+                    reason = TWO_CATEGORIES
+            rows.append(
+                {
+                    **common,
+                    "coefficient": c.coefficient,
+                    "weights": c.weights,
+                    "rater_id": None,
+                    "other_rater_id": None,
+                    "estimate": c.interval.estimate,
+                    "std_error": c.std_error,
+                    "ci_low": c.interval.ci_low,
+                    "ci_high": c.interval.ci_high,
+                    "n_items": len(codes),
+                    "bootstrap_undefined_resamples": c.interval.n_undefined,
+                    "null_reason": reason,
+                }
+            )
+        for p in pairs:
+            interval = p["interval"]
+            undefined = bool(np.isnan(interval.estimate))
+            rows.append(
+                {
+                    **common,
+                    "coefficient": p["measure"],
+                    "weights": p["weights"],
+                    "rater_id": raters[p["rater_a"]],
+                    "other_rater_id": raters[p["rater_b"]],
+                    "estimate": interval.estimate,
+                    "std_error": np.nan,
+                    "ci_low": interval.ci_low,
+                    "ci_high": interval.ci_high,
+                    "n_items": p["n_items"],
+                    "bootstrap_undefined_resamples": interval.n_undefined,
+                    "null_reason": (NO_PAIRS if p["n_items"] == 0 else UNDEFINED)
+                    if undefined
+                    else None,
+                }
+            )
+    return pd.DataFrame(rows, columns=list(COLUMNS)).astype(COLUMNS)
