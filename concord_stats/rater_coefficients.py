@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from concord_stats.bootstrap import Interval, bootstrap
+from concord_stats.rater import category_counts
 
 #: irrCAC's weight names, in its order; "identity" is reported as "unweighted".
 WEIGHTS = ("identity", "linear", "quadratic", "ordinal", "radical", "ratio", "circular", "bipolar")
@@ -159,13 +160,8 @@ class Ratings:
         if codes.ndim != 2:
             raise ValueError("codes must be two-dimensional (items x raters)")
         codes = codes.astype(np.int64, copy=False)
-        if ((codes < -1) | (codes >= self.q)).any():
-            raise ValueError(f"category codes must lie in 0..{self.q - 1}, or -1 for missing")
         codes = codes[(codes >= 0).any(axis=1)]
-        n = codes.shape[0]
-        present = codes >= 0
-        flat = (np.arange(n, dtype=np.int64)[:, None] * self.q + codes)[present]
-        counts = np.bincount(flat, minlength=n * self.q).reshape(n, self.q)
+        counts = category_counts(codes, self.q)
         object.__setattr__(self, "codes", codes)
         object.__setattr__(self, "counts", counts)
 
@@ -364,6 +360,8 @@ def standard_errors(data: Ratings, w: np.ndarray, est: dict[str, float]) -> dict
     pi = (x / r_i[:, None]).mean(0)
 
     def linear(kappa, pe, pe_i):
+        if not np.isfinite(kappa) or abs(1 - pe) < 1e-12:
+            return np.nan
         k_i = (n / n2) * (pa_i - pe * pairable) / (1 - pe)
         if pe_i is not None:
             k_i = k_i - 2 * (1 - kappa) * (pe_i - pe) / (1 - pe)

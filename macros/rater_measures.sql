@@ -6,8 +6,9 @@
       k          number of DECLARED categories (used or not)
       n_used     number of non-empty categories
       sum_n_ln_n Σ n_j ln n_j over non-empty categories (rater_n_ln_n per category, summed)
-    Each returns null where the formula is 0/0; rater_null_reason says why. The Python twin
-    is concord_stats.rater.item_measures; tests/python/test_rater.py checks they agree. -#}
+    Each returns null where the formula is 0/0; rater_null_reason says why. These macros are
+    the only home of the per-item formulas; tests/python/test_rater.py runs them in DuckDB
+    against independent recomputations (brute-force rater pairs, scipy's entropy). -#}
 
 {#- Double-precision arithmetic whatever the count columns' integer type. -#}
 {% macro rater_as_double(expr) -%}
@@ -109,7 +110,7 @@
     end
 {%- endmacro %}
 
-{#- Why some measures of an item are null (the same texts as concord_stats.rater). -#}
+{#- Why some measures of an item are null. -#}
 {% macro rater_null_reason(n, k) -%}
     {%- set one_rater -%}
         one rater: fleiss_pi, one_minus_pi, group_disagreement and simpson_index are 0/0 (no rater pairs), entropy_norm_n divides by ln(1) = 0

@@ -1,33 +1,47 @@
-"""concord_stats.rater and macros/rater_measures.sql against independent implementations.
+"""Rater agreement against independent implementations and published values.
 
-Peers: scipy.stats.entropy, statsmodels fleiss_kappa (both methods) and aggregate_raters,
-krippendorff.alpha(level_of_measurement='nominal'), nltk AnnotationTask (pi, S, alpha), the
-published examples (Fleiss 1971: κ = 0.430 and per-category kappas; the 10 subjects × 14
-raters × 5 categories example: κ = 0.210), brute-force pairwise counts written here from the
-definitions, and the identities GD = 1 − Pi = Simpson, DI = GD · K (n − 1) / ((K − 1) n).
+- The per-item measures live only in SQL (macros/rater_measures.sql): they are rendered with
+  plain Jinja, run in DuckDB and checked against recomputations from the definitions
+  (brute-force rater pairs, Whitworth's disagreement matrix, scipy.stats.entropy).
+- The coefficients (concord_stats.rater_coefficients) against irrCAC's published values on
+  Gwet's (2014) handbook data set, which is Krippendorff's (2011) reliability example
+  (α_nominal = 0.743), live irrCAC when it is importable, statsmodels (fleiss_kappa,
+  cohens_kappa), krippendorff (all four levels), nltk (pi, S, alpha, kappa), scikit-learn's
+  cohen_kappa_score, and Fleiss (1971): κ = 0.430 with per-category kappas (irr's
+  kappam.fleiss: 0.4302445).
+- Fleiss' per-category kappas (concord_stats.rater) against statsmodels.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import math
 import re
+import sys
 from pathlib import Path
 
 import duckdb
 import jinja2
 import krippendorff
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 from nltk.metrics.agreement import AnnotationTask
 from scipy.stats import entropy as scipy_entropy
-from statsmodels.stats.inter_rater import aggregate_raters
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
 from concord_stats import rater
+from concord_stats.rater_coefficients import (
+    Ratings,
+    dataset_coefficients,
+    krippendorff_distance,
+    weight_matrix,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 TOL = 1e-9
@@ -106,338 +120,43 @@ def counts_from_items(items, k):
     return np.array([[labels.count(j) for j in range(k)] for labels in items])
 
 
-# ------------------------------------------------------------------------------------------
-# per-item measures
-# ------------------------------------------------------------------------------------------
-def test_reference_examples_against_definitions():
-    m = rater.item_measures(REFERENCE_COUNTS, 4)
-    for i, pattern in enumerate(PATTERNS):
-        labels = list(pattern)
-        n = len(labels)
-        shares = np.array([labels.count(c) / n for c in "ABCD"])
-        assert m["n_raters"][i] == 6
-        assert m["n_categories_used"][i] == len(set(labels))
-        assert m["fleiss_pi"][i] == pytest.approx(pairwise_agreement(labels), abs=TOL)
-        assert m["group_disagreement"][i] == pytest.approx(whitworth_gd(labels), abs=TOL)
-        h = scipy_entropy(shares)
-        assert m["entropy_nats"][i] == pytest.approx(h, abs=TOL)
-        assert m["entropy_bits"][i] == pytest.approx(scipy_entropy(shares, base=2), abs=TOL)
-        assert m["entropy_norm_k"][i] == pytest.approx(h / math.log(4), abs=TOL)
-        assert m["entropy_norm_n"][i] == pytest.approx(h / math.log(6), abs=TOL)
-        assert m["gini_simpson"][i] == pytest.approx(1 - (shares**2).sum(), abs=TOL)
-        assert m["null_reason"][i] is None
+# Gwet (2014) / Krippendorff (2011): 12 units, 4 raters, values 1-5, missing ratings (NaN).
+# irrCAC ships it as raw_4raters; its documentation publishes the values used below.
+GWET_4RATERS = np.array(
+    [
+        [1, 1, np.nan, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2],
+        [1, 2, 3, 4], [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [np.nan, 5, 5, 5],
+        [np.nan, np.nan, 1, 1], [np.nan, np.nan, 3, np.nan],
+    ]
+)  # fmt: skip
 
 
-def test_reference_examples_published_values():
-    # Walker's DI for AABBCD: 4 (36 - 10) / (3 * 36) = 104/108; GD for AAAAAB: 10/30.
-    m = rater.item_measures(REFERENCE_COUNTS, 4)
-    assert m["dispersion_index"][0] == 0
-    assert m["dispersion_index"][7] == pytest.approx(104 / 108, abs=TOL)
-    assert m["group_disagreement"][1] == pytest.approx(10 / 30, abs=TOL)
-    assert m["group_disagreement"][7] == pytest.approx(26 / 30, abs=TOL)
+def codes_of(values: np.ndarray, categories) -> np.ndarray:
+    """items x raters codes 0..q-1 (-1 missing) from raw values."""
+    lookup = {c: i for i, c in enumerate(categories)}
+    return np.vectorize(lambda v: -1 if np.isnan(v) else lookup[v])(values).astype(int)
 
 
-@pytest.mark.parametrize("counts", [REFERENCE_COUNTS, WIKIPEDIA_14_RATERS])
-def test_identities(counts):
-    k = counts.shape[1]
-    m = rater.item_measures(counts, k)
-    n = m["n_raters"]
-    np.testing.assert_allclose(m["group_disagreement"], 1 - m["fleiss_pi"], atol=TOL)
-    np.testing.assert_allclose(m["simpson_index"], m["group_disagreement"], atol=TOL)
-    np.testing.assert_allclose(m["one_minus_pi"], m["group_disagreement"], atol=TOL)
-    np.testing.assert_allclose(
-        m["dispersion_index"], m["group_disagreement"] * k * (n - 1) / ((k - 1) * n), atol=TOL
-    )
-    np.testing.assert_allclose(m["gini_simpson"], (n - 1) / n * m["group_disagreement"], atol=TOL)
+def coefficients(codes, q, **kwargs):
+    """{(coefficient, weights): (estimate, std_error)} and the pair rows of one dataset."""
+    kwargs = {"n_resamples": 50, "confidence": 0.95, "seed": 1, **kwargs}
+    rows, pairs = dataset_coefficients(codes, q, **kwargs)
+    return {
+        (r.coefficient, r.weights): (float(r.interval.estimate), r.std_error) for r in rows
+    }, pairs
 
 
-def test_declared_k_is_not_observed_k():
-    # Two categories used of four declared: DI and H/ln K use K = 4.
-    counts = np.array([[3, 3]])
-    di4 = rater.dispersion_index(counts, 4)[0]
-    assert di4 == pytest.approx(4 * (36 - 18) / (3 * 36), abs=TOL)
-    assert rater.dispersion_index(counts)[0] == pytest.approx(1.0, abs=TOL)
-    m = rater.item_measures(counts, 4)
-    assert m["entropy_norm_k"][0] == pytest.approx(math.log(2) / math.log(4), abs=TOL)
-    with pytest.raises(ValueError, match="declared"):
-        rater.item_measures(np.ones((2, 5)), 4)
-
-
-def test_edge_cases():
-    # one rater, all agree, every rater different, no ratings, one declared category
-    counts = np.array([[1, 0, 0], [4, 0, 0], [1, 1, 1], [0, 0, 0]])
-    m = rater.item_measures(counts, 3)
-    assert np.isnan(m["fleiss_pi"][0]) and np.isnan(m["group_disagreement"][0])
-    assert np.isnan(m["simpson_index"][0]) and np.isnan(m["entropy_norm_n"][0])
-    assert m["dispersion_index"][0] == 0 and m["entropy_nats"][0] == 0
-    assert m["gini_simpson"][0] == 0
-    assert m["null_reason"][0] == rater.REASON_ONE_RATER
-    assert m["fleiss_pi"][1] == 1 and m["dispersion_index"][1] == 0
-    assert m["entropy_bits"][1] == 0 and m["null_reason"][1] is None
-    # every rater different with n = K: every measure at its maximum
-    for name in ("dispersion_index", "group_disagreement", "entropy_norm_k", "entropy_norm_n"):
-        assert m[name][2] == pytest.approx(1.0, abs=TOL)
-    assert m["fleiss_pi"][2] == 0
-    assert all(np.isnan(m[name][3]) for name in ("dispersion_index", "entropy_nats", "fleiss_pi"))
-    assert m["null_reason"][3] == rater.REASON_NO_RATINGS
-
-    one_category = rater.item_measures(np.array([[5], [1]]), 1)
-    assert np.isnan(one_category["dispersion_index"]).all()
-    assert np.isnan(one_category["entropy_norm_k"]).all()
-    assert one_category["fleiss_pi"][0] == 1
-    assert one_category["null_reason"][0] == rater.REASON_ONE_CATEGORY
-    both = rater.REASON_ONE_RATER + "; " + rater.REASON_ONE_CATEGORY
-    assert one_category["null_reason"][1] == both
-
-
-def test_single_item_and_float_counts():
-    one = rater.item_measures(np.array([4, 2, 0, 0]), 4)
-    batch = rater.item_measures(np.array([[4, 2, 0, 0]]), 4)
-    for name in rater.ITEM_MEASURES[:-1]:
-        assert np.ndim(one[name]) == 0
-        assert one[name] == pytest.approx(batch[name][0], abs=TOL)
-    as_float = rater.item_measures(REFERENCE_COUNTS.astype(float), 4)
-    as_int = rater.item_measures(REFERENCE_COUNTS, 4)
-    for name in rater.ITEM_MEASURES[:-1]:
-        np.testing.assert_allclose(as_float[name], as_int[name], atol=TOL)
-
-
-def test_malformed_counts_raise():
-    for bad in (np.array([[1, -1]]), np.array([[np.nan, 1]]), np.zeros((2, 0))):
-        with pytest.raises(ValueError):
-            rater.item_measures(bad)
-
-
-def test_category_counts_matches_statsmodels():
-    rng = np.random.default_rng(3)
-    codes = rng.integers(0, 5, size=(50, 7))
-    table, _ = aggregate_raters(codes, n_cat=5)
-    np.testing.assert_array_equal(rater.category_counts(codes, 5), table)
-    with_missing = codes.copy()
-    with_missing[0, :3] = -1
-    assert rater.category_counts(with_missing, 5)[0].sum() == 4
-    with pytest.raises(ValueError):
-        rater.category_counts(codes, 4)
-
-
-# ------------------------------------------------------------------------------------------
-# kappa, alpha
-# ------------------------------------------------------------------------------------------
-def test_fleiss_1971_published():
-    table, _ = aggregate_raters(FLEISS_1971)
-    assert rater.fleiss_kappa(table) == pytest.approx(0.4302445, abs=5e-8)  # irr kappam.fleiss
-    assert round(float(rater.fleiss_kappa(table)), 3) == 0.430
-    # Fleiss (1971), per-category kappas: .245 .245 .520 .471 .566
-    np.testing.assert_allclose(
-        rater.fleiss_category_kappa(table), [0.245, 0.245, 0.520, 0.471, 0.566], atol=5e-4
-    )
-
-
-def test_wikipedia_published():
-    assert round(float(rater.fleiss_kappa(WIKIPEDIA_14_RATERS)), 3) == 0.210
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_kappas_match_statsmodels(seed):
+def random_codes(seed, n_items, n_raters, q, missing=0.0):
     rng = np.random.default_rng(seed)
-    n_items, n_raters, k = rng.integers(5, 40), rng.integers(2, 9), rng.integers(2, 7)
-    codes = rng.integers(0, k, size=(n_items, n_raters))
-    table, _ = aggregate_raters(codes, n_cat=k)
-    assert rater.fleiss_kappa(table) == pytest.approx(sm_fleiss_kappa(table, "fleiss"), abs=TOL)
-    assert rater.randolph_kappa(table) == pytest.approx(sm_fleiss_kappa(table, "randolph"), abs=TOL)
-    # declared K beyond the observed columns: statsmodels sees it as a zero column
-    padded = np.column_stack([table, np.zeros(n_items)])
-    assert rater.randolph_kappa(table, k + 1) == pytest.approx(
-        sm_fleiss_kappa(padded, "randolph"), abs=TOL
-    )
-    assert rater.fleiss_kappa(padded) == pytest.approx(sm_fleiss_kappa(padded), abs=TOL)
-    # per-category kappa = Fleiss' kappa of the (j, not j) table
-    for j in range(k):
-        binary = np.column_stack([table[:, j], table.sum(1) - table[:, j]])
-        if 0 < binary[:, 0].sum() < binary.sum():
-            assert rater.fleiss_category_kappa(table)[j] == pytest.approx(
-                sm_fleiss_kappa(binary), abs=TOL
-            )
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_against_nltk_and_krippendorff(seed):
-    rng = np.random.default_rng(100 + seed)
-    k = int(rng.integers(2, 5))
-    items = [list(rng.integers(0, k, size=5)) for _ in range(15)]
-    items[0] = list(range(k)) + [0] * (5 - k)  # every category occurs (nltk's S counts seen labels)
-    counts = counts_from_items(items, k)
-    task = nltk_task(items)
-    assert rater.fleiss_kappa(counts) == pytest.approx(task.pi(), abs=TOL)
-    assert rater.randolph_kappa(counts, k) == pytest.approx(task.S(), abs=TOL)
-    alpha = rater.krippendorff_alpha_nominal(counts)
-    assert alpha == pytest.approx(task.alpha(), abs=TOL)
-    assert alpha == pytest.approx(
-        krippendorff.alpha(value_counts=counts, level_of_measurement="nominal"), abs=TOL
-    )
-
-
-def test_unequal_raters():
-    rng = np.random.default_rng(7)
-    k = 4
-    items = [list(rng.integers(0, k, size=rng.integers(1, 7))) for _ in range(40)]
-    counts = counts_from_items(items, k)
-    assert rater.fleiss_kappa(counts) == pytest.approx(fleiss_kappa_pairs(items), abs=TOL)
-    # Krippendorff with missing ratings: reliability data, raters x units, NaN where missing
-    reliability = np.full((6, len(items)), np.nan)
-    for i, labels in enumerate(items):
-        reliability[: len(labels), i] = labels
-    assert rater.krippendorff_alpha_nominal(counts) == pytest.approx(
-        krippendorff.alpha(reliability_data=reliability, level_of_measurement="nominal"), abs=TOL
-    )
-    # the per-item measures of a 1-rater item are null, its neighbours are not
-    m = rater.item_measures(counts, k)
-    single = counts.sum(1) == 1
-    assert single.any() and np.isnan(m["fleiss_pi"][single]).all()
-    assert not np.isnan(m["fleiss_pi"][~single]).any()
-
-
-def test_kappa_degenerate():
-    assert np.isnan(rater.fleiss_kappa(np.array([[3, 0], [2, 0]])))  # P_e = 1
-    assert np.isnan(rater.krippendorff_alpha_nominal(np.array([[3, 0], [2, 0]])))
-    assert np.isnan(rater.fleiss_kappa(np.array([[1, 0], [0, 1]])))  # no pairs
-    assert np.isnan(rater.randolph_kappa(np.array([[3], [2]])))  # K = 1
-    assert rater.fleiss_kappa(np.array([[3, 0], [0, 3]])) == 1  # perfect agreement
-    summary = rater.agreement_summary(np.array([[3, 0], [2, 0]]), 2, 50, 0.95, 1)
-    assert summary["null_reason"] == rater.REASON_ONE_CATEGORY_USED
-    assert np.isnan(summary["fleiss_kappa_ci_low"])
-    assert summary["bootstrap_undefined_resamples"] == 50
-    kappas = rater.category_kappas(np.array([[3, 0, 0], [1, 2, 0]]))
-    assert list(kappas["null_reason"]) == [None, None, rater.REASON_CATEGORY_NEVER]
-
-
-def test_vectorised_over_leading_axis():
-    stack = np.stack([REFERENCE_COUNTS, REFERENCE_COUNTS[::-1], WIKIPEDIA_14_RATERS[:8, :4]])
-    np.testing.assert_allclose(
-        rater.fleiss_kappa(stack), [rater.fleiss_kappa(c) for c in stack], atol=TOL
-    )
-    np.testing.assert_allclose(
-        rater.krippendorff_alpha_nominal(stack),
-        [rater.krippendorff_alpha_nominal(c) for c in stack],
-        atol=TOL,
-    )
+    truth = rng.integers(0, q, size=(n_items, 1))
+    noise = rng.integers(0, q, size=(n_items, n_raters))
+    codes = np.where(rng.random((n_items, n_raters)) < 0.6, truth, noise)
+    codes[rng.random((n_items, n_raters)) < missing] = -1
+    return codes
 
 
 # ------------------------------------------------------------------------------------------
-# bootstrap
-# ------------------------------------------------------------------------------------------
-def test_bootstrap_matches_explicit_resampling():
-    table, _ = aggregate_raters(FLEISS_1971)
-    result = rater.bootstrap_fleiss_kappa(table, 400, 0.9, seed=11)
-    assert result.estimate == pytest.approx(sm_fleiss_kappa(table), abs=TOL)
-    idx = np.random.default_rng(11).integers(0, len(table), size=(400, len(table)))
-    replicates = np.array([sm_fleiss_kappa(table[row]) for row in idx])
-    assert result.ci_low == pytest.approx(np.quantile(replicates, 0.05), abs=TOL)
-    assert result.ci_high == pytest.approx(np.quantile(replicates, 0.95), abs=TOL)
-    assert result.ci_low < result.estimate < result.ci_high
-    # seeded; chunking does not change the numbers
-    assert rater.bootstrap_fleiss_kappa(table, 400, 0.9, seed=11, max_cells=100) == result
-    assert rater.bootstrap_fleiss_kappa(table, 400, 0.9, seed=12) != result
-
-
-# ------------------------------------------------------------------------------------------
-# property tests
-# ------------------------------------------------------------------------------------------
-count_matrices = hnp.arrays(
-    np.int64,
-    shape=st.tuples(st.integers(1, 12), st.integers(2, 6)),
-    elements=st.integers(0, 9),
-)
-
-
-@settings(max_examples=60, deadline=None)
-@given(count_matrices)
-def test_bounds(counts):
-    k = counts.shape[1]
-    m = rater.item_measures(counts, k)
-    for name in (
-        "dispersion_index", "fleiss_pi", "group_disagreement", "simpson_index",
-        "gini_simpson", "entropy_norm_k", "entropy_norm_n",
-    ):  # fmt: skip
-        values = m[name][~np.isnan(m[name])]
-        assert ((values >= -TOL) & (values <= 1 + TOL)).all(), name
-    h = m["entropy_nats"][~np.isnan(m["entropy_nats"])]
-    assert (h <= math.log(k) + TOL).all()  # entropy maximum ln K
-    # randolph >= -1/(K-1) since P̄ >= 0; every coefficient <= 1
-    randolph = rater.randolph_kappa(counts)
-    assert np.isnan(randolph) or -1 / (k - 1) - TOL <= randolph <= 1 + TOL
-    for value in (rater.fleiss_kappa(counts), rater.krippendorff_alpha_nominal(counts)):
-        assert np.isnan(value) or value <= 1 + TOL
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    hnp.arrays(
-        np.int64,
-        shape=st.tuples(st.integers(1, 15), st.integers(2, 8)),
-        elements=st.integers(0, 4),
-    )
-)
-def test_equal_raters_bound_and_statsmodels(codes):
-    # n raters on every item: -1/(n-1) <= kappa <= 1 (Fleiss 1971), and kappa is statsmodels'
-    counts = rater.category_counts(codes, 5)
-    kappa = rater.fleiss_kappa(counts)
-    n = codes.shape[1]
-    if np.isnan(kappa):
-        assert (counts.sum(axis=0) > 0).sum() == 1  # only when every rating is in one category
-        return
-    assert -1 / (n - 1) - TOL <= kappa <= 1 + TOL
-    assert kappa == pytest.approx(sm_fleiss_kappa(counts), abs=TOL)
-
-
-@settings(max_examples=60, deadline=None)
-@given(count_matrices, st.randoms(use_true_random=False))
-def test_invariant_under_relabelling_and_reordering(counts, rnd):
-    k = counts.shape[1]
-    perm = list(range(k))
-    rnd.shuffle(perm)
-    relabelled = counts[:, perm]
-    m0, m1 = rater.item_measures(counts, k), rater.item_measures(relabelled, k)
-    for name in rater.ITEM_MEASURES[:-1]:
-        np.testing.assert_allclose(m0[name], m1[name], atol=TOL, equal_nan=True)
-    order = list(range(len(counts)))
-    rnd.shuffle(order)
-    for f in (rater.fleiss_kappa, rater.randolph_kappa, rater.krippendorff_alpha_nominal):
-        np.testing.assert_allclose(f(relabelled), f(counts), atol=TOL, equal_nan=True)
-        np.testing.assert_allclose(f(counts[order]), f(counts), atol=TOL, equal_nan=True)
-
-
-@settings(max_examples=30, deadline=None)
-@given(
-    st.lists(st.lists(st.integers(0, 3), min_size=2, max_size=6), min_size=2, max_size=10),
-    st.randoms(use_true_random=False),
-)
-def test_rater_order_does_not_matter(items, rnd):
-    # counts forget which rater said what; kappa from raw labels (brute force) agrees
-    shuffled = [rnd.sample(labels, len(labels)) for labels in items]
-    counts = counts_from_items(shuffled, 4)
-    expected = fleiss_kappa_pairs(items) if len({x for i in items for x in i}) > 1 else np.nan
-    np.testing.assert_allclose(rater.fleiss_kappa(counts), expected, atol=TOL, equal_nan=True)
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.integers(2, 6), st.integers(2, 8), st.integers(1, 10))
-def test_perfect_agreement_and_entropy_maximum(k, n_raters, n_items):
-    labels = np.arange(n_items) % k
-    counts = np.zeros((n_items, k), dtype=int)
-    counts[np.arange(n_items), labels] = n_raters
-    if len(set(labels)) > 1:
-        assert rater.fleiss_kappa(counts) == pytest.approx(1.0, abs=TOL)
-        assert rater.krippendorff_alpha_nominal(counts) == pytest.approx(1.0, abs=TOL)
-    assert rater.randolph_kappa(counts) == pytest.approx(1.0, abs=TOL)
-    even = np.full((1, k), n_raters)
-    m = rater.item_measures(even, k)
-    assert m["entropy_norm_k"][0] == pytest.approx(1.0, abs=TOL)
-    assert m["dispersion_index"][0] == pytest.approx(1.0, abs=TOL)
-
-
-# ------------------------------------------------------------------------------------------
-# the SQL macros give the same numbers (rendered with plain Jinja, run in DuckDB)
+# per-item measures: the SQL macros, run in DuckDB, against the definitions
 # ------------------------------------------------------------------------------------------
 class _Adapter:
     """Enough of dbt's adapter.dispatch for the macros: duckdb__ then default__."""
@@ -494,28 +213,84 @@ def sql_item_measures(counts):
     return {name: [row[c] for row in rows] for c, name in enumerate(columns)}
 
 
+REASON_ONE_RATER = (
+    "one rater: fleiss_pi, one_minus_pi, group_disagreement and simpson_index are 0/0 "
+    "(no rater pairs), entropy_norm_n divides by ln(1) = 0"
+)
+REASON_ONE_CATEGORY = (
+    "one declared category: dispersion_index and entropy_norm_k divide by K - 1 = 0 and ln(1) = 0"
+)
+
+
+def expected_item_measures(counts):
+    """Every measure from its definition, item by item (brute force over rater pairs)."""
+    k = counts.shape[1]
+    out = {name: [] for name in ("dispersion_index", "fleiss_pi", "one_minus_pi",
+                                 "group_disagreement", "simpson_index", "gini_simpson",
+                                 "entropy_bits", "entropy_nats", "entropy_norm_k",
+                                 "entropy_norm_n", "null_reason")}  # fmt: skip
+    for row in counts:
+        labels = ratings_from_counts(row)
+        n = len(labels)
+        shares = np.array(row) / n if n else np.full(k, np.nan)
+        pairs = n >= 2
+        pi = pairwise_agreement(labels) if pairs else np.nan
+        # Walker's DI: variance of the category indicators relative to its maximum
+        out["dispersion_index"].append(k / (k - 1) * (1 - (shares**2).sum()) if k > 1 else np.nan)
+        out["fleiss_pi"].append(pi)
+        out["one_minus_pi"].append(1 - pi)
+        out["group_disagreement"].append(whitworth_gd(labels) if pairs else np.nan)
+        same = sum(a == b for a, b in itertools.permutations(labels, 2))
+        out["simpson_index"].append(1 - same / (n * (n - 1)) if pairs else np.nan)
+        out["gini_simpson"].append(1 - (shares**2).sum())
+        h = scipy_entropy(shares)
+        out["entropy_nats"].append(h)
+        out["entropy_bits"].append(scipy_entropy(shares, base=2))
+        out["entropy_norm_k"].append(h / math.log(k) if k > 1 else np.nan)
+        out["entropy_norm_n"].append(h / math.log(n) if pairs else np.nan)
+        reasons = ([REASON_ONE_RATER] if n == 1 else []) + ([REASON_ONE_CATEGORY] if k == 1 else [])
+        out["null_reason"].append("; ".join(reasons) or None)
+    return out
+
+
 @pytest.mark.parametrize(
     "counts",
     [
         REFERENCE_COUNTS,
         WIKIPEDIA_14_RATERS,
-        np.array([[1, 0, 0], [4, 0, 0], [1, 1, 1], [2, 0, 1]]),
+        np.array([[1, 0, 0], [4, 0, 0], [1, 1, 1], [2, 0, 1], [3, 3, 0]]),
         np.array([[5], [1]]),
     ],
 )
-def test_sql_macros_match_library(counts):
-    k = counts.shape[1]
-    expected = rater.item_measures(counts, k)
+def test_sql_macros_match_the_definitions(counts):
+    expected = expected_item_measures(counts)
     got = sql_item_measures(counts)
     for name, values in got.items():
         if name == "null_reason":
-            assert values == list(expected[name]), name
+            assert values == expected[name], name
             continue
         got_values = np.array([np.nan if v is None else v for v in values], dtype=float)
-        np.testing.assert_allclose(got_values, expected[name], atol=TOL, equal_nan=True)
+        np.testing.assert_allclose(
+            got_values, expected[name], atol=TOL, equal_nan=True, err_msg=name
+        )
     # unanimity gives an exact zero entropy
     unanimous = counts.max(axis=1) == counts.sum(axis=1)
     assert all(got["entropy_nats"][i] == 0 for i in np.flatnonzero(unanimous))
+
+
+def test_sql_macros_published_values_and_identities():
+    # Walker's DI for AABBCD: 4 (36 - 10) / (3 * 36) = 104/108; GD for AAAAAB: 10/30; two
+    # categories used of four declared: DI uses K = 4, not the two observed
+    got = sql_item_measures(np.vstack([REFERENCE_COUNTS, [3, 3, 0, 0]]))
+    assert got["dispersion_index"][0] == 0
+    assert got["dispersion_index"][7] == pytest.approx(104 / 108, abs=TOL)
+    assert got["group_disagreement"][1] == pytest.approx(10 / 30, abs=TOL)
+    assert got["group_disagreement"][7] == pytest.approx(26 / 30, abs=TOL)
+    assert got["dispersion_index"][8] == pytest.approx(4 * (36 - 18) / (3 * 36), abs=TOL)
+    assert got["entropy_norm_k"][8] == pytest.approx(math.log(2) / math.log(4), abs=TOL)
+    gd, pi = np.array(got["group_disagreement"]), np.array(got["fleiss_pi"])
+    np.testing.assert_allclose(gd, 1 - pi, atol=TOL)
+    np.testing.assert_allclose(gd, got["simpson_index"], atol=TOL)
 
 
 def test_sql_slug_macro():
@@ -527,6 +302,287 @@ def test_sql_slug_macro():
     ).fetchall()
     assert [g[0] for g in got] == ["gpt_4o", "claude_3_5_sonnet", "llama_3"]
     assert re.fullmatch(r"[a-z0-9_]+", got[0][0])
+
+
+# ------------------------------------------------------------------------------------------
+# weights
+# ------------------------------------------------------------------------------------------
+def test_weights_are_irrcacs():
+    # Gwet (2014), table 3.x / irrCAC's documentation: bipolar weights of 1..5
+    bipolar = weight_matrix("bipolar", np.arange(1, 6))
+    np.testing.assert_allclose(bipolar[0], [1, 0.85714286, 0.66666667, 0.4, 0], atol=1e-8)
+    np.testing.assert_allclose(bipolar[1, 2:], [0.93333333, 0.75, 0.4], atol=1e-8)
+    x = np.arange(1, 6)
+    np.testing.assert_allclose(weight_matrix("linear", x)[0], [1, 0.75, 0.5, 0.25, 0])
+    np.testing.assert_allclose(weight_matrix("quadratic", x)[0], [1, 15 / 16, 0.75, 7 / 16, 0])
+    np.testing.assert_allclose(weight_matrix("ordinal", x)[0], [1, 0.9, 0.7, 0.4, 0])
+    for name in ("linear", "quadratic", "ordinal", "radical", "ratio", "circular", "bipolar"):
+        w = weight_matrix(name, x)
+        np.testing.assert_allclose(np.diag(w), 1)
+        np.testing.assert_allclose(w, w.T)
+        assert w.min() >= -1e-12
+    with pytest.raises(ValueError, match="positive"):
+        weight_matrix("ratio", np.arange(0, 4))
+    with pytest.raises(ValueError, match="unknown"):
+        weight_matrix("cubic", x)
+
+
+def test_krippendorff_ordinal_distance_uses_the_marginals():
+    # Krippendorff (2011): δ²_ck = (Σ_{g=c..k} n_g − (n_c + n_k)/2)²
+    n = np.array([3.0, 5.0, 2.0])
+    d = krippendorff_distance("ordinal", np.arange(1, 4), n)
+    assert d[0, 2] == pytest.approx((3 + 5 + 2 - (3 + 2) / 2) ** 2)
+    assert d[0, 1] == pytest.approx((3 + 5 - 4) ** 2)
+    assert d[1, 1] == 0
+
+
+# ------------------------------------------------------------------------------------------
+# the coefficients: published values
+# ------------------------------------------------------------------------------------------
+def test_gwet_handbook_and_krippendorff_2011_published():
+    codes = codes_of(GWET_4RATERS, [1, 2, 3, 4, 5])
+    got, _ = coefficients(codes, 5)
+    # irrCAC's documentation (Gwet 2014): AC1 0.77544 (se 0.14295), Fleiss 0.76117 (0.15302)
+    assert got[("gwet_ac1", "unweighted")] == pytest.approx((0.77544, 0.14295), abs=5e-6)
+    assert got[("fleiss_kappa", "unweighted")] == pytest.approx((0.76117, 0.15302), abs=5e-6)
+    # Krippendorff (2011), the same data: nominal alpha 0.743
+    assert round(got[("krippendorff_alpha", "unweighted")][0], 3) == 0.743
+    assert got[("percent_agreement", "unweighted")][0] == pytest.approx(0.81818, abs=5e-6)
+    bipolar, _ = coefficients(codes, 5, weights="bipolar", values=np.arange(1, 6))
+    assert bipolar[("gwet_ac2", "bipolar")] == pytest.approx((0.90037, 0.10582), abs=5e-6)
+    # Krippendorff (2011): interval alpha 0.849 on the same data
+    assert round(bipolar[("krippendorff_alpha", "quadratic")][0], 3) == 0.849
+
+
+def test_gwet_handbook_irrcac_values():
+    """irrCAC 0.4.4 (CAC(raw_4raters, categories=[1..5], digits=10)), recorded: irrCAC pins
+    scipy==1.12.0 and cannot be installed beside this project's scipy."""
+    codes = codes_of(GWET_4RATERS, [1, 2, 3, 4, 5])
+    got, _ = coefficients(codes, 5)
+    expected = {
+        "brennan_prediger": (0.7727272727, 0.1447166199),
+        "conger_kappa": (0.7628174413, 0.1491681525),
+        "krippendorff_alpha": (0.7434210526, 0.145573887),
+    }
+    for name, value in expected.items():
+        assert got[(name, "unweighted")] == pytest.approx(value, abs=1e-9), name
+    quadratic, _ = coefficients(codes, 5, weights="quadratic", values=np.arange(1, 6))
+    expected = {
+        "fleiss_kappa": (0.8649350649, 0.1460336108),
+        "gwet_ac2": (0.9140007236, 0.1039622446),
+        "brennan_prediger": (0.9015151515, 0.110894375),
+        "conger_kappa": (0.8577106562, 0.1436706638),
+    }
+    for name, value in expected.items():
+        assert quadratic[(name, "quadratic")] == pytest.approx(value, abs=1e-9), name
+    assert quadratic[("krippendorff_alpha", "quadratic")] == pytest.approx(
+        (0.8491071429, 0.1291299657), abs=1e-9
+    )
+
+
+IRRCAC = Path("/tmp/irrcac_pkg")
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("irrCAC") is None and not IRRCAC.exists(),
+    reason="irrCAC is not installed (pip install --no-deps --target /tmp/irrcac_pkg irrcac==0.4.4)",
+)
+@pytest.mark.parametrize("weights", ["identity", "linear", "ordinal", "circular", "radical"])
+def test_against_live_irrcac(weights):
+    sys.path.insert(0, str(IRRCAC))
+    from irrCAC.raw import CAC
+
+    codes = random_codes(5, 40, 4, 5, missing=0.15)
+    codes = codes[(codes >= 0).sum(1) >= 1]
+    frame = pd.DataFrame(np.where(codes >= 0, codes + 1.0, np.nan))
+    cac = CAC(frame, weights=weights, categories=[1.0, 2.0, 3.0, 4.0, 5.0], digits=12)
+    label = "unweighted" if weights == "identity" else weights
+    got, _ = coefficients(codes, 5, weights=weights, values=np.arange(1, 6))
+    ac = "gwet_ac1" if weights == "identity" else "gwet_ac2"
+    for ours, method in [("fleiss_kappa", cac.fleiss), (ac, cac.gwet), ("brennan_prediger", cac.bp),
+                         ("conger_kappa", cac.conger)]:  # fmt: skip
+        est = method()["est"]
+        assert got[(ours, label)] == pytest.approx(
+            (est["coefficient_value"], est["se"]), abs=1e-9
+        ), ours
+
+
+def test_fleiss_1971_published():
+    table, _ = aggregate_raters(FLEISS_1971)
+    got, _ = coefficients(FLEISS_1971 - 1, 5)
+    assert round(got[("fleiss_kappa", "unweighted")][0], 3) == 0.430
+    assert got[("fleiss_kappa", "unweighted")][0] == pytest.approx(sm_fleiss_kappa(table), abs=TOL)
+    # Fleiss (1971), per-category kappas: .245 .245 .520 .471 .566
+    np.testing.assert_allclose(
+        rater.fleiss_category_kappa(table), [0.245, 0.245, 0.520, 0.471, 0.566], atol=5e-4
+    )
+    # R irr's kappam.fleiss on its `diagnoses` data, which is this table: 0.4302445
+    assert round(float(got[("fleiss_kappa", "unweighted")][0]), 7) == 0.4302445
+
+
+def test_wikipedia_published():
+    codes = np.array([ratings_from_counts(row) for row in WIKIPEDIA_14_RATERS])
+    got, _ = coefficients(codes, 5)
+    assert round(got[("fleiss_kappa", "unweighted")][0], 3) == 0.210
+
+
+# ------------------------------------------------------------------------------------------
+# the coefficients: peers on normal data
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", range(3))
+def test_complete_data_against_statsmodels_nltk_krippendorff_sklearn(seed):
+    n_raters, q = 3 + seed, 4
+    codes = random_codes(seed, 30, n_raters, q)
+    got, pairs = coefficients(codes, q, weights="quadratic", values=np.arange(1, q + 1))
+    table = rater.category_counts(codes, q)
+    assert got[("fleiss_kappa", "unweighted")][0] == pytest.approx(sm_fleiss_kappa(table), abs=TOL)
+    assert got[("brennan_prediger", "unweighted")][0] == pytest.approx(
+        sm_fleiss_kappa(table, method="randolph"), abs=TOL
+    )
+    task = AnnotationTask(
+        data=[(f"r{g}", f"i{i}", int(c)) for i, row in enumerate(codes) for g, c in enumerate(row)]
+    )
+    assert got[("light_kappa", "unweighted")][0] == pytest.approx(task.kappa(), abs=TOL)
+    assert got[("krippendorff_alpha", "unweighted")][0] == pytest.approx(task.alpha(), abs=TOL)
+    reliability = codes.T.astype(float)
+    for level, label in [("nominal", "unweighted"), ("ordinal", "ordinal"),
+                         ("interval", "quadratic"), ("ratio", "ratio")]:  # fmt: skip
+        expected = krippendorff.alpha(reliability_data=reliability + 1, level_of_measurement=level)
+        assert got[("krippendorff_alpha", label)][0] == pytest.approx(expected, abs=TOL), level
+    # every pair: Cohen's kappa (and quadratic-weighted) as scikit-learn and statsmodels
+    by_pair = {(p["rater_a"], p["rater_b"], p["measure"], p["weights"]): p for p in pairs}
+    for a, b in itertools.combinations(range(n_raters), 2):
+        for weights, sk, sm in [
+            ("unweighted", None, None),
+            ("quadratic", "quadratic", "quadratic"),
+        ]:
+            expected = cohen_kappa_score(codes[:, a], codes[:, b], weights=sk, labels=range(q))
+            got_pair = float(by_pair[(a, b, "cohen_kappa", weights)]["interval"].estimate)
+            assert got_pair == pytest.approx(expected, abs=TOL)
+            joint = np.zeros((q, q))
+            np.add.at(joint, (codes[:, a], codes[:, b]), 1)
+            assert got_pair == pytest.approx(
+                cohens_kappa(joint, wt=sm, return_results=False), abs=TOL
+            )
+
+
+def test_two_raters_with_missing_ratings():
+    codes = random_codes(11, 50, 2, 3, missing=0.2)
+    got, pairs = coefficients(codes, 3)
+    both = (codes >= 0).all(axis=1)
+    a, b = codes[both, 0], codes[both, 1]
+    kappa = cohen_kappa_score(a, b, labels=range(3))
+    assert got[("cohen_kappa", "unweighted")][0] == pytest.approx(kappa, abs=TOL)
+    po = (a == b).mean()
+    assert got[("pabak", "unweighted")][0] == pytest.approx((3 * po - 1) / 2, abs=TOL)
+    assert got[("percent_agreement", "unweighted")][0] == pytest.approx(po, abs=TOL)
+    # Scott's pi over the items both rated is nltk's pi of those items
+    task = AnnotationTask(data=[(r, i, int(c)) for i in range(both.sum()) for r, c in
+                                (("a", a[i]), ("b", b[i]))])  # fmt: skip
+    assert got[("scott_pi", "unweighted")][0] == pytest.approx(task.pi(), abs=TOL)
+    # bias index: half the L1 distance of the two raters' shares
+    pa_, pb_ = np.bincount(a, minlength=3) / len(a), np.bincount(b, minlength=3) / len(b)
+    assert got[("bias_index", "unweighted")][0] == pytest.approx(np.abs(pa_ - pb_).sum() / 2)
+    assert np.isnan(got[("prevalence_index", "unweighted")][0])  # three categories
+    # Krippendorff's alpha with missing values, as the krippendorff package
+    reliability = np.where(codes >= 0, codes, np.nan).T
+    assert got[("krippendorff_alpha", "unweighted")][0] == pytest.approx(
+        krippendorff.alpha(reliability_data=reliability, level_of_measurement="nominal"), abs=TOL
+    )
+    assert pairs[0]["n_items"] == both.sum()
+
+
+def test_byrt_prevalence_and_bias_on_a_two_by_two_table():
+    # a = 40 both yes, b = 9, c = 6, d = 45 both no: PI = |a - d| / n, BI = |b - c| / n
+    cells = [(0, 0)] * 40 + [(0, 1)] * 9 + [(1, 0)] * 6 + [(1, 1)] * 45
+    got, _ = coefficients(np.array(cells), 2)
+    assert got[("prevalence_index", "unweighted")][0] == pytest.approx(5 / 100)
+    assert got[("bias_index", "unweighted")][0] == pytest.approx(3 / 100)
+    assert got[("pabak", "unweighted")][0] == pytest.approx(2 * 0.85 - 1)
+
+
+# ------------------------------------------------------------------------------------------
+# degenerate cases, bootstrap, properties
+# ------------------------------------------------------------------------------------------
+def test_degenerate_datasets():
+    # every rating in one category: agreement 1, every chance-corrected kappa 0/0
+    one_category, _ = coefficients(np.zeros((5, 3), dtype=int), 3)
+    assert one_category[("percent_agreement", "unweighted")][0] == 1
+    for name in ("fleiss_kappa", "conger_kappa", "krippendorff_alpha", "light_kappa"):
+        assert np.isnan(one_category[(name, "unweighted")][0]), name
+    # BP and AC1 stay defined (their chance agreement does not depend on the marginals)
+    assert one_category[("brennan_prediger", "unweighted")][0] == 1
+    assert one_category[("gwet_ac1", "unweighted")][0] == 1
+    # no item with two ratings: nothing is defined
+    lonely, pairs = coefficients(np.array([[0, -1], [-1, 1]]), 2)
+    assert all(np.isnan(v[0]) for v in lonely.values())
+    assert all(p["n_items"] == 0 for p in pairs)
+    # perfect agreement over two categories
+    perfect, _ = coefficients(np.array([[0, 0, 0], [1, 1, 1], [0, 0, 0]]), 2)
+    for name in ("fleiss_kappa", "conger_kappa", "light_kappa", "gwet_ac1", "krippendorff_alpha"):
+        assert perfect[(name, "unweighted")][0] == pytest.approx(1.0), name
+    with pytest.raises(ValueError):
+        Ratings(np.array([[0, 3]]), 3)
+
+
+def test_bootstrap_equals_an_explicit_resampling_loop():
+    codes = random_codes(3, 25, 3, 3, missing=0.1)
+    rows, pairs = dataset_coefficients(codes, 3, n_resamples=60, confidence=0.9, seed=7)
+    # the same item draws (tallied uniform indices from the seed), coefficient by coefficient
+    data = Ratings(codes, 3)
+    idx = np.random.default_rng(7).integers(0, data.n_items, size=(60, data.n_items))
+    replicates = {}
+    for draw in idx:
+        again, again_pairs = dataset_coefficients(
+            data.codes[draw], 3, n_resamples=1, confidence=0.9, seed=0
+        )
+        for r in again:
+            replicates.setdefault(r.coefficient, []).append(float(r.interval.estimate))
+    for r in rows:
+        values = np.array(replicates[r.coefficient])
+        values = values[~np.isnan(values)]
+        assert r.interval.ci_low == pytest.approx(np.quantile(values, 0.05), abs=1e-9)
+        assert r.interval.ci_high == pytest.approx(np.quantile(values, 0.95), abs=1e-9)
+    # seeded; blocks of resamples change nothing
+    again, _ = dataset_coefficients(codes, 3, n_resamples=60, confidence=0.9, seed=7, max_cells=75)
+    assert [float(r.interval.ci_low) for r in again] == pytest.approx(
+        [float(r.interval.ci_low) for r in rows], abs=1e-12, nan_ok=True
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 5), st.integers(2, 4), st.integers(1, 20))
+def test_bounds_and_invariance(seed, n_raters, q, n_items):
+    codes = random_codes(seed, n_items, n_raters, q, missing=0.2)
+    if not (codes >= 0).any():
+        return
+    got, _ = coefficients(codes, q)
+    for (name, _), (value, se) in got.items():
+        if name in ("percent_agreement", "bias_index", "prevalence_index"):
+            assert np.isnan(value) or -TOL <= value <= 1 + TOL, name
+        else:
+            assert np.isnan(value) or value <= 1 + TOL, name
+        assert np.isnan(se) or se >= 0
+    # relabelling the categories and reordering the items change nothing (nominal)
+    perm = np.random.default_rng(seed).permutation(q)
+    relabelled = np.where(codes >= 0, perm[np.maximum(codes, 0)], -1)
+    again, _ = coefficients(relabelled[::-1], q)
+    for key, (value, _) in got.items():
+        assert again[key][0] == pytest.approx(value, abs=1e-9, nan_ok=True), key
+
+
+def test_category_kappas_match_statsmodels():
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 4, size=(40, 5))
+    table, _ = aggregate_raters(codes, n_cat=4)
+    np.testing.assert_array_equal(rater.category_counts(codes, 4), table)
+    for j in range(4):
+        binary = np.column_stack([table[:, j], table.sum(1) - table[:, j]])
+        assert rater.fleiss_category_kappa(table)[j] == pytest.approx(
+            sm_fleiss_kappa(binary), abs=TOL
+        )
+    kappas = rater.category_kappas(np.array([[3, 0, 0], [1, 2, 0]]))
+    assert list(kappas["null_reason"]) == [None, None, rater.REASON_CATEGORY_NEVER]
 
 
 # ------------------------------------------------------------------------------------------
@@ -569,53 +625,63 @@ def expected_ratings(marts) -> dict:
 
 def test_marts_match_peers(marts):
     expected = expected_ratings(marts)
+    coefficients_mart = marts.sql("select * from marts.rater_agreement_coefficients").df()
+    pairs_mart = marts.sql("select * from marts.rater_pair_agreement").df()
     summary = marts.sql("select * from marts.rater_agreement_summary").df().set_index("dataset")
     items = marts.sql("select * from marts.rater_item_disagreement").df()
-    categories = marts.sql("select * from marts.rater_category_kappa").df()
-    assert set(summary.index) == set(expected)
+    assert set(summary.index) == set(expected) == set(coefficients_mart["dataset"])
     assert {"reference_examples", "models_as_raters_en", "models_as_raters_fa"} <= set(expected)
     assert any(name.startswith("languages_as_raters_gpt_4o_") for name in expected)
 
     for dataset, table in expected.items():
         counts = table.to_numpy()
-        row = summary.loc[dataset]
-        assert row["n_items"] == len(table)
-        assert row["n_categories"] == counts.shape[1]
+        got = coefficients_mart[coefficients_mart["dataset"] == dataset].set_index(
+            ["coefficient", "weights"]
+        )
         n = counts.sum(axis=1)
+        assert (got["n_items"] == len(table)).all()
+        assert (got["n_categories"] == counts.shape[1]).all()
+        alpha = krippendorff.alpha(value_counts=counts, level_of_measurement="nominal")
+        assert got.loc[("krippendorff_alpha", "unweighted"), "estimate"] == pytest.approx(alpha)
         if (n == n[0]).all():  # statsmodels assumes every item has all raters
-            assert row["fleiss_kappa"] == pytest.approx(sm_fleiss_kappa(counts), abs=TOL)
-            assert row["randolph_kappa"] == pytest.approx(
-                sm_fleiss_kappa(counts, method="randolph"), abs=TOL
+            assert got.loc[("fleiss_kappa", "unweighted"), "estimate"] == pytest.approx(
+                sm_fleiss_kappa(counts), abs=TOL
             )
-        assert row["krippendorff_alpha_nominal"] == pytest.approx(
-            krippendorff.alpha(value_counts=counts, level_of_measurement="nominal"), abs=TOL
-        )
-        assert row["fleiss_kappa_ci_low"] <= row["fleiss_kappa"] <= row["fleiss_kappa_ci_high"]
+        row = summary.loc[dataset]
+        assert row["fleiss_kappa"] == got.loc[("fleiss_kappa", "unweighted"), "estimate"]
+        assert row["randolph_kappa"] == got.loc[("brennan_prediger", "unweighted"), "estimate"]
+        assert row["n_items"] == len(table)
+        assert (got["ci_low"].fillna(-9) <= got["ci_high"].fillna(9)).all()
 
-        got = items[items["dataset"] == dataset].set_index("item_id").loc[table.index]
+        # per-item measures (SQL macros) against scipy and the definitions
+        got_items = items[items["dataset"] == dataset].set_index("item_id").loc[table.index]
         shares = counts / n[:, None]
-        np.testing.assert_allclose(got["entropy_nats"], scipy_entropy(shares, axis=1), atol=TOL)
         np.testing.assert_allclose(
-            got["entropy_bits"], scipy_entropy(shares, base=2, axis=1), atol=TOL
+            got_items["entropy_nats"], scipy_entropy(shares, axis=1), atol=TOL
         )
-        pairs = n * (n - 1)
         np.testing.assert_allclose(
-            got["fleiss_pi"], ((counts**2).sum(axis=1) - n) / pairs, atol=TOL
-        )
-        k = counts.shape[1]
-        np.testing.assert_allclose(
-            got["dispersion_index"],
-            k * (n**2 - (counts**2).sum(axis=1)) / ((k - 1) * n**2),
-            atol=TOL,
+            got_items["fleiss_pi"], ((counts**2).sum(axis=1) - n) / (n * (n - 1)), atol=TOL
         )
 
-        got_cat = categories[categories["dataset"] == dataset].set_index("category")
-        for j, category in enumerate(table.columns):
-            binary = np.column_stack([counts[:, j], n - counts[:, j]])
-            if (n == n[0]).all() and 0 < binary[:, 0].sum() < binary.sum():
-                assert got_cat.loc[category, "category_kappa"] == pytest.approx(
-                    sm_fleiss_kappa(binary), abs=TOL
-                )
+    # pairs of a derived dataset: Cohen's kappa as scikit-learn, over the items both rated
+    answers = marts.sql(
+        "select model, item_id, original_option from intermediate.int_mcq_answers_normalised "
+        "where is_valid and run = 'base' and language = 'en'"
+    ).df()
+    wide = answers.pivot(index="item_id", columns="model", values="original_option")
+    en = pairs_mart[pairs_mart["dataset"] == "models_as_raters_en"]
+    assert len(en) == len(wide.columns) * (len(wide.columns) - 1) // 2
+    for pair in en.itertuples():
+        both = wide[[pair.rater_id, pair.other_rater_id]].dropna()
+        assert pair.n_items == len(both)
+        kappa = cohen_kappa_score(both.iloc[:, 0], both.iloc[:, 1], labels=list("ABCD"))
+        assert pair.cohen_kappa == pytest.approx(kappa, abs=TOL)
+        assert pair.percent_agreement == pytest.approx((both.iloc[:, 0] == both.iloc[:, 1]).mean())
+    # Light's kappa is the mean of the pair mart's kappas
+    light = coefficients_mart.set_index(["dataset", "coefficient", "weights"]).loc[
+        ("models_as_raters_en", "light_kappa", "unweighted"), "estimate"
+    ]
+    assert light == pytest.approx(en["cohen_kappa"].mean(), abs=TOL)
 
 
 def test_bench_quick(tmp_path):
