@@ -389,7 +389,8 @@ def _conger_se(data: Ratings, w, kappa, pa_i, pairable) -> float:
     present = codes >= 0
     onehot = (codes[:, :, None] == np.arange(q)).astype(float)  # delta_igk
     n_g = present.sum(0).astype(float)  # ratings per rater
-    p = onehot.sum(0) / n_g[:, None]  # (r, q)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a rater with no rating: NaN
+        p = onehot.sum(0) / n_g[:, None]  # (r, q)
     p_mean = p.mean(0)
     s2 = (p.T @ p - r * np.outer(p_mean, p_mean)) / (r - 1)
     pe = float((w * (np.outer(p_mean, p_mean) - s2 / r)).sum())
