@@ -237,12 +237,11 @@ class _Terms:
         return out
 
     def sums(self, c: np.ndarray) -> dict[str, np.ndarray]:
-        c = np.asarray(c, dtype=float)
         total: dict[str, np.ndarray] = {}
         n = self.data.n_items
         for lo in range(0, n, ITEM_BLOCK):
             hi = min(lo + ITEM_BLOCK, n)
-            cb = c[:, lo:hi]
+            cb = np.asarray(c[:, lo:hi], dtype=float)
             for name, t in self._block(lo, hi).items():
                 s = cb @ (t if t.ndim == 2 else t[:, None])
                 total[name] = total[name] + s if name in total else s
@@ -519,6 +518,34 @@ def _statistic(data: Ratings, weights: dict[str, np.ndarray], levels: dict, valu
     return statistic, names, pair_names, n_pairs
 
 
+def _prepare(codes, n_categories, weights, values):
+    data = Ratings(codes, int(n_categories))
+    q = data.q
+    x = np.arange(1, q + 1, dtype=float) if values is None else np.asarray(values, dtype=float)
+    ws = {"identity": weight_matrix("identity", q=q)}
+    if weights != "identity":
+        ws[weights] = weight_matrix(weights, x)
+    levels = ["nominal"]
+    if weights != "identity" and q >= 2:
+        levels += ["ordinal", "interval"] + (["ratio"] if x[0] > 0 else [])
+    return data, ws, levels, x
+
+
+def point_estimates(
+    codes: np.ndarray,
+    n_categories: int,
+    *,
+    weights: str = "identity",
+    values: np.ndarray | None = None,
+) -> dict[tuple[str, str], float]:
+    """Every coefficient of :func:`dataset_coefficients`, estimates only (no standard error,
+    no bootstrap): {(coefficient, weights): estimate}."""
+    data, ws, levels, x = _prepare(codes, n_categories, weights, values)
+    statistic, names, _, _ = _statistic(data, ws, levels, x)
+    row = statistic(np.ones((1, data.n_items)))[0]
+    return {name: float(value) for name, value in zip(names, row, strict=False)}
+
+
 def dataset_coefficients(
     codes: np.ndarray,
     n_categories: int,
@@ -540,15 +567,7 @@ def dataset_coefficients(
     items (one stream for every coefficient, seeded). Returns the coefficient rows and one
     dict per rater pair (Cohen's kappa, percent agreement, n_items, their intervals).
     """
-    data = Ratings(codes, int(n_categories))
-    q = data.q
-    x = np.arange(1, q + 1, dtype=float) if values is None else np.asarray(values, dtype=float)
-    ws = {"identity": weight_matrix("identity", q=q)}
-    if weights != "identity":
-        ws[weights] = weight_matrix(weights, x)
-    levels = ["nominal"]
-    if weights != "identity" and q >= 2:
-        levels += ["ordinal", "interval"] + (["ratio"] if x[0] > 0 else [])
+    data, ws, levels, x = _prepare(codes, n_categories, weights, values)
     if data.n_items == 0:
         return [], []
     statistic, names, pair_names, n_pairs = _statistic(data, ws, levels, x)
@@ -592,7 +611,7 @@ def dataset_coefficients(
             if key in se:
                 errors[(name, label)] = se[key]
         if data.n_raters == 2:
-            pair = Ratings(data.codes[(data.codes >= 0).all(axis=1)], q)
+            pair = Ratings(data.codes[(data.codes >= 0).all(axis=1)], data.q)
             if pair.n_items:
                 errors.update(_pair_se(pair, w, interval, names, label))
     for i, (name, label) in enumerate(names):
