@@ -695,7 +695,8 @@ def test_bench_quick(tmp_path):
     )  # fmt: skip
     assert out.returncode == 0, out.stderr[-3000:]
     report = __import__("json").loads((tmp_path / "rater_quick.json").read_text())
-    assert report["sides"]["ours"]["kappa"] == pytest.approx(
-        report["sides"]["statsmodels"]["kappa"], abs=TOL
+    assert report["sides"]["ours"]["fleiss_kappa"] == pytest.approx(
+        report["sides"]["statsmodels"]["fleiss_kappa"], abs=TOL
     )
-    assert (tmp_path / "rater_quick.md").read_text().startswith("# Rater measures benchmark")
+    assert report["sides"]["ours"]["n_coefficients"] == 16  # 3 raters or more, quadratic
+    assert (tmp_path / "rater_quick.md").read_text().startswith("# Rater agreement benchmark")
