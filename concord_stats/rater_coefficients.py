@@ -187,65 +187,148 @@ def _pairs(r: int) -> tuple[np.ndarray, np.ndarray]:
 # per-item terms and their sums: the one place the formulas read the data
 # --------------------------------------------------------------------------------------------
 class _Terms:
-    """Per-item terms of one dataset and weighting, summed over items with weights c.
+    """Per-item terms of one dataset, summed over items with weights c.
 
     ``sums(c)`` returns, for c of shape (R, n) (R = 1 and c = 1 for the estimate), a dict of
-    (R, ...) arrays; building the terms block by block keeps memory at O(block × columns).
+    (R, ...) arrays: the terms that do not depend on the weighting once, and ``pa:<w>`` and
+    ``agree:<w>`` per weighting w. The terms of a block of items are one matrix, so a block
+    of resamples is one matrix product per block of items; building them block by block
+    keeps memory at O(block × columns).
     """
 
-    def __init__(self, data: Ratings, w: np.ndarray, pairwise: bool, conger: bool):
-        self.data, self.w, self.pairwise, self.conger = data, w, pairwise, conger
+    def __init__(self, data: Ratings, weights: dict[str, np.ndarray]):
+        self.data, self.weights = data, weights
+        self.pairwise, self.conger = data.n_raters >= 2, data.n_raters >= 3
 
-    def _block(self, lo: int, hi: int) -> dict[str, np.ndarray]:
-        d, w = self.data, self.w
+    def _block(self, lo: int, hi: int) -> list[tuple[str, np.ndarray]]:
+        d = self.data
         x = d.counts[lo:hi].astype(float)
+        b, q = x.shape
         r = x.sum(axis=1)
         pairable = r >= 2
-        weighted = x @ w.T  # r*_ik
         with np.errstate(divide="ignore", invalid="ignore"):
-            pa = np.where(pairable, ((x * (weighted - 1)).sum(1)) / (r * (r - 1)), 0.0)
+            inv_pairs = np.where(pairable, 1.0 / (r * (r - 1)), 0.0)
             share = x / r[:, None]
             # coincidences n_uk n_ul / (m_u − 1) of pairable units (Krippendorff)
             inv = np.where(pairable, 1.0 / (r - 1), 0.0)
-        out = {
-            "one": np.ones_like(r),
-            "pairable": pairable.astype(float),
-            "pa": pa,
-            "share": share,
-            "coinc": (x[:, :, None] * x[:, None, :] * inv[:, None, None]).reshape(len(r), -1),
-            "self": x * inv[:, None],
-        }
+        out = [
+            ("one", np.ones((b, 1))),
+            ("pairable", pairable.astype(float)[:, None]),
+            ("share", share),
+            ("coinc", np.einsum("bk,bl->bkl", x * inv[:, None], x).reshape(b, -1)),
+            ("self", x * inv[:, None]),
+        ]
+        for name, w in self.weights.items():
+            pa = ((x * (x @ w.T - 1)).sum(1)) * inv_pairs
+            out.append((f"pa:{name}", pa[:, None]))
+        if not (self.conger or self.pairwise):
+            return out
         codes = d.codes[lo:hi]
-        q = d.q
-        if self.conger or self.pairwise:
-            present = codes >= 0
-            onehot = (codes[:, :, None] == np.arange(q)).astype(float)  # (b, r, q)
-            out["rated"] = present.astype(float)
-            out["onehot"] = onehot.reshape(len(r), -1)
+        present = codes >= 0
+        onehot = codes[:, :, None] == np.arange(q)  # (b, r, q)
+        out += [("rated", present.astype(float)), ("onehot", onehot.reshape(b, -1).astype(float))]
         if self.pairwise:
-            a, b = _pairs(d.n_raters)
-            both = present[:, a] & present[:, b]
-            ca, cb = np.maximum(codes[:, a], 0), np.maximum(codes[:, b], 0)
-            out["both"] = both.astype(float)
-            out["agree"] = np.where(both, w[ca, cb], 0.0)
-            out["agree_exact"] = (both & (ca == cb)).astype(float)
+            a, z = _pairs(d.n_raters)
+            ca, cb = codes[:, a], codes[:, z]
+            both = present[:, a] & present[:, z]
+            ca, cb = np.maximum(ca, 0), np.maximum(cb, 0)
+            for name, w in self.weights.items():
+                agree = (ca == cb) if name == "identity" else w[ca, cb]
+                out.append((f"agree:{name}", np.where(both, agree, 0.0)))
             if not d.complete:
-                ma = onehot[:, a, :] * both[:, :, None]
-                mb = onehot[:, b, :] * both[:, :, None]
-                out["marg_a"] = ma.reshape(len(r), -1)
-                out["marg_b"] = mb.reshape(len(r), -1)
+                out.append(("both", both.astype(float)))
+                out.append(("marg_a", (onehot[:, a, :] & both[:, :, None]).reshape(b, -1)))
+                out.append(("marg_b", (onehot[:, z, :] & both[:, :, None]).reshape(b, -1)))
+        return out
+
+    def _unit_sums(self) -> dict[str, np.ndarray]:
+        """The same sums for c = 1 (the estimate) from small sufficient statistics, without
+        materialising the per-item terms: counts-weighted Gram matrices for the
+        coincidences, per-rater category counts, and each pair's joint table (one bincount
+        per pair of raters, not per item)."""
+        d = self.data
+        x = d.counts.astype(float)
+        q = d.q
+        r = x.sum(axis=1)
+        pairable = r >= 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inv_pairs = np.where(pairable, 1.0 / (r * (r - 1)), 0.0)
+            inv = np.where(pairable, 1.0 / (r - 1), 0.0)
+            share = x / r[:, None]
+        xi = x * inv[:, None]
+        out = {
+            "one": np.array([float(len(r))]),
+            "pairable": np.array([float(pairable.sum())]),
+            "share": share.sum(0)[None, :],
+            "coinc": (xi.T @ x).reshape(1, -1),
+            "self": xi.sum(0)[None, :],
+        }
+        for name, w in self.weights.items():
+            # Σ_k r_ik (Σ_l w_kl r_il − 1) = Σ_kl w_kl r_ik r_il − r_i
+            quad = np.einsum("ik,kl,il->i", x, w, x) - r
+            out[f"pa:{name}"] = np.array([float(quad @ inv_pairs)])
+        if not (self.conger or self.pairwise):
+            return out
+        # raters × items, contiguous: every rater's codes are one row
+        codes = np.ascontiguousarray(d.codes.T, dtype=np.int32)
+        raters = codes.shape[0]
+        present = codes >= 0
+        out["rated"] = present.sum(1, dtype=float)[None, :]
+        per_rater = np.zeros((raters, q))
+        for g in range(raters):  # one bincount per rater
+            per_rater[g] = np.bincount(codes[g][present[g]], minlength=q)[:q]
+        out["onehot"] = per_rater.reshape(1, -1)
+        if self.pairwise:
+            a, z = _pairs(raters)
+            cells = q * q + 1  # the last cell of each pair collects items one of them missed
+            joint = np.empty((len(a), q, q))
+            start = 0
+            for g in range(raters - 1):  # one bincount per rater: its pairs with later raters
+                others = codes[g + 1 :]
+                code = codes[g] * q + others
+                if not d.complete:
+                    code[(others < 0) | (codes[g] < 0)] = q * q
+                code += (np.arange(others.shape[0], dtype=np.int32) * cells)[:, None]
+                tables = np.bincount(code.ravel(), minlength=others.shape[0] * cells)
+                tables = tables.reshape(others.shape[0], cells)[:, : q * q]
+                joint[start : start + others.shape[0]] = tables.reshape(-1, q, q)
+                start += others.shape[0]
+            for name, w in self.weights.items():
+                out[f"agree:{name}"] = np.einsum("kl,pkl->p", w, joint)[None, :]
+            out["both"] = joint.sum(axis=(1, 2))[None, :]
+            out["marg_a"] = joint.sum(axis=2).reshape(1, -1)
+            out["marg_b"] = joint.sum(axis=1).reshape(1, -1)
         return out
 
     def sums(self, c: np.ndarray) -> dict[str, np.ndarray]:
-        total: dict[str, np.ndarray] = {}
+        if c.shape[0] == 1 and (np.asarray(c) == 1).all():
+            return self._unit_sums()  # scalars (1,), the rest (1, width), as below
+        total = None
         n = self.data.n_items
+        names, widths = [], []
         for lo in range(0, n, ITEM_BLOCK):
             hi = min(lo + ITEM_BLOCK, n)
-            cb = np.asarray(c[:, lo:hi], dtype=float)
-            for name, t in self._block(lo, hi).items():
-                s = cb @ (t if t.ndim == 2 else t[:, None])
-                total[name] = total[name] + s if name in total else s
-        return {k: (v[:, 0] if v.shape[1] == 1 and k in _SCALARS else v) for k, v in total.items()}
+            parts = self._block(lo, hi)
+            if not names:
+                names = [name for name, _ in parts]
+                widths = [t.shape[1] for _, t in parts]
+            block_sums = np.asarray(c[:, lo:hi], dtype=float) @ np.hstack(
+                [t for _, t in parts], dtype=float
+            )
+            total = block_sums if total is None else total + block_sums
+        out = dict(zip(names, np.split(total, np.cumsum(widths)[:-1], axis=1), strict=True))
+        if "both" not in out and self.pairwise:  # complete data: every pair rated every item
+            n_pairs = self.data.n_raters * (self.data.n_raters - 1) // 2
+            out["both"] = np.repeat(out["one"], n_pairs, axis=1)
+        return {k: (v[:, 0] if k in _SCALARS or k.startswith("pa:") else v) for k, v in out.items()}
+
+    def for_weighting(self, sums: dict, name: str) -> dict:
+        """The sums as one weighting's formulas read them (pa, agree, agree_exact)."""
+        view = dict(sums, pa=sums[f"pa:{name}"])
+        if self.pairwise:
+            view["agree"] = sums[f"agree:{name}"]
+            view["agree_exact"] = sums["agree:identity"]
+        return view
 
 
 _SCALARS = {"one", "pairable", "pa"}
@@ -472,15 +555,13 @@ def _statistic(data: Ratings, weights: dict[str, np.ndarray], levels: dict, valu
     pair_names = [(f"pair_{m}", _weights_label(w)) for w in weights for m in
                   ("cohen_kappa", "percent_agreement")]  # fmt: skip
 
-    terms = {w: _Terms(data, m, pairwise=r >= 2, conger=r >= 3) for w, m in weights.items()}
+    terms = _Terms(data, weights)
 
     def statistic(c: np.ndarray) -> np.ndarray:
         columns, pair_columns = [], []
-        first = None
+        first = terms.sums(c)
         for wname, w in weights.items():
-            s = terms[wname].sums(c)
-            if first is None:
-                first = s
+            s = terms.for_weighting(first, wname)
             base = _count_based(s, w)
             columns += [base["percent_agreement"], base["fleiss_kappa"],
                         base["brennan_prediger"], base["gwet"]]  # fmt: skip
@@ -643,8 +724,9 @@ def _pair_se(pair: Ratings, w, interval, names, label) -> dict:
     r = pair.counts.sum(1)
     x = pair.counts.astype(float)
     pa_i = (x * (x @ w.T - 1)).sum(1) / np.maximum(r * (r - 1), 1)
-    terms = _Terms(pair, w, pairwise=False, conger=False).sums(np.ones((1, pair.n_items)))
-    base = _count_based(terms, w)
+    two = _Terms(pair, {"identity": np.eye(pair.q), "w": w})
+    sums = two.sums(np.ones((1, pair.n_items)))
+    base = _count_based(two.for_weighting(sums, "w"), w)
     est = {k: float(v[0]) for k, v in base.items()}
     se = standard_errors(pair, w, est)
     out = {("scott_pi", label): se.get("fleiss_kappa", np.nan)}

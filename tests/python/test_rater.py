@@ -525,8 +525,11 @@ def test_degenerate_datasets():
         Ratings(np.array([[0, 3]]), 3)
 
 
-def test_bootstrap_equals_an_explicit_resampling_loop():
-    codes = random_codes(3, 25, 3, 3, missing=0.1)
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+def test_bootstrap_equals_an_explicit_resampling_loop(missing):
+    # replicates come from the per-item terms, estimates from sufficient statistics: the
+    # loop of estimates on resampled items checks one against the other
+    codes = random_codes(3, 25, 3, 3, missing=missing)
     rows, pairs = dataset_coefficients(codes, 3, n_resamples=60, confidence=0.9, seed=7)
     # the same item draws (tallied uniform indices from the seed), coefficient by coefficient
     data = Ratings(codes, 3)
