@@ -469,20 +469,23 @@ def _conger_se(data: Ratings, w, kappa, pa_i, pairable) -> float:
     n, r = codes.shape
     q = data.q
     present = codes >= 0
-    onehot = (codes[:, :, None] == np.arange(q)).astype(float)  # delta_igk
     n_g = present.sum(0).astype(float)  # ratings per rater
+    per_rater = np.stack([np.bincount(codes[present[:, g], g], minlength=q) for g in range(r)])
     with np.errstate(divide="ignore", invalid="ignore"):  # a rater with no rating: NaN
-        p = onehot.sum(0) / n_g[:, None]  # (r, q)
+        p = per_rater / n_g[:, None]  # (r, q)
     p_mean = p.mean(0)
     s2 = (p.T @ p - r * np.outer(p_mean, p_mean)) / (r - 1)
     pe = float((w * (np.outer(p_mean, p_mean) - s2 / r)).sum())
     if not np.isfinite(kappa) or abs(1 - pe) < 1e-12:
         return np.nan
-    # lambda_ig = Σ_k (r p̄_k − p_gk) n/n_g Σ_l w_kl (δ_igl − (ε_ig − n_g/n) p_gl)  (irrCAC)
+    # irrCAC: λ_ig = Σ_k (r p̄_k − p_gk) n/n_g Σ_l w_kl (δ_igl − (ε_ig − n_g/n) p_gl). With
+    # B = ((r p̄ − p) n/n_g) W (raters × categories) that is B[g, x_ig] ε_ig − (ε_ig − n_g/n)
+    # Σ_l B_gl p_gl: a gather per rating instead of raters × categories² per item
+    b_mat = ((r * p_mean[None, :] - p) * (n / n_g)[:, None]) @ w
+    c_g = (b_mat * p).sum(1)
     eps = present.astype(float)
-    inner = onehot - (eps - n_g / n)[:, :, None] * p[None, :, :]  # (n, r, l)
-    inner_w = np.einsum("kl,igl->igk", w, inner) * (n / n_g)[None, :, None]
-    lam = (inner_w * (r * p_mean[None, None, :] - p[None, :, :])).sum(2)
+    gathered = np.where(present, b_mat[np.arange(r)[None, :], np.maximum(codes, 0)], 0.0)
+    lam = gathered - (eps - n_g / n) * c_g[None, :]
     pe_i = lam.sum(1) / (r * (r - 1))
     n2 = pairable.sum()
     k_i = n / n2 * (pa_i - pe * pairable) / (1 - pe)
