@@ -62,15 +62,21 @@ def model(dbt, session):
         )
         raters = list(wide.columns)
         codes = wide.fillna(-1).to_numpy(dtype=np.int64)
-        coefficients, pairs = dataset_coefficients(
-            codes,
-            len(categories),
-            weights=str(datasets.loc[dataset, "weights"]),
-            values=values,
-            n_resamples=n_resamples,
-            confidence=confidence,
-            seed=derive_seed(seed, "rater_coefficients", dataset),
-        )
+        weights = str(datasets.loc[dataset, "weights"])
+        try:
+            coefficients, pairs = dataset_coefficients(
+                codes,
+                len(categories),
+                weights=weights,
+                values=values,
+                n_resamples=n_resamples,
+                confidence=confidence,
+                seed=derive_seed(seed, "rater_coefficients", dataset),
+            )
+        except ValueError as error:  # e.g. ratio weights over a category valued 0
+            raise ValueError(
+                f"rater dataset {dataset!r}, weights {weights!r} (seed rater_datasets): {error}"
+            ) from error
         n_pairable = int(((codes >= 0).sum(axis=1) >= 2).sum())
         common = {
             "dataset": dataset,
