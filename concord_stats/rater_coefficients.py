@@ -415,7 +415,8 @@ def _pair_kappas(s: dict, w: np.ndarray, r: int, q: int, complete: bool) -> dict
 # --------------------------------------------------------------------------------------------
 # standard errors (irrCAC's linearisation), from the observed data
 # --------------------------------------------------------------------------------------------
-def _variance(terms: np.ndarray, estimate: float) -> float:
+def _standard_error(terms: np.ndarray, estimate: float) -> float:
+    """√(Σ_i (κ*_i − κ)² / (n (n − 1))) of the linearised item terms (irrCAC, f = 0)."""
     n = terms.shape[0]
     if n < 2 or not np.isfinite(estimate):
         return np.nan
@@ -447,9 +448,9 @@ def standard_errors(data: Ratings, w: np.ndarray, est: dict[str, float]) -> dict
         k_i = (n / n2) * (pa_i - pe * pairable) / (1 - pe)
         if pe_i is not None:
             k_i = k_i - 2 * (1 - kappa) * (pe_i - pe) / (1 - pe)
-        return _variance(k_i, kappa)
+        return _standard_error(k_i, kappa)
 
-    out["percent_agreement"] = _variance((n / n2) * pa_i, pa)
+    out["percent_agreement"] = _standard_error((n / n2) * pa_i, pa)
     if q >= 2:
         pe_bp = w.sum() / q**2
         out["brennan_prediger"] = linear(est["brennan_prediger"], pe_bp, None)
@@ -490,7 +491,7 @@ def _conger_se(data: Ratings, w, kappa, pa_i, pairable) -> float:
     n2 = pairable.sum()
     k_i = n / n2 * (pa_i - pe * pairable) / (1 - pe)
     k_i = k_i - 2 * (1 - kappa) * (pe_i - pe) / (1 - pe)
-    return _variance(k_i, kappa)
+    return _standard_error(k_i, kappa)
 
 
 def alpha_standard_error(data: Ratings, w: np.ndarray, alpha: float) -> float:
@@ -517,7 +518,7 @@ def alpha_standard_error(data: Ratings, w: np.ndarray, alpha: float) -> float:
     pi_w = (w @ pi + w.T @ pi) / 2
     pe_i = (x @ pi_w) / r_mean - pe * (r_i - r_mean) / r_mean
     k_i = k_i - 2 * (1 - alpha_prime) * (pe_i - pe) / (1 - pe)
-    return _variance(k_i, alpha_prime)
+    return _standard_error(k_i, alpha_prime)
 
 
 # --------------------------------------------------------------------------------------------
