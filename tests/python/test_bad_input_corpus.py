@@ -23,7 +23,7 @@ import pytest
 import yaml
 from probe_fakes import fake_run_tables
 
-from concord_io.project import CAUTIOUS, PROJECT_ROOT, copy_project, run_dbt
+from concord_io.project import PROJECT_ROOT, copy_project, run_dbt
 
 CORPUS = PROJECT_ROOT / "tests" / "bad_input" / "cases.yml"
 _CORPUS = yaml.safe_load(CORPUS.read_text(encoding="utf-8"))
@@ -154,8 +154,6 @@ def run_cases(cases: list[dict], command: list[str], destination: Path) -> Outco
         for step in steps:
             step = dict(step)
             mutate(project / case["file"], step.pop("op"), **step)
-    if command[0] == "build":
-        command = [*command, *CAUTIOUS]
     result = run_dbt(command, project, database, check=False)
     results_file = project / "target" / "run_results.json"
     node_status = {}
@@ -305,7 +303,6 @@ def test_probe_names_and_messages_with_quotes_semicolons_newlines_and_rtl(projec
             "--select",
             "probe_names",
             "+path:models/marts/probe",
-            *CAUTIOUS,
             "--vars",
             "{probe_permutations: 200, bootstrap_resamples: 200}",
         ],

@@ -22,10 +22,10 @@ import pyarrow.parquet as pq
 import pytest
 from probe_fakes import fake_run_tables
 
-from concord_io.project import CAUTIOUS, dbt_invocation, run_dbt
+from concord_io.project import dbt_invocation, run_dbt
 
 # a small subgraph: the cross-lingual agreement summary and what it is built from
-SELECT = ["--select", "+mcq_agreement_summary", *CAUTIOUS]
+SELECT = ["--select", "+mcq_agreement_summary"]
 # killed the moment dbt starts replacing the mart
 KILL_ON = "START sql table model marts.mcq_agreement_summary"
 
@@ -84,7 +84,9 @@ def test_dbt_build_killed_mid_model_leaves_database_and_serving_version_intact(p
     database = project_copy / "concord.duckdb"
     serving = project_copy / "serving"
     run_dbt(["build", *SELECT], project_copy, database)
-    first = publish(database, serving, project_copy / "target" / "manifest.json")
+    first = publish(
+        database, serving, project_copy / "target" / "manifest.json", skip_quality_gate=True
+    )
     published_before = marts_fingerprint(serving / CURRENT_DB)
     built_before = marts_fingerprint(database)
 
@@ -112,7 +114,9 @@ def test_dbt_build_killed_mid_model_leaves_database_and_serving_version_intact(p
     assert set(after_kill) == set(built_before) == set(built_after)
     for mart, rows in after_kill.items():
         assert rows in (built_before[mart], built_after[mart]), mart
-    second = publish(database, serving, project_copy / "target" / "manifest.json")
+    second = publish(
+        database, serving, project_copy / "target" / "manifest.json", skip_quality_gate=True
+    )
     assert (serving / CURRENT_DB).resolve() == second.database.resolve()
 
 
@@ -191,10 +195,10 @@ def test_probe_run_killed_mid_write_is_invisible_to_the_next_build(project_copy,
     partial = Path(marker.read_text())
     assert partial.is_file() and partial.parent.name.startswith(".tmp-")
     assert not (landing / "probe" / "run_id=run-killed").exists()
-    run_dbt(["build", "--select", *PROBE_STAGING, *CAUTIOUS], project_copy, database)
+    run_dbt(["build", "--select", *PROBE_STAGING], project_copy, database)
     assert landed_runs(database) == {"run-complete": expected}
 
     # run again, it lands whole; the leftover hidden folder is still never read
     land_run(landing, "run-killed", killed)
-    run_dbt(["build", "--select", *PROBE_STAGING, *CAUTIOUS], project_copy, database)
+    run_dbt(["build", "--select", *PROBE_STAGING], project_copy, database)
     assert landed_runs(database) == {"run-complete": expected, "run-killed": expected}

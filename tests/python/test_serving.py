@@ -19,7 +19,7 @@ import pytest
 
 from concord_io.connect import READER_INIT_SQL, READER_SETTINGS, connect_serving, sqlalchemy_url
 from concord_io.project import PROJECT_ROOT, run_dbt
-from concord_io.publish import CURRENT_DB, CURRENT_PARQUET, PublishError, publish
+from concord_io.publish import CURRENT_DB, CURRENT_PARQUET, PublishError, publish, read_record
 
 DUCKDB_14 = "1.4.4"
 DUCKDB_14_VENV = PROJECT_ROOT / ".cache" / f"duckdb-{DUCKDB_14}"
@@ -116,19 +116,19 @@ def test_parquet_exports_and_catalogue(warehouse, served):
             assert parquet.column_names == [c for c, _ in types]
 
 
-def test_failed_or_unsafe_publish_changes_nothing(tmp_path, served):
+def test_failed_or_unsafe_publish_changes_nothing(tmp_path, served, warehouse):
     serving, result = served
     before = os.readlink(serving / CURRENT_DB)
     listing = sorted(p.name for p in (serving / "versions").iterdir())
     empty = tmp_path / "empty.duckdb"
     duckdb.connect(str(empty)).close()
     with pytest.raises(PublishError, match="no tables"):
-        publish(empty, serving)
+        publish(empty, serving, skip_quality_gate=True)
     stray = serving / (CURRENT_DB + ".wal")
     stray.write_bytes(b"x")
     try:
         with pytest.raises(PublishError, match=r"\.wal"):
-            publish(result.database, serving)
+            publish(warehouse, serving)
     finally:
         stray.unlink()
     assert os.readlink(serving / CURRENT_DB) == before
@@ -136,7 +136,7 @@ def test_failed_or_unsafe_publish_changes_nothing(tmp_path, served):
     occupied = tmp_path / "occupied"
     (occupied / CURRENT_PARQUET).mkdir(parents=True)
     with pytest.raises(PublishError, match="real file or folder"):
-        publish(result.database, occupied)
+        publish(warehouse, occupied)
     assert not (occupied / CURRENT_DB).exists()
     assert list((occupied / "versions").iterdir()) == []
 
@@ -147,11 +147,13 @@ def test_keeps_last_versions_and_a_reader_keeps_its_view(warehouse, tmp_path):
     reader = connect_serving(serving / CURRENT_DB)
     try:
         expected = build_marts(warehouse)
-        for _ in range(3):
-            publish(warehouse, serving, manifest_of(warehouse), keep=3)
+        later = [publish(warehouse, serving, manifest_of(warehouse), keep=3) for _ in range(3)]
         versions = serving / "versions"
-        assert len(list(versions.glob("concord-*.duckdb"))) == 3
-        assert len(list(versions.glob("parquet-*"))) == 3
+        # one folder per published version, database and Parquet together
+        assert sorted(p.name for p in versions.iterdir()) == [r.version for r in later]
+        assert read_record(serving) == [r.version for r in later]
+        for result in later:
+            assert result.database.is_file() and (result.parquet_dir / "catalogue.json").is_file()
         assert not first.database.exists()  # removed, but still open in the reader
         (version,) = reader.execute("select version from meta.publication").fetchone()
         assert version == first.version
@@ -187,7 +189,7 @@ def test_reader_holds_serving_file_while_build_and_publish_run(warehouse, tmp_pa
     shutil.copy2(warehouse, build)
     shutil.copytree(warehouse.parent / "target", build.parent / "target")
     serving = tmp_path / "serving"
-    first = publish(build, serving, manifest_of(build))
+    first = publish(build, serving, manifest_of(build), skip_quality_gate=True)
     reader = subprocess.Popen(
         [sys.executable, "-c", READER, str(serving / CURRENT_DB)],
         cwd=PROJECT_ROOT,
@@ -201,7 +203,7 @@ def test_reader_holds_serving_file_while_build_and_publish_run(warehouse, tmp_pa
         # the reader holds the serving file open while dbt writes the build file ...
         run_dbt(["build", "--select", "mcq_agreement_summary"], PROJECT_ROOT, build)
         # ... and while the new version is published
-        second = publish(build, serving, manifest_of(build))
+        second = publish(build, serving, manifest_of(build), skip_quality_gate=True)
         reader.stdin.write("\n")
         reader.stdin.flush()
         during = json.loads(reader.stdout.readline())
