@@ -569,7 +569,8 @@ def _publish_locked(
     except BaseException as error:
         # the first error is the one reported; a failed cleanup is only noted on it
         try:
-            shutil.rmtree(partial, ignore_errors=False)
+            if partial.exists():
+                shutil.rmtree(partial)
             if final.exists() and current_version(serving_dir) != stamp:
                 shutil.rmtree(final)
         except OSError as cleanup:
