@@ -264,20 +264,32 @@ def test_sqlalchemy_duckdb_engine_connects_read_only(served, warehouse):
     serving, _ = served
     script = textwrap.dedent(
         """
-        import json, sys
+        import json, sys, warnings
+        import pandas as pd
         import sqlalchemy as sa
+        warnings.simplefilter("ignore")  # duckdb-engine: no index reflection
         engine = sa.create_engine(sys.argv[1])
         with engine.connect() as c:
             rows = c.execute(sa.text(
                 "select model, agreement_pct from marts.mcq_agreement_summary order by model"
             )).fetchall()
-            tables = sa.inspect(c).get_table_names(schema="marts")
+            inspector = sa.inspect(c)
+            tables = inspector.get_table_names(schema="marts")
+            # what a BI tool does when it lists a table's fields
+            columns = {
+                t: [col["name"] for col in inspector.get_columns(t, schema="marts")]
+                for t in tables
+            }
+            frame = pd.read_sql_table("mcq_agreement_summary", c, schema="marts")
             try:
                 c.execute(sa.text("create table marts.x (a int)"))
                 wrote = True
             except Exception:
                 wrote = False
-        print(json.dumps({"rows": [list(r) for r in rows], "tables": tables, "wrote": wrote}))
+        print(json.dumps({
+            "rows": [list(r) for r in rows], "tables": tables, "wrote": wrote,
+            "columns": columns, "frame": [list(frame.columns), len(frame)],
+        }))
         """
     )
     url = sqlalchemy_url(serving / CURRENT_DB)
@@ -292,6 +304,17 @@ def test_sqlalchemy_duckdb_engine_connects_read_only(served, warehouse):
         ).fetchall()
     assert [tuple(r) for r in got["rows"]] == expected
     assert set(got["tables"]) == set(build_marts(warehouse))
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        for table, names in got["columns"].items():
+            assert names == [
+                c
+                for (c,) in con.execute(
+                    "select column_name from duckdb_columns() where schema_name = 'marts' "
+                    "and table_name = ? order by column_index",
+                    [table],
+                ).fetchall()
+            ], table
+    assert got["frame"] == [got["columns"]["mcq_agreement_summary"], len(expected)]
     assert got["wrote"] is False
 
 
