@@ -74,6 +74,24 @@ def build_identity(database: Path | str) -> dict[str, object]:
     return {"size": Path(database).stat().st_size, "sha256": digest.hexdigest()}
 
 
+def write_quality_record(
+    database: Path | str, identity: dict[str, object], n_expectations: int
+) -> Path:
+    """Record that the checkpoint passed on the build file of ``identity`` (atomically)."""
+    database = Path(database)
+    record = quality_record_path(database)
+    body = {
+        "database": str(database.resolve()),
+        **identity,
+        "passed_at": datetime.now(UTC).isoformat(),
+        "n_expectations": n_expectations,
+    }
+    temp = record.with_name(record.name + ".tmp")
+    temp.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+    os.replace(temp, record)
+    return record
+
+
 def check_quality_record(database: Path | str) -> str:
     """Return "passed" when the checkpoint passed on this exact build file, else refuse."""
     database = Path(database)
@@ -253,15 +271,7 @@ def run_quality(
                 column = config.kwargs.get("column") or config.kwargs.get("column_list") or ""
                 failed.append(f"{suite_name}: {config.type}({column})")
     if result.success and build_identity(database) == identity:
-        body = {
-            "database": str(database.resolve()),
-            **identity,
-            "passed_at": datetime.now(UTC).isoformat(),
-            "n_expectations": n_expectations,
-        }
-        temp = record.with_name(record.name + ".tmp")
-        temp.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
-        os.replace(temp, record)
+        write_quality_record(database, identity, n_expectations)
     return QualityResult(
         success=bool(result.success),
         docs_index=out_dir / DOCS_SITE / "index.html",
