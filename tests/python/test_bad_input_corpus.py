@@ -143,6 +143,25 @@ def check_quarantine(con, spec: dict) -> None:
                     assert record[key] == value, (key, row, want)
 
 
+def check_quarantine_warned(con, spec: dict, output: str, database: Path) -> None:
+    """The build ends with a warning counting each study's quarantined rows (the on-run-end
+    hook), and the summary prints the same counts from marts.dq_quarantine."""
+    from concord_io.summary import summarise
+
+    study = spec.get("study")
+    if study is None:
+        return
+    (n,) = con.execute(
+        "select count(*) from marts.dq_quarantine where study = ?", [study]
+    ).fetchone()
+    (warning,) = [line for line in output.splitlines() if "quarantined input rows" in line]
+    assert f"{study}: {n}" in warning, (warning, study, n)
+    (summary_line,) = [
+        line for line in summarise(database).splitlines() if "quarantined input rows" in line
+    ]
+    assert summary_line.startswith("WARNING:") and f"{study} {n}" in summary_line, summary_line
+
+
 @dataclass
 class Outcome:
     result: subprocess.CompletedProcess
@@ -212,6 +231,7 @@ def test_bad_input_case(case, corpus_run):
             assert rows == check["rows"], (case["id"], check["sql"], rows)
         if expect["outcome"] == "quarantined":
             check_quarantine(con, expect["quarantine"])
+            check_quarantine_warned(con, expect["quarantine"], result.stdout, outcome.database)
             counts = {k: scalar(con, sql) for k, sql in expect["reconcile"].items()}
             assert counts["quarantined"] > 0
             assert counts["rows_in"] == counts["counted"] + counts["quarantined"], counts
