@@ -151,7 +151,7 @@
 {#- At the end of a run: a warning counting the rows each study set aside, from the
     quarantine models this run built (dq_quarantine lists them). -#}
 {% macro warn_quarantined(results) %}
-    {%- if not execute -%}
+    {%- if not execute or flags.WHICH not in ['build', 'run'] -%}
         {{ return('') }}
     {%- endif -%}
     {%- set counts = [] -%}

@@ -395,3 +395,19 @@ def test_make_build_publishes_only_after_the_build_and_its_checks():
     assert build < published < report
     quality = first("concord_io.quality")
     assert build < quality < published
+
+
+def test_plain_dbt_creates_the_database_folder(tmp_path):
+    """A fresh clone has no warehouse/: plain dbt (no make) creates the build file's folder
+    (concord_io.dbt_plugin, from profiles.yml) instead of failing to open the file."""
+    from concord_io.project import dbt_invocation
+
+    database = tmp_path / "new" / "nested" / "concord.duckdb"
+    argv, env = dbt_invocation(["seed", "--select", "rater_categories"], PROJECT_ROOT, database)
+    target = argv.index("--target-path") + 1
+    argv[target] = str(tmp_path / "target")  # nothing else creates the database's folder
+    argv[argv.index("--log-path") + 1] = str(tmp_path / "logs")
+    result = subprocess.run(argv, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-3000:]
+    with duckdb.connect(str(database), read_only=True) as con:
+        assert con.execute("select count(*) from raw.rater_categories").fetchone()[0] > 0
