@@ -27,8 +27,8 @@ install: $(VENV)/.installed
 
 build: install dbt-build quality publish report summary
 
+# profiles.yml's plugin (concord_io.dbt_plugin) checks CONCORD_DB_PATH and creates its folder
 dbt-build:
-	mkdir -p $(dir $(CONCORD_DB_PATH))
 	$(DBT) build $(DBT_FLAGS)
 
 # Great Expectations suites (quality/suites/) over the built warehouse, read-only; a failed

@@ -60,7 +60,7 @@ subprocess.run([{str(DBT)!r}, 'parse', *{dbt_args!r}], cwd={str(project)!r}, env
                capture_output=True, check=True)
 start = time.perf_counter()
 p = subprocess.run([{str(DBT)!r}, 'build', '--select', '+path:models/marts/mcq',
-                    '--indirect-selection', 'cautious', *{dbt_args!r}],
+                    *{dbt_args!r}],
                    cwd={str(project)!r}, env=env, capture_output=True, text=True)
 elapsed = time.perf_counter() - start
 if p.returncode != 0:

@@ -11,9 +11,12 @@ below) DuckDB applies them while opening the file, with the lock taking effect l
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import duckdb
+
+from concord_io.errors import ConcordError, printable
 
 #: Reader settings, in the order they must be applied as SQL (``SET name = value``).
 READER_SETTINGS: dict[str, object] = {
@@ -38,15 +41,58 @@ def sqlalchemy_url(path: str | Path) -> str:
     return f"duckdb:///{Path(path).absolute()}?{query}"
 
 
+class ServingNotFoundError(ConcordError, FileNotFoundError):
+    """Nothing has been published at that path yet."""
+
+
 def connect_serving(path: str | Path) -> duckdb.DuckDBPyConnection:
     """Open the serving file (the ``concord.duckdb`` symlink or a version) as a locked reader.
 
     The symlink is resolved first, so a connection made after a publish opens the new
-    version even while this process still holds one to the old. Raises FileNotFoundError
-    when nothing has been published there yet, rather than letting DuckDB create an empty
-    database.
+    version even while this process still holds one to the old. Raises
+    ServingNotFoundError (a FileNotFoundError and a ConcordError) when nothing has been
+    published there yet, rather than letting DuckDB create an empty database.
     """
     path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"{path}: no serving file (run `make build` to publish one)")
+        raise ServingNotFoundError(
+            f"{path}: no serving file", hint="run `make build` (or publish) to publish one"
+        )
     return duckdb.connect(str(path.resolve()), read_only=True, config=dict(READER_SETTINGS))
+
+
+_LOCK_HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.+?) \(PID (?P<pid>\d+)\)")
+
+
+def build_lock_error(database: str | Path, error: Exception) -> ConcordError | None:
+    """DuckDB's "Could not set lock" on the build file as a ConcordError naming the process
+    that holds it (DuckDB names it), or None for any other error."""
+    text = str(error)
+    if "Could not set lock" not in text:
+        return None
+    holder = _LOCK_HOLDER.search(text)
+    who = (
+        f"process {holder['pid']} ({printable(Path(holder['program']).name)})"
+        if holder
+        else "another process"
+    )
+    return ConcordError(
+        f"{database}: the build file is held by {who}: a build is running, or a reader has it open",
+        hint="wait for the build to finish, or close that reader; readers belong on the "
+        "serving file (warehouse/serving/concord.duckdb, see concord_io.connect), never on "
+        "the build file",
+    )
+
+
+def connect_build(database: str | Path, *, read_only: bool = True) -> duckdb.DuckDBPyConnection:
+    """Open the build database; a missing file or a held lock is a ConcordError."""
+    database = Path(database)
+    if read_only and not database.is_file():
+        raise ConcordError(f"{database}: no build database", hint="run dbt build first")
+    try:
+        return duckdb.connect(str(database), read_only=read_only)
+    except duckdb.IOException as error:
+        lock = build_lock_error(database, error)
+        if lock is None:
+            raise
+        raise lock from error

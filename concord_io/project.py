@@ -21,10 +21,6 @@ PROJECT_PARTS = (
 )
 
 
-# a partial build (`--select`) runs only the tests whose parents were all built
-CAUTIOUS = ["--indirect-selection", "cautious"]
-
-
 def dbt_invocation(
     args: list[str],
     project_dir: Path,

@@ -1,19 +1,37 @@
-"""Publish the marts into a versioned, read-only serving file that BI tools can hold open.
+"""Publish the marts into a versioned, read-only serving folder that BI tools can hold open.
 
 DuckDB allows one writer or many readers of a file, never both, so readers never open the
-build database. After a successful build every table (or view) in schema ``marts`` is
-copied into a new file ``<serving>/versions/concord-<UTC timestamp>.duckdb`` written with
-storage version v1.4.0 (so the DuckDB 1.4 that BI drivers bundle can open it), with the
-table and column descriptions of ``target/manifest.json`` as COMMENTs, checkpointed,
-closed, fsynced and only then made current by atomically replacing the symlink
-``<serving>/concord.duckdb``. The same marts go to one Parquet file each, with
-``catalogue.json``, in ``versions/parquet-<timestamp>/``, made current through the
-symlink ``<serving>/parquet``. The last ``keep`` versions of each are kept.
+build database. After a successful build (and a passing quality checkpoint of that very
+build file, see :mod:`concord_io.quality`) every table (or view) in schema ``marts`` is
+copied into a new version folder; the database and its Parquet export are one unit::
+
+    <serving>/
+      concord.duckdb -> current/concord.duckdb    what readers open (never changes)
+      parquet        -> current/parquet           one Parquet file per mart + catalogue.json
+      current        -> versions/<stamp>          the one link a publish flips
+      published.json                              the record: every published version
+      versions/<stamp>/concord.duckdb, parquet/   one complete version
+
+A publish writes ``versions/<stamp>.partial/`` (the database with storage version v1.4.0,
+so the DuckDB 1.4 that BI drivers bundle can open it, with the table and column
+descriptions of ``target/manifest.json`` as COMMENTs, checkpointed, closed and fsynced;
+then the Parquet files read back from it), renames it to ``versions/<stamp>/``, atomically
+replaces the symlink ``current`` (both reader paths change together) and then adds the
+version to ``published.json``. Each step is durable (fsync) before the next starts.
+
+Retention counts only published versions: the record is the truth, plus the version
+``current`` points at (a publish killed between the flip and the record). The newest
+``keep`` published versions stay, and never fewer than the current and the previous one;
+every other version folder is removed: published ones that fell out of retention, orphans
+(written but never published: a publish killed before its flip) and ``*.partial`` or
+``*.removing`` leftovers of a killed publish. A version leaves the record before its folder
+is removed, so the record never names a missing version.
 
 A reader holding an old version keeps its consistent view (the file is never written
 again; on POSIX it survives its removal until closed) and sees the new one when it
-reconnects. Anything that goes wrong before the symlink flips leaves the current version
-as it was, and removes the partial files.
+reconnects. Anything that goes wrong before the flip leaves the current version as it was;
+after it, the new version is complete and current. Two publishes never interleave (a lock
+file in the serving folder).
 
     python -m concord_io.publish --database warehouse/concord.duckdb \\
         --serving-dir warehouse/serving --manifest target/manifest.json
@@ -22,27 +40,43 @@ as it was, and removes the partial files.
 from __future__ import annotations
 
 import argparse
+import errno
+import fcntl
 import json
 import os
+import re
 import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
 
+from concord_io.errors import ConcordError, printable, run_main
+
 SCHEMA = "marts"
 META_SCHEMA = "meta"
 SERVING_STORAGE_VERSION = "v1.4.0"
 CURRENT_DB = "concord.duckdb"
 CURRENT_PARQUET = "parquet"
+CURRENT = "current"
 VERSIONS = "versions"
+RECORD = "published.json"
+LOCK = ".publish.lock"
 CATALOGUE = "catalogue.json"
 KEEP = 3
+#: the current and the previous published version are never removed
+MIN_KEEP = 2
+STAMP = re.compile(r"^\d{8}T\d{12}Z$")
+#: The steps of a publish, in order; each is durable before the next starts. The tests kill
+#: a publish after each one (see _step_done).
+STEPS = ("copied", "exported", "sealed", "flipped", "recorded", "pruned")
 
 
-class PublishError(RuntimeError):
+class PublishError(ConcordError):
     """Publishing was refused; the current serving version is unchanged."""
 
 
@@ -55,6 +89,11 @@ class Published:
     parquet_dir: Path
     tables: dict[str, int] = field(default_factory=dict)  # table -> row count
     removed: list[Path] = field(default_factory=list)
+    quality: str = "passed"
+
+
+def _step_done(step: str) -> None:
+    """Called after each of STEPS; a no-op that the crash tests replace to kill the process."""
 
 
 def _quote(identifier: str) -> str:
@@ -73,7 +112,13 @@ def read_descriptions(manifest: Path | None) -> dict[str, dict]:
     """
     if manifest is None or not Path(manifest).is_file():
         return {}
-    nodes = json.loads(Path(manifest).read_text(encoding="utf-8")).get("nodes", {})
+    try:
+        nodes = json.loads(Path(manifest).read_text(encoding="utf-8")).get("nodes", {})
+    except (ValueError, UnicodeDecodeError) as error:
+        raise PublishError(
+            f"{manifest}: not a readable dbt manifest ({error})",
+            hint="run dbt build (or dbt parse) again to rewrite it",
+        ) from error
     out = {}
     for node in nodes.values():
         if node.get("resource_type") != "model" or node.get("schema") != SCHEMA:
@@ -95,7 +140,10 @@ def _built_at(manifest: Path | None, database: Path) -> str:
         run_results = Path(manifest).with_name("run_results.json")
         for candidate in (run_results, Path(manifest)):
             if candidate.is_file():
-                meta = json.loads(candidate.read_text(encoding="utf-8")).get("metadata", {})
+                try:
+                    meta = json.loads(candidate.read_text(encoding="utf-8")).get("metadata", {})
+                except ValueError:
+                    continue
                 if meta.get("generated_at"):
                     return str(meta["generated_at"])
     mtime = datetime.fromtimestamp(database.stat().st_mtime, tz=UTC)
@@ -131,19 +179,93 @@ def _check_no_wal(path: Path, why: str) -> None:
     wal = path.with_name(path.name + ".wal")
     if wal.exists():
         raise PublishError(
-            f"{wal} exists: {why}. A .wal beside a serving file would be replayed into it by "
-            "the next process that opens it; remove it (after checking nothing writes there) "
-            "and publish again"
+            f"{wal} exists: {why}",
+            hint="a .wal beside a serving file would be replayed into it by the next process "
+            "that opens it; remove it (after checking nothing writes there) and publish again",
         )
+
+
+# --- the record of published versions --------------------------------------------------------
+
+
+def read_record(serving_dir: Path) -> list[str]:
+    """The published versions, oldest first, from ``<serving>/published.json`` ([] if none)."""
+    path = Path(serving_dir) / RECORD
+    if not path.exists():
+        return []
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))["versions"]
+        versions = [entry["version"] for entry in entries]
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as error:
+        raise PublishError(
+            f"{path}: the record of published versions is unreadable ({error})",
+            hint="nothing was changed; restore it from a backup, or rebuild it from "
+            f"{Path(serving_dir) / VERSIONS} (one entry per published version folder)",
+        ) from error
+    if not all(isinstance(v, str) and STAMP.match(v) for v in versions):
+        raise PublishError(f"{path}: the record names a version that is not a publish stamp")
+    return versions
+
+
+def _write_record(serving_dir: Path, versions: list[str]) -> None:
+    """Replace the record atomically (temp file, fsync, rename, fsync the folder)."""
+    path = serving_dir / RECORD
+    temp = serving_dir / f".{RECORD}.{os.getpid()}.tmp"
+    body = {"versions": [{"version": v} for v in versions]}
+    temp.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+    _fsync_file(temp)
+    os.replace(temp, path)
+    _fsync_dir(serving_dir)
+
+
+def current_version(serving_dir: Path) -> str | None:
+    """The version the ``current`` link points at, or None before the first publish."""
+    link = Path(serving_dir) / CURRENT
+    if not link.is_symlink():
+        return None
+    name = Path(os.readlink(link)).name
+    return name if STAMP.match(name) else None
+
+
+@contextmanager
+def _publish_lock(serving_dir: Path) -> Iterator[None]:
+    """Hold ``<serving>/.publish.lock`` for the whole publish; refuse if another holds it."""
+    path = serving_dir / LOCK
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+            raise PublishError(
+                f"{serving_dir}: another publish is running (pid {printable(holder)})",
+                hint="wait for it to finish; the current serving version is unchanged",
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+# --- writing one version ---------------------------------------------------------------------
 
 
 def _copy_marts(
     database: Path, target: Path, descriptions: dict[str, dict], meta: dict[str, str]
 ) -> dict[str, int]:
     """Write every mart of ``database`` into the new file ``target``; returns row counts."""
+    from concord_io.connect import build_lock_error
+
     con = duckdb.connect()
     try:
-        con.execute(f"attach {_literal(str(database))} as build (read_only)")
+        try:
+            con.execute(f"attach {_literal(str(database))} as build (read_only)")
+        except duckdb.IOException as error:
+            lock = build_lock_error(database, error)
+            if lock is None:
+                raise
+            raise lock from error
         marts = [
             name
             for (name,) in con.execute(
@@ -153,7 +275,10 @@ def _copy_marts(
             ).fetchall()
         ]
         if not marts:
-            raise PublishError(f"{database}: schema {SCHEMA} has no tables; nothing to publish")
+            raise PublishError(
+                f"{database}: schema {SCHEMA} has no tables; nothing to publish",
+                hint="run dbt build first",
+            )
         con.execute(
             f"attach {_literal(str(target))} as serving "
             f"(storage_version {_literal(SERVING_STORAGE_VERSION)})"
@@ -187,7 +312,7 @@ def _copy_marts(
         con.execute(
             f"comment on table serving.{META_SCHEMA}.publication is "
             "'One row: which published version this file is, when its marts were built and "
-            "when it was published.'"
+            "when it was published, and whether the quality checkpoint passed on that build.'"
         )
         con.execute("checkpoint serving")
         con.execute("detach serving")
@@ -201,7 +326,7 @@ def _export_parquet(
     version_db: Path, out_dir: Path, counts: dict[str, int], meta: dict[str, str]
 ) -> None:
     """One Parquet file per mart and catalogue.json, read back from the new version file."""
-    out_dir.mkdir(parents=True)
+    out_dir.mkdir()
     con = duckdb.connect(str(version_db), read_only=True)
     try:
         tables = []
@@ -245,20 +370,104 @@ def _export_parquet(
     _fsync_dir(out_dir)
 
 
-def _prune(versions: Path, keep: int, current: set[str]) -> list[Path]:
-    """Remove all but the newest ``keep`` versions of each kind (never a current one)."""
+# --- retention -------------------------------------------------------------------------------
+
+
+def _remove_tree(path: Path, versions: Path) -> None:
+    """Rename to a hidden ``.removing`` name first, so a half-removed folder is never taken
+    for a version, then delete it."""
+    hidden = versions / f".{path.name}.removing"
+    if hidden.exists():
+        shutil.rmtree(hidden)
+    os.rename(path, hidden)
+    _fsync_dir(versions)
+    shutil.rmtree(hidden)
+
+
+def prune(serving_dir: str | Path, keep: int = KEEP) -> list[Path]:
+    """Apply retention to ``serving_dir`` (see the module docstring); returns what it removed.
+
+    Must run under the publish lock (``publish`` calls it so): a folder that is being written
+    by another publish would otherwise look like a leftover.
+    """
+    serving_dir = Path(serving_dir)
+    versions = serving_dir / VERSIONS
+    published = read_record(serving_dir)
+    current = current_version(serving_dir)
+    if current is not None and current not in published:
+        published.append(current)  # killed between the flip and the record
+    kept = set(published[-keep:])
+    if current is not None:
+        kept.add(current)
+        at = published.index(current)
+        if at > 0:
+            kept.add(published[at - 1])
+    record = [v for v in published if v in kept and (versions / v).is_dir()]
+    if record != read_record(serving_dir):
+        _write_record(serving_dir, record)
     removed = []
-    for pattern in ("concord-*.duckdb", "parquet-*"):
-        found = sorted(p for p in versions.glob(pattern) if not p.name.endswith(".partial"))
-        for old in found[:-keep]:  # keep >= 1, checked by publish()
-            if old.name in current:
-                continue
-            if old.is_dir():
-                shutil.rmtree(old)
+    for path in sorted(versions.iterdir()) if versions.is_dir() else []:
+        name = path.name
+        leftover = name.endswith((".partial", ".partial.wal", ".removing")) or (
+            name.startswith(".") and name.endswith(".tmp")
+        )
+        stale = STAMP.match(name) is not None and name not in kept
+        if not (leftover or stale):
+            continue  # a kept version, or something publish does not manage
+        if path.is_dir() and not path.is_symlink():
+            if stale:
+                _remove_tree(path, versions)
             else:
-                old.unlink()
-            removed.append(old)
+                shutil.rmtree(path)
+        else:
+            path.unlink()
+        removed.append(path)
+    for temp in serving_dir.glob(".*.tmp"):  # symlinks and records of a killed publish
+        temp.unlink()
     return removed
+
+
+# --- publish ---------------------------------------------------------------------------------
+
+
+def check_keep(keep: object) -> int:
+    if isinstance(keep, bool) or not isinstance(keep, int) or keep < MIN_KEEP:
+        raise PublishError(
+            f"--keep {keep!r}: must be a whole number of at least {MIN_KEEP}",
+            hint="the current and the previous published version are always kept",
+        )
+    return keep
+
+
+def check_not_in_serving(database: Path, serving_dir: Path) -> None:
+    """The build database must never be a published file or sit in the serving folder."""
+    resolved = database.resolve()
+    serving = serving_dir.resolve()
+    if resolved == serving or serving in resolved.parents:
+        raise PublishError(
+            f"{database}: the build database is inside the serving folder {serving_dir}",
+            hint="set CONCORD_DB_PATH to a file outside it (the default is "
+            "warehouse/concord.duckdb); readers use the serving file, builds never do",
+        )
+
+
+def _disk_error(error: BaseException, where: Path) -> ConcordError | None:
+    """A full or read-only disk, or a folder publish may not write, as a ConcordError."""
+    text = str(error)
+    number = getattr(error, "errno", None)
+    if number == errno.ENOSPC or "No space left on device" in text:
+        what = "no space left on the device"
+    elif number == errno.EROFS or "Read-only file system" in text:
+        what = "the file system is read-only"
+    elif number == errno.EACCES or isinstance(error, PermissionError):
+        what = "permission denied"
+    else:
+        return None
+    return PublishError(
+        f"{where}: {what} ({printable(getattr(error, 'filename', None) or text)})",
+        hint="free space or choose a writable --serving-dir; the current serving version "
+        "is unchanged",
+    )
 
 
 def publish(
@@ -267,35 +476,74 @@ def publish(
     manifest: str | Path | None = None,
     keep: int = KEEP,
     now: datetime | None = None,
+    *,
+    skip_quality_gate: bool = False,
 ) -> Published:
     """Publish the marts of ``database`` into ``serving_dir``; see the module docstring.
 
     Raises PublishError (and changes nothing that readers see) when the build database has
-    no marts, when a .wal would be left beside a serving file, or when the serving folder
-    holds something publish does not manage where its symlinks go.
+    no marts or no passing quality record for this exact file (unless
+    ``skip_quality_gate``), sits inside the serving folder, is held by a writer, when a .wal
+    would be left beside a serving file, when another publish is running, when the disk is
+    full or read-only, or when the serving folder holds something publish does not manage
+    where its symlinks go.
     """
+    from concord_io.quality import check_quality_record
+
     database = Path(database)
     serving_dir = Path(serving_dir)
     manifest = Path(manifest) if manifest is not None else None
-    if keep < 1:
-        raise ValueError(f"keep must be at least 1, got {keep}")
+    keep = check_keep(keep)
     if not database.is_file():
-        raise PublishError(f"{database}: build database not found (run dbt build first)")
+        raise PublishError(
+            f"{database}: build database not found", hint="run dbt build (or make build) first"
+        )
+    check_not_in_serving(database, serving_dir)
+    quality = "skipped" if skip_quality_gate else check_quality_record(database)
+    try:
+        serving_dir.mkdir(parents=True, exist_ok=True)
+        with _publish_lock(serving_dir):
+            return _publish_locked(database, serving_dir, manifest, keep, now, quality)
+    except OSError as error:
+        disk = _disk_error(error, serving_dir)
+        if disk is None:
+            raise
+        raise disk from error
+    except duckdb.IOException as error:
+        disk = _disk_error(error, serving_dir)
+        if disk is None:
+            raise
+        raise disk from error
+
+
+def _publish_locked(
+    database: Path,
+    serving_dir: Path,
+    manifest: Path | None,
+    keep: int,
+    now: datetime | None,
+    quality: str,
+) -> Published:
     versions = serving_dir / VERSIONS
-    versions.mkdir(parents=True, exist_ok=True)
-    current_link = serving_dir / CURRENT_DB
-    _check_no_wal(current_link, "something opened the serving file for writing")
-    for link in (current_link, serving_dir / CURRENT_PARQUET):
-        if link.exists() and not link.is_symlink():
-            raise PublishError(f"{link} is a real file or folder, not the symlink publish manages")
+    versions.mkdir(exist_ok=True)
+    for link in (CURRENT_DB, CURRENT_PARQUET, CURRENT):
+        path = serving_dir / link
+        if path.exists() and not path.is_symlink():
+            raise PublishError(
+                f"{path} is a real file or folder, not the symlink publish manages",
+                hint="move it out of the serving folder and publish again",
+            )
+        _check_no_wal(path, "something opened the serving file for writing")
+    current = current_version(serving_dir)
+    if current is not None:
+        _check_no_wal(versions / current / CURRENT_DB, "something opened it for writing")
+    prune(serving_dir, keep)  # leftovers of a killed publish go first, before new writes
 
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S%fZ")
-    version_db = versions / f"concord-{stamp}.duckdb"
-    parquet_dir = versions / f"parquet-{stamp}"
-    if version_db.exists() or parquet_dir.exists():
-        raise PublishError(f"{version_db}: version {stamp} already exists")
-    partial_db = versions / f"concord-{stamp}.duckdb.partial"
-    partial_parquet = versions / f"parquet-{stamp}.partial"
+    final = versions / stamp
+    partial = versions / f"{stamp}.partial"
+    if final.exists() or stamp in read_record(serving_dir):
+        raise PublishError(f"{final}: version {stamp} already exists")
     descriptions = read_descriptions(manifest)
     meta = {
         "version": stamp,
@@ -303,29 +551,46 @@ def publish(
         "published_at": datetime.now(UTC).isoformat(),
         "storage_version": SERVING_STORAGE_VERSION,
         "duckdb_version": duckdb.__version__,
+        "quality": quality,
     }
+    partial.mkdir()
     try:
-        counts = _copy_marts(database, partial_db, descriptions, meta)
-        _check_no_wal(partial_db, "the new version was not fully checkpointed")
-        _fsync_file(partial_db)
-        os.replace(partial_db, version_db)
+        counts = _copy_marts(database, partial / CURRENT_DB, descriptions, meta)
+        _check_no_wal(partial / CURRENT_DB, "the new version was not fully checkpointed")
+        _fsync_file(partial / CURRENT_DB)
+        _step_done("copied")
+        _export_parquet(partial / CURRENT_DB, partial / CURRENT_PARQUET, counts, meta)
+        _check_no_wal(partial / CURRENT_DB, "reading the new version left a write-ahead log")
+        _fsync_dir(partial)
+        _step_done("exported")
+        os.rename(partial, final)
         _fsync_dir(versions)
-        _export_parquet(version_db, partial_parquet, counts, meta)
-        _check_no_wal(version_db, "reading the new version left a write-ahead log")
-        os.replace(partial_parquet, parquet_dir)
-        _fsync_dir(versions)
-    except BaseException:
-        for leftover in (partial_db, partial_db.with_name(partial_db.name + ".wal"), version_db):
-            leftover.unlink(missing_ok=True)
-        shutil.rmtree(partial_parquet, ignore_errors=True)
-        shutil.rmtree(parquet_dir, ignore_errors=True)
+        _step_done("sealed")
+    except BaseException as error:
+        # the first error is the one reported; a failed cleanup is only noted on it
+        try:
+            if partial.exists():
+                shutil.rmtree(partial)
+            if final.exists() and current_version(serving_dir) != stamp:
+                shutil.rmtree(final)
+        except OSError as cleanup:
+            error.add_note(f"cleanup after the failure also failed: {cleanup}")
         raise
 
-    _flip_symlink(current_link, f"{VERSIONS}/{version_db.name}")
-    _flip_symlink(serving_dir / CURRENT_PARQUET, f"{VERSIONS}/{parquet_dir.name}")
+    _flip_symlink(serving_dir / CURRENT, f"{VERSIONS}/{stamp}")
+    # the reader paths never change: made once (first publish), pointing through `current`
+    for link in (CURRENT_DB, CURRENT_PARQUET):
+        path = serving_dir / link
+        if not path.is_symlink() or os.readlink(path) != f"{CURRENT}/{link}":
+            _flip_symlink(path, f"{CURRENT}/{link}")
     _fsync_dir(serving_dir)
-    removed = _prune(versions, keep, {version_db.name, parquet_dir.name})
-    return Published(stamp, version_db, parquet_dir, counts, removed)
+    _step_done("flipped")
+    record = read_record(serving_dir)
+    _write_record(serving_dir, [*record, stamp])
+    _step_done("recorded")
+    removed = prune(serving_dir, keep)
+    _step_done("pruned")
+    return Published(stamp, final / CURRENT_DB, final / CURRENT_PARQUET, counts, removed, quality)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -333,22 +598,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--database", required=True, help="the build database (read only)")
     parser.add_argument("--serving-dir", required=True, help="e.g. warehouse/serving")
     parser.add_argument("--manifest", default="target/manifest.json", help="dbt's manifest")
-    parser.add_argument("--keep", type=int, default=KEEP, help="versions to keep (default 3)")
+    parser.add_argument(
+        "--keep", type=int, default=KEEP, help=f"published versions to keep (default {KEEP})"
+    )
+    parser.add_argument(
+        "--skip-quality-gate",
+        action="store_true",
+        help="publish although the quality checkpoint has not passed on this build file",
+    )
     args = parser.parse_args(argv)
-    try:
-        result = publish(args.database, args.serving_dir, args.manifest, args.keep)
-    except PublishError as exc:
-        print(f"publish refused: {exc}", file=sys.stderr)
-        return 1
+    check_keep(args.keep)
+    if args.skip_quality_gate:
+        print(
+            "WARNING: --skip-quality-gate: publishing marts that the quality checkpoint has "
+            "not passed; the version is marked quality=skipped in meta.publication",
+            file=sys.stderr,
+        )
+    result = publish(
+        args.database,
+        args.serving_dir,
+        args.manifest,
+        args.keep,
+        skip_quality_gate=args.skip_quality_gate,
+    )
     serving = Path(args.serving_dir)
     print(
         f"published {len(result.tables)} marts ({sum(result.tables.values())} rows) as version "
         f"{result.version}:\n  {serving / CURRENT_DB} -> {result.database}\n"
         f"  {serving / CURRENT_PARQUET} -> {result.parquet_dir} (+ {CATALOGUE})"
-        + "".join(f"\n  removed old version {old.name}" for old in result.removed)
+        + "".join(f"\n  removed {printable(old.name)}" for old in result.removed)
     )
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_main(main)

@@ -14,22 +14,33 @@ with pandas. One checkpoint validates every suite and writes the data docs (HTML
 ``<out>/gx/uncommitted/data_docs/local_site/``; a failed expectation makes the command
 exit non-zero, and the data docs show which expectation failed, on what values.
 
+A passing run records the identity of the build file it checked (size and SHA-256, taken
+before the snapshot and again after the checkpoint: a build that changed the file meanwhile
+records nothing) in ``<database>.quality.json``; ``publish`` refuses a build file without a
+matching record (:func:`check_quality_record`). A failing run removes the record.
+
     python -m concord_io.quality --database warehouse/concord.duckdb --out warehouse/quality
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import logging
 import os
 import shutil
 import sys
 import warnings
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
 import yaml
+
+from concord_io.connect import build_lock_error
+from concord_io.errors import ConcordError, run_main
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SUITES_DIR = PROJECT_ROOT / "quality" / "suites"
@@ -37,8 +48,72 @@ CHECKPOINT = "concord_warehouse"
 DOCS_SITE = Path("gx") / "uncommitted" / "data_docs" / "local_site"
 
 
-class QualityConfigError(ValueError):
+class QualityConfigError(ConcordError, ValueError):
     """A suite file that cannot be used: the message names the file and the entry."""
+
+
+class QualityGateError(ConcordError):
+    """The build file has no passing quality record: publishing it is refused."""
+
+
+RECORD_SUFFIX = ".quality.json"
+
+
+def quality_record_path(database: Path | str) -> Path:
+    """Where the passing checkpoint of ``database`` is recorded: beside it."""
+    database = Path(database)
+    return database.with_name(database.name + RECORD_SUFFIX)
+
+
+def build_identity(database: Path | str) -> dict[str, object]:
+    """What identifies one build file exactly: its size and the SHA-256 of its bytes."""
+    digest = hashlib.sha256()
+    with open(database, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return {"size": Path(database).stat().st_size, "sha256": digest.hexdigest()}
+
+
+def write_quality_record(
+    database: Path | str, identity: dict[str, object], n_expectations: int
+) -> Path:
+    """Record that the checkpoint passed on the build file of ``identity`` (atomically)."""
+    database = Path(database)
+    record = quality_record_path(database)
+    body = {
+        "database": str(database.resolve()),
+        **identity,
+        "passed_at": datetime.now(UTC).isoformat(),
+        "n_expectations": n_expectations,
+    }
+    temp = record.with_name(record.name + ".tmp")
+    temp.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+    os.replace(temp, record)
+    return record
+
+
+def check_quality_record(database: Path | str) -> str:
+    """Return "passed" when the checkpoint passed on this exact build file, else refuse."""
+    database = Path(database)
+    path = quality_record_path(database)
+    hint = (
+        "run the quality checkpoint on this build first (python -m concord_io.quality "
+        f"--database {database}, or make build); to publish anyway, pass --skip-quality-gate"
+    )
+    if not path.is_file():
+        raise QualityGateError(f"{database}: no passing quality record ({path})", hint=hint)
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        recorded = {"size": record["size"], "sha256": record["sha256"]}
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        raise QualityGateError(f"{path}: unreadable quality record", hint=hint) from None
+    if recorded != build_identity(database):
+        raise QualityGateError(
+            f"{database}: the quality record {path.name} is for another build of this file "
+            "(it changed after the checkpoint passed)",
+            hint=hint,
+        )
+    return "passed"
 
 
 @dataclass
@@ -101,7 +176,14 @@ def snapshot(database: Path, suites: list[Suite], folder: Path) -> dict[str, Pat
     connection; a relation that does not exist is an error naming the suite."""
     folder.mkdir(parents=True, exist_ok=True)
     out = {}
-    with duckdb.connect(str(database), read_only=True) as con:
+    try:
+        con = duckdb.connect(str(database), read_only=True)
+    except duckdb.IOException as error:
+        lock = build_lock_error(database, error)
+        if lock is None:
+            raise
+        raise lock from error
+    with con:
         for suite in suites:
             schema, _, table = suite.relation.partition(".")
             found = con.execute(
@@ -128,7 +210,10 @@ def run_quality(
     """Validate every suite against ``database`` in one checkpoint; write the data docs."""
     database, out_dir = Path(database), Path(out_dir)
     if not database.is_file():
-        raise FileNotFoundError(f"{database}: no warehouse database; run dbt build first")
+        raise ConcordError(f"{database}: no warehouse database", hint="run dbt build first")
+    record = quality_record_path(database)
+    record.unlink(missing_ok=True)  # until this run passes, this build has no record
+    identity = build_identity(database)
     suites = load_suites(suites_dir)
     # a fresh GX project each run: the suites in the repo are the only source of truth
     shutil.rmtree(out_dir / "gx", ignore_errors=True)
@@ -185,6 +270,8 @@ def run_quality(
                 config = item.expectation_config
                 column = config.kwargs.get("column") or config.kwargs.get("column_list") or ""
                 failed.append(f"{suite_name}: {config.type}({column})")
+    if result.success and build_identity(database) == identity:
+        write_quality_record(database, identity, n_expectations)
     return QualityResult(
         success=bool(result.success),
         docs_index=out_dir / DOCS_SITE / "index.html",
@@ -201,11 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     database = Path(args.database)
     out = Path(args.out) if args.out else database.parent / "quality"
-    try:
-        result = run_quality(database, out, args.suites)
-    except (QualityConfigError, FileNotFoundError) as exc:
-        print(f"quality: {exc}", file=sys.stderr)
-        return 2
+    result = run_quality(database, out, args.suites)
     if result.success:
         print(
             f"quality: all {result.n_expectations} expectations passed "
@@ -223,4 +306,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run_main(main)

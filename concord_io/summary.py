@@ -1,13 +1,32 @@
-"""Print where the warehouse is and a short summary of its marts (run by `make build`)."""
+"""Print where the warehouse is and a short summary of its marts (run by `make build`),
+ending with the input rows each study quarantined (listed in marts.dq_quarantine)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-import duckdb
-
+from concord_io.connect import connect_build
+from concord_io.errors import printable, run_main
+from concord_io.paths import build_db_path
 from concord_io.publish import CURRENT_DB, CURRENT_PARQUET, SCHEMA
+
+QUARANTINE = "dq_quarantine"
+
+
+def quarantine_counts(con) -> dict[str, int]:
+    """Rows in marts.dq_quarantine per study ({} when the mart is not built)."""
+    found = con.execute(
+        "select count(*) from information_schema.tables where table_schema = ? and table_name = ?",
+        [SCHEMA, QUARANTINE],
+    ).fetchone()[0]
+    if not found:
+        return {}
+    return dict(
+        con.execute(
+            f"select study, count(*) from {SCHEMA}.{QUARANTINE} group by study order by study"
+        ).fetchall()
+    )
 
 
 def summarise(
@@ -19,7 +38,7 @@ def summarise(
         lines.append(f"Parquet exports: {(serving_dir / CURRENT_PARQUET).absolute()}")
     if report_dir is not None and (report_dir / "index.html").exists():
         lines.append(f"Report: {(report_dir / 'index.html').absolute()}")
-    with duckdb.connect(str(database), read_only=True) as con:
+    with connect_build(database) as con:
         marts = con.execute(
             "select table_name from information_schema.tables "
             "where table_schema = ? order by table_name",
@@ -27,8 +46,8 @@ def summarise(
         ).fetchall()
         lines.append(f"{len(marts)} marts in schema {SCHEMA}:")
         for (name,) in marts:
-            (n_rows,) = con.execute(f'select count(*) from marts."{name}"').fetchone()
-            lines.append(f"  {name:<36} {n_rows:>8} rows")
+            (n_rows,) = con.execute(f'select count(*) from {SCHEMA}."{name}"').fetchone()
+            lines.append(f"  {printable(name):<36} {n_rows:>8} rows")
         if ("mcq_agreement_summary",) in marts:
             lines.append("Cross-lingual full agreement (base runs):")
             for model, pct, low, high in con.execute(
@@ -36,18 +55,26 @@ def summarise(
                 "from marts.mcq_agreement_summary where run = 'base' "
                 "order by agreement_pct desc"
             ).fetchall():
-                lines.append(f"  {model:<16} {pct:5.1f} %  [{low:5.1f}, {high:5.1f}]")
+                lines.append(f"  {printable(model):<16} {pct:5.1f} %  [{low:5.1f}, {high:5.1f}]")
+        quarantined = quarantine_counts(con)
+    if quarantined:
+        lines.append(
+            "WARNING: quarantined input rows (set aside, not counted; see "
+            f"{SCHEMA}.{QUARANTINE}): "
+            + ", ".join(f"{printable(study)} {n}" for study, n in quarantined.items())
+        )
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--database", type=Path, default=Path("warehouse/concord.duckdb"))
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database", type=Path, default=None, help="default: CONCORD_DB_PATH")
     parser.add_argument("--serving-dir", type=Path, default=None)
     parser.add_argument("--report-dir", type=Path, default=None)
-    args = parser.parse_args()
-    print(summarise(args.database, args.serving_dir, args.report_dir))
+    args = parser.parse_args(argv)
+    print(summarise(args.database or build_db_path(), args.serving_dir, args.report_dir))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -9,10 +9,15 @@ column; quarantine with the standard columns and reconciled counts; or a correct
 from __future__ import annotations
 
 import csv
+import errno
+import hashlib
 import io
 import json
 import math
+import os
+import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,11 +28,14 @@ import pytest
 import yaml
 from probe_fakes import fake_run_tables
 
-from concord_io.project import CAUTIOUS, PROJECT_ROOT, copy_project, run_dbt
+from concord_io.project import PROJECT_ROOT, copy_project, run_dbt
 
 CORPUS = PROJECT_ROOT / "tests" / "bad_input" / "cases.yml"
 _CORPUS = yaml.safe_load(CORPUS.read_text(encoding="utf-8"))
-CASES, BATCHES = _CORPUS["cases"], _CORPUS["batches"]
+BATCHES = _CORPUS["batches"]
+# input cases mutate a file; the hardening cases (a `runner`) run a command on settings
+CASES = [c for c in _CORPUS["cases"] if "runner" not in c]
+HARDENING = [c for c in _CORPUS["cases"] if "runner" in c]
 
 
 # --- mutations -------------------------------------------------------------------------------
@@ -135,6 +143,25 @@ def check_quarantine(con, spec: dict) -> None:
                     assert record[key] == value, (key, row, want)
 
 
+def check_quarantine_warned(con, spec: dict, output: str, database: Path) -> None:
+    """The build ends with a warning counting each study's quarantined rows (the on-run-end
+    hook), and the summary prints the same counts from marts.dq_quarantine."""
+    from concord_io.summary import summarise
+
+    study = spec.get("study")
+    if study is None:
+        return
+    (n,) = con.execute(
+        "select count(*) from marts.dq_quarantine where study = ?", [study]
+    ).fetchone()
+    (warning,) = [line for line in output.splitlines() if "quarantined input rows" in line]
+    assert f"{study}: {n}" in warning, (warning, study, n)
+    (summary_line,) = [
+        line for line in summarise(database).splitlines() if "quarantined input rows" in line
+    ]
+    assert summary_line.startswith("WARNING:") and f"{study} {n}" in summary_line, summary_line
+
+
 @dataclass
 class Outcome:
     result: subprocess.CompletedProcess
@@ -154,8 +181,6 @@ def run_cases(cases: list[dict], command: list[str], destination: Path) -> Outco
         for step in steps:
             step = dict(step)
             mutate(project / case["file"], step.pop("op"), **step)
-    if command[0] == "build":
-        command = [*command, *CAUTIOUS]
     result = run_dbt(command, project, database, check=False)
     results_file = project / "target" / "run_results.json"
     node_status = {}
@@ -206,6 +231,7 @@ def test_bad_input_case(case, corpus_run):
             assert rows == check["rows"], (case["id"], check["sql"], rows)
         if expect["outcome"] == "quarantined":
             check_quarantine(con, expect["quarantine"])
+            check_quarantine_warned(con, expect["quarantine"], result.stdout, outcome.database)
             counts = {k: scalar(con, sql) for k, sql in expect["reconcile"].items()}
             assert counts["quarantined"] > 0
             assert counts["rows_in"] == counts["counted"] + counts["quarantined"], counts
@@ -305,7 +331,6 @@ def test_probe_names_and_messages_with_quotes_semicolons_newlines_and_rtl(projec
             "--select",
             "probe_names",
             "+path:models/marts/probe",
-            *CAUTIOUS,
             "--vars",
             "{probe_permutations: 200, bootstrap_resamples: 200}",
         ],
@@ -332,3 +357,279 @@ def test_probe_names_and_messages_with_quotes_semicolons_newlines_and_rtl(projec
     assert [r["text"] for r in nasty if r["msg_id"] == "1"] == [
         f"Hi, I'm {NASTY_NAME}. {NASTY_MESSAGE}"
     ]
+
+
+# --- hardening (issue 11): settings, environment, serving folder, locks, disk, flags -----
+
+
+@pytest.fixture(scope="module")
+def settings_check(tmp_path_factory):
+    """Runs the run-start check (check_run_settings) with given vars, in process, on the
+    project parsed once; returns (success, every message dbt logged)."""
+    from dbt.cli.main import dbtRunner
+
+    work = tmp_path_factory.mktemp("settings")
+    flags = ["--profiles-dir", str(PROJECT_ROOT), "--project-dir", str(PROJECT_ROOT)]
+    flags += ["--target-path", str(work / "target"), "--log-path", str(work / "logs")]
+    env = {"CONCORD_DB_PATH": str(work / "concord.duckdb"), "CONCORD_LANDING_DIR": str(work)}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        parsed = dbtRunner().invoke(["parse", "--quiet", *flags])
+        assert parsed.success, parsed.exception
+
+        def check(variables: dict) -> tuple[bool, str]:
+            logged: list[str] = []
+            runner = dbtRunner(
+                manifest=parsed.result, callbacks=[lambda e: logged.append(e.info.msg)]
+            )
+            result = runner.invoke(
+                ["run-operation", "check_run_settings", "--vars", json.dumps(variables), *flags]
+            )
+            return result.success, "\n".join(logged)
+
+        yield check
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def tiny_build(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with duckdb.connect(str(path)) as con:
+        con.execute("create schema marts")
+        con.execute(
+            "create table marts.label as select 'first' as label, range as i from range(20)"
+        )
+    return path
+
+
+def tree_state(path: Path) -> dict[str, str]:
+    """Every entry under ``path`` (or the file itself): content hash or symlink target."""
+    if not path.exists() and not path.is_symlink():
+        return {}
+    entries = [path] if path.is_file() else sorted(path.rglob("*"))
+    out = {}
+    for entry in entries:
+        if entry.name == ".publish.lock":
+            continue
+        key = str(entry.relative_to(path.parent))
+        if entry.is_symlink():
+            out[key] = "-> " + os.readlink(entry)
+        elif entry.is_file():
+            out[key] = hashlib.sha256(entry.read_bytes()).hexdigest()
+        else:
+            out[key] = "folder"
+    return out
+
+
+HOLD_BUILD = (
+    "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+    "print('ready', flush=True); time.sleep(120)"
+)
+HOLD_PUBLISH_LOCK = (
+    "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT); "
+    "fcntl.flock(fd, fcntl.LOCK_EX); os.ftruncate(fd, 0); "
+    "os.pwrite(fd, str(os.getpid()).encode(), 0); "
+    "print('ready', flush=True); time.sleep(120)"
+)
+
+
+def mount_tmpfs(path: Path, size: str) -> bool:
+    """A tmpfs at ``path`` where this test may mount one (root in a container), else False."""
+    path.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        return False
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True
+    )
+    return done.returncode == 0
+
+
+class CaseFolder:
+    """A case's folder: a small build file, a serving folder with one published version,
+    and whatever the case's setup adds; cleaned up (children ended, mounts undone) after."""
+
+    def __init__(self, root: Path, monkeypatch):
+        from concord_io.publish import publish
+
+        self.work = root / "work"
+        self.build = tiny_build(self.work / "build" / "concord.duckdb")
+        self.disk = self.work / "disk"
+        self.serving = self.disk / "serving"
+        self.monkeypatch = monkeypatch
+        self.children: list[subprocess.Popen] = []
+        self.mounted = False
+        self.holder = ""
+        self._publish = publish
+
+    def publish_first(self) -> None:
+        self._publish(self.build, self.serving, skip_quality_gate=True)
+
+    def hold(self, code: str, target: Path) -> None:
+        child = subprocess.Popen(
+            [sys.executable, "-c", code, str(target)], stdout=subprocess.PIPE, text=True
+        )
+        self.children.append(child)
+        assert child.stdout.readline().strip() == "ready"
+        self.holder = str(child.pid)
+
+    def mock_errno(self, number: int) -> None:
+        """Every file opened for writing under the serving folder fails with ``number``."""
+        real_open = os.open
+        serving = str(self.serving)
+
+        def failing_open(path, flags, *args, **kwargs):
+            if str(path).startswith(serving) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+                raise OSError(number, os.strerror(number), str(path))
+            return real_open(path, flags, *args, **kwargs)
+
+        self.monkeypatch.setattr(os, "open", failing_open)
+
+    def setup(self, step: str) -> None:
+        from concord_io.quality import build_identity, write_quality_record
+
+        if step == "quality_passed":
+            write_quality_record(self.build, build_identity(self.build), 0)
+        elif step == "build_changed":
+            with duckdb.connect(str(self.build)) as con:
+                con.execute("create table marts.extra as select 1 as x")
+        elif step == "stray_wal":
+            (self.serving / "concord.duckdb.wal").write_bytes(b"x")
+        elif step == "corrupt_record":
+            (self.serving / "published.json").write_text("{", encoding="utf-8")
+        elif step == "parquet_link_is_folder":
+            (self.serving / "parquet").unlink()
+            (self.serving / "parquet").mkdir()
+        elif step == "corrupt_manifest":
+            (self.work / "manifest.json").write_text("{not json", encoding="utf-8")
+        elif step == "publish_running":
+            self.hold(HOLD_PUBLISH_LOCK, self.serving / ".publish.lock")
+        elif step == "build_held":
+            self.hold(HOLD_BUILD, self.build)
+        elif step == "read_only_disk":
+            if self.mounted:
+                subprocess.run(["mount", "-o", "remount,ro", str(self.disk)], check=True)
+            else:
+                self.mock_errno(errno.EROFS)
+        elif step == "full_disk":
+            if self.mounted:  # fill what is left of the tiny disk
+                with open(self.disk / "filler", "wb") as f:
+                    try:
+                        while True:
+                            f.write(b"\0" * 65536)
+                    except OSError as error:
+                        assert error.errno == errno.ENOSPC
+            else:
+                self.mock_errno(errno.ENOSPC)
+        else:
+            raise ValueError(f"unknown setup {step!r}")
+
+    def close(self) -> None:
+        for child in self.children:
+            child.kill()
+            child.wait(timeout=30)
+        if self.mounted:
+            subprocess.run(["umount", str(self.disk)], check=False)
+
+    def fill(self, value):
+        if isinstance(value, list):
+            return [self.fill(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self.fill(v) for k, v in value.items()}
+        for key in ("work", "build", "serving", "holder"):
+            value = value.replace("{" + key + "}", str(getattr(self, key)))
+        return value
+
+
+def run_entry_point(runner: str, args: list[str], capsys) -> tuple[int, str]:
+    """``python -m concord_io.<runner> <args>`` in process: its main through run_main."""
+    import importlib
+
+    from concord_io.errors import run_main
+
+    module = importlib.import_module(f"concord_io.{runner}")
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exited:
+        run_main(module.main, args)
+    out = capsys.readouterr()
+    return exited.value.code, out.out + out.err
+
+
+@pytest.mark.parametrize("case", HARDENING, ids=[c["id"] for c in HARDENING])
+def test_hardening_case(case, request, tmp_path, monkeypatch, capsys):
+    expect = case["expect"]
+    if case["runner"] == "settings":
+        success, output = request.getfixturevalue("settings_check")(case["vars"])
+        assert success == (expect["outcome"] == "loaded"), output[-3000:]
+        for text in expect.get("messages", []):
+            assert text in output, f"{case['id']}: {text!r} not in:\n{output[-3000:]}"
+        return
+
+    folder = CaseFolder(tmp_path, monkeypatch)
+    try:
+        disk_steps = {"read_only_disk", "full_disk"} & set(case.get("setup", []))
+        if disk_steps:
+            folder.mounted = mount_tmpfs(folder.disk, "2m" if "full_disk" in disk_steps else "64m")
+        folder.publish_first()
+        for step in case.get("setup", []):
+            folder.setup(step)
+        before = {"serving": tree_state(folder.serving), "build": tree_state(folder.build)}
+        if case["runner"] == "dbt":
+            database = folder.work / "dbt" / "concord.duckdb"
+            command = list(case["command"])
+            if "vars" in case:
+                command += ["--vars", json.dumps(case["vars"])]
+            result = run_dbt(
+                command,
+                PROJECT_ROOT,
+                database,
+                check=False,
+                extra_env=folder.fill(case.get("env", {})),
+            )
+            code, output = result.returncode, result.stdout
+            if expect.get("no_model_ran"):
+                results = database.parent / "target" / "run_results.json"
+                ran = json.loads(results.read_text())["results"] if results.is_file() else []
+                assert not [r for r in ran if r["unique_id"].startswith("model.")], ran
+        else:
+            code, output = run_entry_point(case["runner"], folder.fill(case["args"]), capsys)
+        for text in folder.fill(expect.get("messages", [])):
+            assert text in output, f"{case['id']}: {text!r} not in:\n{output[-3000:]}"
+        if expect["outcome"] == "error":
+            assert code != 0, output
+            # one line and a hint, never a traceback
+            assert "Traceback" not in output and "unexpected error" not in output, output
+            after = {"serving": tree_state(folder.serving), "build": tree_state(folder.build)}
+            assert after == before, f"{case['id']}: the serving folder or build file changed"
+            for path in folder.fill(expect.get("absent", [])):
+                assert not Path(path).exists(), path
+        else:
+            assert code == 0, output
+            from concord_io.connect import connect_serving
+
+            with connect_serving(folder.serving / "concord.duckdb") as con:
+                (quality,) = con.execute("select quality from meta.publication").fetchone()
+            assert quality == expect["published_quality"]
+        assert [p.name for p in tmp_path.iterdir()] == ["work"]  # nothing written beside it
+    finally:
+        folder.close()
+
+
+def test_hardening_cases_are_well_formed():
+    ids = [c["id"] for c in HARDENING]
+    assert len(ids) == len(set(ids)) and len(ids) >= 30
+    for case in HARDENING:
+        assert case["input"] and case["runner"] in {
+            "settings",
+            "dbt",
+            "publish",
+            "quality",
+            "summary",
+        }
+        assert case["expect"]["outcome"] in {"error", "loaded"}, case["id"]
+        if case["expect"]["outcome"] == "error":
+            assert case["expect"]["messages"], case["id"]

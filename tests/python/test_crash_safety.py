@@ -4,13 +4,18 @@ nothing half-done where the next step would see it.
 - dbt build killed mid-model: the build database still opens, the published serving
   version is the one from before (same version, same rows), and the next build succeeds;
 - a probe run killed mid-write: no partial run is visible to the next dbt build, and the
-  run lands whole when it is run again.
+  run lands whole when it is run again;
+- a publish killed (SIGKILL) or failing after each of its steps: readers always see one
+  complete published version through both reader paths, nothing published is lost, and the
+  next publish removes what the killed one left (orphans, partial and half-removed folders).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -22,10 +27,10 @@ import pyarrow.parquet as pq
 import pytest
 from probe_fakes import fake_run_tables
 
-from concord_io.project import CAUTIOUS, dbt_invocation, run_dbt
+from concord_io.project import dbt_invocation, run_dbt
 
 # a small subgraph: the cross-lingual agreement summary and what it is built from
-SELECT = ["--select", "+mcq_agreement_summary", *CAUTIOUS]
+SELECT = ["--select", "+mcq_agreement_summary"]
 # killed the moment dbt starts replacing the mart
 KILL_ON = "START sql table model marts.mcq_agreement_summary"
 
@@ -84,7 +89,9 @@ def test_dbt_build_killed_mid_model_leaves_database_and_serving_version_intact(p
     database = project_copy / "concord.duckdb"
     serving = project_copy / "serving"
     run_dbt(["build", *SELECT], project_copy, database)
-    first = publish(database, serving, project_copy / "target" / "manifest.json")
+    first = publish(
+        database, serving, project_copy / "target" / "manifest.json", skip_quality_gate=True
+    )
     published_before = marts_fingerprint(serving / CURRENT_DB)
     built_before = marts_fingerprint(database)
 
@@ -112,7 +119,9 @@ def test_dbt_build_killed_mid_model_leaves_database_and_serving_version_intact(p
     assert set(after_kill) == set(built_before) == set(built_after)
     for mart, rows in after_kill.items():
         assert rows in (built_before[mart], built_after[mart]), mart
-    second = publish(database, serving, project_copy / "target" / "manifest.json")
+    second = publish(
+        database, serving, project_copy / "target" / "manifest.json", skip_quality_gate=True
+    )
     assert (serving / CURRENT_DB).resolve() == second.database.resolve()
 
 
@@ -191,10 +200,205 @@ def test_probe_run_killed_mid_write_is_invisible_to_the_next_build(project_copy,
     partial = Path(marker.read_text())
     assert partial.is_file() and partial.parent.name.startswith(".tmp-")
     assert not (landing / "probe" / "run_id=run-killed").exists()
-    run_dbt(["build", "--select", *PROBE_STAGING, *CAUTIOUS], project_copy, database)
+    run_dbt(["build", "--select", *PROBE_STAGING], project_copy, database)
     assert landed_runs(database) == {"run-complete": expected}
 
     # run again, it lands whole; the leftover hidden folder is still never read
     land_run(landing, "run-killed", killed)
-    run_dbt(["build", "--select", *PROBE_STAGING, *CAUTIOUS], project_copy, database)
+    run_dbt(["build", "--select", *PROBE_STAGING], project_copy, database)
     assert landed_runs(database) == {"run-complete": expected, "run-killed": expected}
+
+
+# --- publish killed or failing at every step ---------------------------------------------
+
+
+def tiny_build(path: Path, label: str) -> Path:
+    """A build database with two small marts whose rows say which build they come from."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with duckdb.connect(str(path)) as con:
+        con.execute("create schema marts")
+        con.execute(
+            f"create table marts.label as select '{label}' as label, range as i from range(50)"
+        )
+        con.execute(f"create table marts.other as select '{label}' as label")
+    return path
+
+
+def publish_tiny(work: Path, serving: Path, label: str, keep: int = 2):
+    from concord_io.publish import publish
+
+    return publish(
+        tiny_build(work / f"{label}.duckdb", label), serving, keep=keep, skip_quality_gate=True
+    )
+
+
+KILLED_PUBLISH = """
+import os, signal, sys
+import concord_io.publish as publish
+database, serving, step, keep = sys.argv[1:]
+
+def kill_after(done):
+    if done == step:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+publish._step_done = kill_after
+if step == "removing":  # killed in the middle of removing a version that left retention
+    real_rmtree = publish.shutil.rmtree
+
+    def kill_mid_removal(path, *args, **kwargs):
+        if str(path).endswith(".removing"):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real_rmtree(path, *args, **kwargs)
+
+    publish.shutil.rmtree = kill_mid_removal
+publish.publish(database, serving, keep=int(keep), skip_quality_gate=True)
+raise SystemExit("not killed")
+"""
+
+
+def killed_publish(database: Path, serving: Path, step: str, keep: int = 2) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", KILLED_PUBLISH, str(database), str(serving), step, str(keep)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == -signal.SIGKILL, result.stderr
+
+
+def served_state(serving: Path) -> dict:
+    """What a reader sees through both reader paths; both must be one complete version."""
+    from concord_io.connect import connect_serving
+    from concord_io.publish import CURRENT_DB, CURRENT_PARQUET
+
+    with connect_serving(serving / CURRENT_DB) as con:
+        (version,) = con.execute("select version from meta.publication").fetchone()
+        labels = {r for (r,) in con.execute("select distinct label from marts.label").fetchall()}
+        n_rows = con.execute("select count(*) from marts.label").fetchone()[0]
+    catalogue = json.loads((serving / CURRENT_PARQUET / "catalogue.json").read_text())
+    parquet = pq.read_table(serving / CURRENT_PARQUET / "label.parquet")
+    assert catalogue["version"] == version
+    assert set(parquet.column("label").to_pylist()) == labels
+    assert parquet.num_rows == n_rows == 50
+    (label,) = labels
+    return {"version": version, "label": label}
+
+
+def check_record_complete(serving: Path) -> list[str]:
+    """Every version the record names is a whole folder: database and Parquet export."""
+    from concord_io.publish import CATALOGUE, CURRENT_DB, CURRENT_PARQUET, VERSIONS, read_record
+
+    record = read_record(serving)
+    for version in record:
+        folder = serving / VERSIONS / version
+        assert (folder / CURRENT_DB).is_file() and (folder / CURRENT_PARQUET / CATALOGUE).is_file()
+    return record
+
+
+@pytest.mark.parametrize(
+    "step", ["copied", "exported", "sealed", "flipped", "recorded", "pruned", "removing"]
+)
+def test_publish_killed_at_every_step_loses_nothing_published(tmp_path, step):
+    from concord_io.publish import STEPS, VERSIONS
+
+    assert step in STEPS or step == "removing"
+    serving = tmp_path / "serving"
+    first = publish_tiny(tmp_path, serving, "A")
+    second = publish_tiny(tmp_path, serving, "B")
+    killed_publish(tiny_build(tmp_path / "C.duckdb", "C"), serving, step)
+
+    flipped = step not in ("copied", "exported", "sealed")
+    state = served_state(serving)
+    assert state["label"] == ("C" if flipped else "B")
+    record = check_record_complete(serving)
+    # nothing published is lost: the version that was current before is still whole
+    assert second.version in record and (serving / VERSIONS / second.version).is_dir()
+    if not flipped:
+        assert record == [first.version, second.version]
+
+    # the next publish cleans up and keeps exactly the last two published versions
+    fourth = publish_tiny(tmp_path, serving, "D")
+    assert served_state(serving) == {"version": fourth.version, "label": "D"}
+    record = check_record_complete(serving)
+    assert record[-1] == fourth.version
+    previous = record[-2]
+    assert previous == (state["version"] if flipped else second.version)
+    assert sorted(p.name for p in (serving / VERSIONS).iterdir()) == [previous, fourth.version]
+
+
+def test_interrupted_publishes_never_cost_a_published_version(tmp_path):
+    """The bug of issue 11: publishes killed after their version file was in place but before
+    it was published; the next publish kept those and deleted the published versions,
+    including the one that was current a moment before."""
+    from concord_io.publish import VERSIONS, read_record
+
+    serving = tmp_path / "serving"
+    first = publish_tiny(tmp_path, serving, "A", keep=3)
+    second = publish_tiny(tmp_path, serving, "B", keep=3)
+    killed_publish(tiny_build(tmp_path / "O.duckdb", "O"), serving, "sealed", keep=3)
+    (orphan,) = {p.name for p in (serving / VERSIONS).iterdir()} - {first.version, second.version}
+    # more version folders in place but never published (as several interrupted publishes
+    # leave them), newer than every published one, and a partial one
+    for n in (1, 2):
+        shutil.copytree(serving / VERSIONS / orphan, serving / VERSIONS / f"{orphan[:-7]}99999{n}Z")
+    shutil.copytree(
+        serving / VERSIONS / orphan, serving / VERSIONS / f"{orphan[:-7]}999993Z.partial"
+    )
+    assert len(list((serving / VERSIONS).iterdir())) == 6
+    assert served_state(serving)["label"] == "B"
+
+    third = publish_tiny(tmp_path, serving, "C", keep=3)
+    published = [first.version, second.version, third.version]
+    assert read_record(serving) == published
+    assert sorted(p.name for p in (serving / VERSIONS).iterdir()) == published
+    assert served_state(serving) == {"version": third.version, "label": "C"}
+    # retention counts published versions only: with keep=2 the oldest goes, B stays
+    fourth = publish_tiny(tmp_path, serving, "D", keep=2)
+    assert read_record(serving) == [third.version, fourth.version]
+
+
+@pytest.mark.parametrize("step", ["copied", "exported", "sealed", "flipped", "recorded"])
+def test_publish_failing_at_every_step_reports_that_failure(tmp_path, monkeypatch, step):
+    import concord_io.publish as publish_module
+    from concord_io.publish import VERSIONS
+
+    serving = tmp_path / "serving"
+    before = publish_tiny(tmp_path, serving, "A")
+    listing = sorted(p.name for p in (serving / VERSIONS).iterdir())
+
+    def fail_after(done):
+        if done == step:
+            raise RuntimeError(f"injected failure after {step}")
+
+    monkeypatch.setattr(publish_module, "_step_done", fail_after)
+    with pytest.raises(RuntimeError, match=f"injected failure after {step}"):
+        publish_tiny(tmp_path, serving, "B")
+    flipped = step in ("flipped", "recorded")
+    assert served_state(serving)["label"] == ("B" if flipped else "A")
+    if not flipped:  # nothing of the failed publish is left
+        assert sorted(p.name for p in (serving / VERSIONS).iterdir()) == listing
+    monkeypatch.setattr(publish_module, "_step_done", lambda done: None)
+    after = publish_tiny(tmp_path, serving, "C")
+    assert check_record_complete(serving)[-1] == after.version
+    assert before.version in check_record_complete(serving) or flipped
+
+
+def test_a_failing_cleanup_does_not_hide_the_first_error(tmp_path, monkeypatch):
+    import concord_io.publish as publish_module
+
+    serving = tmp_path / "serving"
+    publish_tiny(tmp_path, serving, "A")
+
+    def fail_after(done):
+        if done == "exported":
+            raise RuntimeError("the first error")
+
+    def failing_rmtree(path, *args, **kwargs):
+        raise OSError(f"cannot remove {path}")
+
+    monkeypatch.setattr(publish_module, "_step_done", fail_after)
+    monkeypatch.setattr(publish_module.shutil, "rmtree", failing_rmtree)
+    with pytest.raises(RuntimeError, match="the first error") as caught:
+        publish_tiny(tmp_path, serving, "B")
+    assert any("cleanup after the failure also failed" in n for n in caught.value.__notes__)
+    assert served_state(serving)["label"] == "A"

@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from concord_io.project import CAUTIOUS, run_dbt
+from concord_io.project import run_dbt
 
 GPT4O = "GPT4o_Merged_Multilingual.csv"
 
@@ -109,7 +109,7 @@ def test_bad_input_stops_the_build_naming_file_row_and_column(case, project_copy
     mutate, expected = FAILURES[case]
     mutate(project_copy)
     result = run_dbt(
-        ["build", "--select", "+int_mcq_answers_normalised", *CAUTIOUS],
+        ["build", "--select", "+int_mcq_answers_normalised"],
         project_copy,
         project_copy / "concord.duckdb",
         check=False,
@@ -149,7 +149,6 @@ def test_messy_answers_are_normalised_or_quarantined_and_reconciled(project_copy
             "+dq_quarantine",
             "+mcq_agreement_summary",
             "+mcq_option_frequency",
-            *CAUTIOUS,
         ],
         project_copy,
         database,

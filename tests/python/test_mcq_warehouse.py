@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy.stats import entropy as scipy_entropy
 
-from concord_io.project import CAUTIOUS, PROJECT_ROOT
+from concord_io.project import PROJECT_ROOT
 
 SEEDS = PROJECT_ROOT / "seeds" / "mcq"
 LANGS = ("EN", "IT", "FA")
@@ -160,7 +160,7 @@ def test_bootstrap_marts_are_reproducible(warehouse, tmp_path):
 
     other = tmp_path / "again.duckdb"
     run_dbt(
-        ["build", "--select", "+mcq_bootstrap_ci", *CAUTIOUS],
+        ["build", "--select", "+mcq_bootstrap_ci"],
         PROJECT_ROOT,
         other,
     )
@@ -192,7 +192,7 @@ def test_edge_cases_one_item_and_all_same_answer(project_copy):
     )
     database = project_copy / "concord.duckdb"
     run_dbt(
-        ["build", "--select", "+path:models/marts/mcq", *CAUTIOUS],
+        ["build", "--select", "+path:models/marts/mcq"],
         project_copy,
         database,
     )

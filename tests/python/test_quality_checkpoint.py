@@ -4,6 +4,8 @@ failed expectation named on stderr and in the data docs HTML."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 
 import duckdb
@@ -35,9 +37,9 @@ def test_unknown_expectation_is_refused_naming_the_file(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def quality_run(warehouse, tmp_path_factory):
-    out = tmp_path_factory.mktemp("quality")
-    return quality.run_quality(warehouse, out), out
+def quality_run(warehouse_quality):
+    _, result, out = warehouse_quality  # the session's checkpoint run (conftest)
+    return result, out
 
 
 def test_shipped_warehouse_passes_every_expectation(quality_run, warehouse):
@@ -47,6 +49,11 @@ def test_shipped_warehouse_passes_every_expectation(quality_run, warehouse):
     assert result.docs_index.is_file()
     # the build file was only read: no write-ahead log left beside it
     assert not warehouse.with_name(warehouse.name + ".wal").exists()
+    # the pass is recorded for this exact file, which publish checks
+    record = json.loads(quality.quality_record_path(warehouse).read_text())
+    assert record["sha256"] == hashlib.sha256(warehouse.read_bytes()).hexdigest()
+    assert record["size"] == warehouse.stat().st_size
+    assert quality.check_quality_record(warehouse) == "passed"
 
 
 def test_a_failed_expectation_fails_the_run_and_the_data_docs_name_it(warehouse, tmp_path, capsys):
@@ -58,8 +65,10 @@ def test_a_failed_expectation_fails_the_run_and_the_data_docs_name_it(warehouse,
             "where model = 'GPT-4o' and run = 'base'"
         )
     out = tmp_path / "quality"
+    quality.quality_record_path(database).write_text("{}")  # a stale record goes
     code = quality.main(["--database", str(database), "--out", str(out)])
     assert code == 1
+    assert not quality.quality_record_path(database).exists()
     err = capsys.readouterr().err
     assert "expectations FAILED" in err
     assert "mcq_agreement_summary: expect_column_values_to_be_between(agreement_pct)" in err

@@ -143,8 +143,6 @@ def user_warehouse(tmp_path_factory) -> Path:
             "--select",
             "ranking_rankings+",
             "+dq_quarantine",
-            "--indirect-selection",
-            "cautious",
         ],
         project,
         database,

@@ -19,7 +19,7 @@ import pytest
 
 from concord_io.connect import READER_INIT_SQL, READER_SETTINGS, connect_serving, sqlalchemy_url
 from concord_io.project import PROJECT_ROOT, run_dbt
-from concord_io.publish import CURRENT_DB, CURRENT_PARQUET, PublishError, publish
+from concord_io.publish import CURRENT_DB, CURRENT_PARQUET, PublishError, publish, read_record
 
 DUCKDB_14 = "1.4.4"
 DUCKDB_14_VENV = PROJECT_ROOT / ".cache" / f"duckdb-{DUCKDB_14}"
@@ -116,19 +116,19 @@ def test_parquet_exports_and_catalogue(warehouse, served):
             assert parquet.column_names == [c for c, _ in types]
 
 
-def test_failed_or_unsafe_publish_changes_nothing(tmp_path, served):
+def test_failed_or_unsafe_publish_changes_nothing(tmp_path, served, warehouse):
     serving, result = served
     before = os.readlink(serving / CURRENT_DB)
     listing = sorted(p.name for p in (serving / "versions").iterdir())
     empty = tmp_path / "empty.duckdb"
     duckdb.connect(str(empty)).close()
     with pytest.raises(PublishError, match="no tables"):
-        publish(empty, serving)
+        publish(empty, serving, skip_quality_gate=True)
     stray = serving / (CURRENT_DB + ".wal")
     stray.write_bytes(b"x")
     try:
         with pytest.raises(PublishError, match=r"\.wal"):
-            publish(result.database, serving)
+            publish(warehouse, serving)
     finally:
         stray.unlink()
     assert os.readlink(serving / CURRENT_DB) == before
@@ -136,7 +136,7 @@ def test_failed_or_unsafe_publish_changes_nothing(tmp_path, served):
     occupied = tmp_path / "occupied"
     (occupied / CURRENT_PARQUET).mkdir(parents=True)
     with pytest.raises(PublishError, match="real file or folder"):
-        publish(result.database, occupied)
+        publish(warehouse, occupied)
     assert not (occupied / CURRENT_DB).exists()
     assert list((occupied / "versions").iterdir()) == []
 
@@ -147,11 +147,13 @@ def test_keeps_last_versions_and_a_reader_keeps_its_view(warehouse, tmp_path):
     reader = connect_serving(serving / CURRENT_DB)
     try:
         expected = build_marts(warehouse)
-        for _ in range(3):
-            publish(warehouse, serving, manifest_of(warehouse), keep=3)
+        later = [publish(warehouse, serving, manifest_of(warehouse), keep=3) for _ in range(3)]
         versions = serving / "versions"
-        assert len(list(versions.glob("concord-*.duckdb"))) == 3
-        assert len(list(versions.glob("parquet-*"))) == 3
+        # one folder per published version, database and Parquet together
+        assert sorted(p.name for p in versions.iterdir()) == [r.version for r in later]
+        assert read_record(serving) == [r.version for r in later]
+        for result in later:
+            assert result.database.is_file() and (result.parquet_dir / "catalogue.json").is_file()
         assert not first.database.exists()  # removed, but still open in the reader
         (version,) = reader.execute("select version from meta.publication").fetchone()
         assert version == first.version
@@ -187,7 +189,7 @@ def test_reader_holds_serving_file_while_build_and_publish_run(warehouse, tmp_pa
     shutil.copy2(warehouse, build)
     shutil.copytree(warehouse.parent / "target", build.parent / "target")
     serving = tmp_path / "serving"
-    first = publish(build, serving, manifest_of(build))
+    first = publish(build, serving, manifest_of(build), skip_quality_gate=True)
     reader = subprocess.Popen(
         [sys.executable, "-c", READER, str(serving / CURRENT_DB)],
         cwd=PROJECT_ROOT,
@@ -201,7 +203,7 @@ def test_reader_holds_serving_file_while_build_and_publish_run(warehouse, tmp_pa
         # the reader holds the serving file open while dbt writes the build file ...
         run_dbt(["build", "--select", "mcq_agreement_summary"], PROJECT_ROOT, build)
         # ... and while the new version is published
-        second = publish(build, serving, manifest_of(build))
+        second = publish(build, serving, manifest_of(build), skip_quality_gate=True)
         reader.stdin.write("\n")
         reader.stdin.flush()
         during = json.loads(reader.stdout.readline())
@@ -262,20 +264,32 @@ def test_sqlalchemy_duckdb_engine_connects_read_only(served, warehouse):
     serving, _ = served
     script = textwrap.dedent(
         """
-        import json, sys
+        import json, sys, warnings
+        import pandas as pd
         import sqlalchemy as sa
+        warnings.simplefilter("ignore")  # duckdb-engine: no index reflection
         engine = sa.create_engine(sys.argv[1])
         with engine.connect() as c:
             rows = c.execute(sa.text(
                 "select model, agreement_pct from marts.mcq_agreement_summary order by model"
             )).fetchall()
-            tables = sa.inspect(c).get_table_names(schema="marts")
+            inspector = sa.inspect(c)
+            tables = inspector.get_table_names(schema="marts")
+            # what a BI tool does when it lists a table's fields
+            columns = {
+                t: [col["name"] for col in inspector.get_columns(t, schema="marts")]
+                for t in tables
+            }
+            frame = pd.read_sql_table("mcq_agreement_summary", c, schema="marts")
             try:
                 c.execute(sa.text("create table marts.x (a int)"))
                 wrote = True
             except Exception:
                 wrote = False
-        print(json.dumps({"rows": [list(r) for r in rows], "tables": tables, "wrote": wrote}))
+        print(json.dumps({
+            "rows": [list(r) for r in rows], "tables": tables, "wrote": wrote,
+            "columns": columns, "frame": [list(frame.columns), len(frame)],
+        }))
         """
     )
     url = sqlalchemy_url(serving / CURRENT_DB)
@@ -290,6 +304,17 @@ def test_sqlalchemy_duckdb_engine_connects_read_only(served, warehouse):
         ).fetchall()
     assert [tuple(r) for r in got["rows"]] == expected
     assert set(got["tables"]) == set(build_marts(warehouse))
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        for table, names in got["columns"].items():
+            assert names == [
+                c
+                for (c,) in con.execute(
+                    "select column_name from duckdb_columns() where schema_name = 'marts' "
+                    "and table_name = ? order by column_index",
+                    [table],
+                ).fetchall()
+            ], table
+    assert got["frame"] == [got["columns"]["mcq_agreement_summary"], len(expected)]
     assert got["wrote"] is False
 
 
@@ -370,3 +395,19 @@ def test_make_build_publishes_only_after_the_build_and_its_checks():
     assert build < published < report
     quality = first("concord_io.quality")
     assert build < quality < published
+
+
+def test_plain_dbt_creates_the_database_folder(tmp_path):
+    """A fresh clone has no warehouse/: plain dbt (no make) creates the build file's folder
+    (concord_io.dbt_plugin, from profiles.yml) instead of failing to open the file."""
+    from concord_io.project import dbt_invocation
+
+    database = tmp_path / "new" / "nested" / "concord.duckdb"
+    argv, env = dbt_invocation(["seed", "--select", "rater_categories"], PROJECT_ROOT, database)
+    target = argv.index("--target-path") + 1
+    argv[target] = str(tmp_path / "target")  # nothing else creates the database's folder
+    argv[argv.index("--log-path") + 1] = str(tmp_path / "logs")
+    result = subprocess.run(argv, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-3000:]
+    with duckdb.connect(str(database), read_only=True) as con:
+        assert con.execute("select count(*) from raw.rater_categories").fetchone()[0] > 0

@@ -1,0 +1,36 @@
+"""A dbt-duckdb plugin (profiles.yml, target dev) that checks the build database just before
+dbt opens it: the path (see :func:`concord_io.paths.prepare_build_db`: never inside a
+serving folder; its folder is created, so a fresh clone builds with plain ``dbt build``) and
+the file's lock, so that a build already running, or a reader holding the build file, is
+named with its process id instead of DuckDB's bare lock error."""
+
+from __future__ import annotations
+
+import duckdb
+from dbt.adapters.duckdb.plugins import BasePlugin
+
+from concord_io.connect import build_lock_error
+from concord_io.errors import ConcordError
+from concord_io.paths import prepare_build_db
+
+
+def _is_file_path(path: str | None) -> bool:
+    return bool(path) and path != ":memory:" and ":" not in path.split("/")[0]
+
+
+class Plugin(BasePlugin):
+    def update_connection_config(self, creds, config) -> None:
+        if not _is_file_path(creds.path):
+            return
+        try:
+            prepare_build_db(creds.path)
+            try:  # the lock dbt is about to take, taken and released once to name its holder
+                duckdb.connect(creds.path, config=dict(config)).close()
+            except duckdb.IOException as error:
+                lock = build_lock_error(creds.path, error)
+                if lock is None:
+                    raise
+                raise lock from error
+        except ConcordError as error:
+            # dbt prints the exception's text: the hint goes on the same message
+            raise RuntimeError(f"{error.message}. {error.hint}") from None
