@@ -9,6 +9,7 @@ hint that says what to do. :func:`run_main` turns it into one line on stderr and
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import sys
@@ -36,6 +37,23 @@ def printable(text: object) -> str:
     cannot move the cursor or rewrite a terminal line.
     """
     return _CONTROL.sub("", str(text))
+
+
+def disk_error(error: BaseException, where: object, hint: str) -> ConcordError | None:
+    """A full or read-only disk, or a folder that may not be written, as a ConcordError naming
+    ``where`` (or None for any other error). DuckDB reports these as text, Python by errno."""
+    text = str(error)
+    number = getattr(error, "errno", None)
+    if number == errno.ENOSPC or "No space left on device" in text:
+        what = "no space left on the device"
+    elif number == errno.EROFS or "Read-only file system" in text:
+        what = "the file system is read-only"
+    elif number == errno.EACCES or isinstance(error, PermissionError):
+        what = "permission denied"
+    else:
+        return None
+    detail = getattr(error, "filename", None) or text
+    return ConcordError(f"{printable(where)}: {what} ({printable(detail)})", hint=hint)
 
 
 def debug_requested(argv: Sequence[str] | None = None) -> bool:

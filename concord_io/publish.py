@@ -40,7 +40,6 @@ file in the serving folder).
 from __future__ import annotations
 
 import argparse
-import errno
 import fcntl
 import json
 import os
@@ -55,7 +54,7 @@ from pathlib import Path
 
 import duckdb
 
-from concord_io.errors import ConcordError, printable, run_main
+from concord_io.errors import ConcordError, disk_error, printable, run_main
 
 SCHEMA = "marts"
 META_SCHEMA = "meta"
@@ -452,19 +451,9 @@ def check_not_in_serving(database: Path, serving_dir: Path) -> None:
 
 
 def _disk_error(error: BaseException, where: Path) -> ConcordError | None:
-    """A full or read-only disk, or a folder publish may not write, as a ConcordError."""
-    text = str(error)
-    number = getattr(error, "errno", None)
-    if number == errno.ENOSPC or "No space left on device" in text:
-        what = "no space left on the device"
-    elif number == errno.EROFS or "Read-only file system" in text:
-        what = "the file system is read-only"
-    elif number == errno.EACCES or isinstance(error, PermissionError):
-        what = "permission denied"
-    else:
-        return None
-    return PublishError(
-        f"{where}: {what} ({printable(getattr(error, 'filename', None) or text)})",
+    return disk_error(
+        error,
+        where,
         hint="free space or choose a writable --serving-dir; the current serving version "
         "is unchanged",
     )

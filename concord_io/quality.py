@@ -40,7 +40,7 @@ import duckdb
 import yaml
 
 from concord_io.connect import build_lock_error
-from concord_io.errors import ConcordError, run_main
+from concord_io.errors import ConcordError, disk_error, run_main
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SUITES_DIR = PROJECT_ROOT / "quality" / "suites"
@@ -288,7 +288,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     database = Path(args.database)
     out = Path(args.out) if args.out else database.parent / "quality"
-    result = run_quality(database, out, args.suites)
+    try:
+        result = run_quality(database, out, args.suites)
+    except (OSError, duckdb.IOException) as error:
+        disk = disk_error(error, out, hint="free space or choose a writable --out")
+        if disk is None:
+            raise
+        raise disk from error
     if result.success:
         print(
             f"quality: all {result.n_expectations} expectations passed "

@@ -478,16 +478,22 @@ class CaseFolder:
         self.holder = str(child.pid)
 
     def mock_errno(self, number: int) -> None:
-        """Every file opened for writing under the serving folder fails with ``number``."""
-        real_open = os.open
-        serving = str(self.serving)
+        """Every file or folder made or opened for writing on the case's disk fails."""
+        real_open, real_mkdir = os.open, os.mkdir
+        disk = str(self.disk)
 
         def failing_open(path, flags, *args, **kwargs):
-            if str(path).startswith(serving) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            if str(path).startswith(disk) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
                 raise OSError(number, os.strerror(number), str(path))
             return real_open(path, flags, *args, **kwargs)
 
+        def failing_mkdir(path, *args, **kwargs):
+            if str(path).startswith(disk):
+                raise OSError(number, os.strerror(number), str(path))
+            return real_mkdir(path, *args, **kwargs)
+
         self.monkeypatch.setattr(os, "open", failing_open)
+        self.monkeypatch.setattr(os, "mkdir", failing_mkdir)
 
     def setup(self, step: str) -> None:
         from concord_io.quality import build_identity, write_quality_record
