@@ -1,0 +1,99 @@
+{#- The cross-lingual study's registered files. A registry seed says which files exist and
+    what they are; a file and its registry line must come together, so a registered file
+    that is missing, a file nobody registered, a repeated line or a blank cell stops the
+    run naming the file. Registry `file` cells are bare file names inside the registry's
+    folder: a path (absolute, or with a folder or `..`) is refused, so nothing outside the
+    project's folders is read by accident. -#}
+
+{#- The registry's lines as a list of dicts, checked against the folder. `pattern` is the
+    glob of the files the folder may hold. Empty before the registry is loaded (parsing,
+    linting). -#}
+{% macro mcq_registered_files(registry, directory, registry_name, columns, pattern='*.csv') %}
+    {%- if not execute or load_relation(registry) is none -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- set table = run_query('select * from ' ~ registry) -%}
+    {%- set lines = [] -%}
+    {%- for row in table.rows -%}
+        {%- set line = {} -%}
+        {%- for column in columns -%}
+            {%- set value = row[column] -%}
+            {%- if value is none or (value | string | trim) == '' -%}
+                {{ exceptions.raise_compiler_error(
+                    registry_name ~ ': line for ' ~ (row['file'] | string) ~ ' has no ' ~ column
+                    ~ '. Fill it in.'
+                ) }}
+            {%- endif -%}
+            {%- do line.update({column: value | string}) -%}
+        {%- endfor -%}
+        {%- if line['file'].startswith('/') or '/' in line['file'] or '\\' in line['file']
+            or line['file'] in ('.', '..') or ':' in line['file'][:2] -%}
+            {{ exceptions.raise_compiler_error(
+                registry_name ~ ': file ' ~ line['file'] ~ ' is a path; registry files are '
+                ~ 'bare file names inside ' ~ directory ~ ' (no folder, no absolute path). '
+                ~ 'Put the file in that folder and register its name.'
+            ) }}
+        {%- endif -%}
+        {%- do lines.append(line) -%}
+    {%- endfor -%}
+    {%- set files = lines | map(attribute='file') | list -%}
+    {%- set repeated = [] -%}
+    {%- for file in files if files.count(file) > 1 and file not in repeated -%}
+        {%- do repeated.append(file) -%}
+    {%- endfor -%}
+    {%- if repeated -%}
+        {{ exceptions.raise_compiler_error(
+            registry_name ~ ': file(s) registered more than once: ' ~ repeated | sort | join(', ')
+        ) }}
+    {%- endif -%}
+    {%- set listed = run_query(
+        "select regexp_extract(file, '[^/\\\\]+$') as name from glob('"
+        ~ (directory ~ '/' ~ pattern) | replace("'", "''") ~ "') order by name"
+    ).columns[0].values() | list -%}
+    {%- set not_found = files | reject('in', listed) | sort | list -%}
+    {%- if not_found -%}
+        {{ exceptions.raise_compiler_error(
+            registry_name ~ ': registered file(s) not found in ' ~ directory ~ ': '
+            ~ not_found | join(', ')
+        ) }}
+    {%- endif -%}
+    {%- set unregistered = listed | reject('in', files) | list -%}
+    {%- if unregistered -%}
+        {{ exceptions.raise_compiler_error(
+            directory ~ ': file(s) with no line in ' ~ registry_name ~ ': '
+            ~ unregistered | join(', ') ~ ' (add a line to ' ~ registry_name
+            ~ '.csv, or remove the file)'
+        ) }}
+    {%- endif -%}
+    {{ return(lines) }}
+{% endmacro %}
+
+{#- A text literal. -#}
+{% macro mcq_literal(value) -%}
+    '{{ value | string | replace("'", "''") }}'
+{%- endmacro %}
+
+{#- The header of a registered CSV file, checked (bytes, names, required columns). -#}
+{% macro mcq_csv_header(path, label, required) %}
+    {{ return(strict_csv_check_header(
+        strict_csv_inspect(path, label)['header_text'], label, required=required)) }}
+{% endmacro %}
+
+{#- Post-hook: every file registered in `registry` gave at least one row. -#}
+{% macro mcq_assert_files_have_rows(relation, registry) %}
+    {%- if execute -%}
+        {%- set query -%}
+            select file from {{ registry }}
+            where file not in (select distinct source_file from {{ relation }})
+            order by file
+        {%- endset -%}
+        {%- set empty = run_query(query).columns[0].values() | list -%}
+        {%- if empty -%}
+            {{ exceptions.raise_compiler_error(
+                empty | join(', ') ~ ': the file has a header but no data rows. Add its rows '
+                ~ 'or remove the file and its registry line.'
+            ) }}
+        {%- endif -%}
+    {%- endif -%}
+    select 1
+{% endmacro %}
