@@ -27,8 +27,11 @@ install: $(VENV)/.installed
 
 build: install dbt-build quality publish report summary
 
+# dbt parses every seed as UTF-8 before the project's strict reader runs: refuse a
+# non-UTF-8 seed first, with the reader's one line instead of dbt's traceback.
 dbt-build:
 	mkdir -p $(dir $(CONCORD_DB_PATH))
+	$(BIN)/python -m concord_io.input_encoding seeds
 	$(DBT) build $(DBT_FLAGS)
 
 # Great Expectations suites (quality/suites/) over the built warehouse, read-only; a failed

@@ -73,12 +73,6 @@
     '{{ value | string | replace("'", "''") }}'
 {%- endmacro %}
 
-{#- The header of a registered CSV file, checked (bytes, names, required columns). -#}
-{% macro mcq_csv_header(path, label, required) %}
-    {{ return(strict_csv_check_header(
-        strict_csv_inspect(path, label)['header_text'], label, required=required)) }}
-{% endmacro %}
-
 {#- Post-hook: every file registered in `registry` gave at least one row. -#}
 {% macro mcq_assert_files_have_rows(relation, registry) %}
     {%- if execute -%}
@@ -96,4 +90,81 @@
         {%- endif -%}
     {%- endif -%}
     select 1
+{% endmacro %}
+
+{#- The answer sources registry (mcq_answer_sources): long-format files (Parquet, JSONL or
+    CSV) and lm-evaluation-harness sample logs, under `directory`. A registry `file` is a
+    path relative to that folder, with `*` wildcards (the harness stamps its file names
+    with the date): no absolute path, no `..`. Every line must match at least one file, and
+    every answer file in the folder must be matched by a line. Returns the lines, each with
+    its `paths` (relative, sorted). -#}
+{% macro mcq_registered_sources(registry, directory, registry_name) %}
+    {%- if not execute or load_relation(registry) is none -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- set table = run_query('select * from ' ~ registry) -%}
+    {%- set root = directory | replace("'", "''") -%}
+    {%- set listed = run_query(
+        "select substr(file, length('" ~ root ~ "') + 2) as name from glob('" ~ root
+        ~ "/**') where regexp_matches(file, '\\.(csv|parquet|jsonl|json)$') order by name"
+    ).columns[0].values() | list -%}
+    {%- set lines = [] -%}
+    {%- set claimed = [] -%}
+    {%- for row in table.rows -%}
+        {%- set line = {} -%}
+        {%- for column in table.column_names -%}
+            {%- do line.update({column: (row[column] | string | trim) if row[column] is not none else ''}) -%}
+        {%- endfor -%}
+        {%- for column in ['file', 'format'] if not line[column] -%}
+            {{ exceptions.raise_compiler_error(
+                registry_name ~ ': line for ' ~ line['file'] ~ ' has no ' ~ column ~ '. Fill it in.') }}
+        {%- endfor -%}
+        {%- set file = line['file'] -%}
+        {%- if file.startswith('/') or file.startswith('\\') or ':' in file[:2]
+            or '..' in file.replace('\\', '/').split('/') -%}
+            {{ exceptions.raise_compiler_error(
+                registry_name ~ ': file ' ~ file ~ ' is not inside ' ~ directory ~ '; registry '
+                ~ 'files are paths relative to that folder (no absolute path, no ..). Put the '
+                ~ 'file in that folder and register its relative path.'
+            ) }}
+        {%- endif -%}
+        {%- if line['format'] not in ('long', 'lm_eval') -%}
+            {{ exceptions.raise_compiler_error(
+                registry_name ~ ': ' ~ file ~ ': format ' ~ line['format']
+                ~ ' is not long or lm_eval') }}
+        {%- endif -%}
+        {%- if line['format'] == 'lm_eval' -%}
+            {%- for column in ['model', 'run', 'language'] if not line[column] -%}
+                {{ exceptions.raise_compiler_error(
+                    registry_name ~ ': ' ~ file ~ ': an lm_eval line needs a ' ~ column
+                    ~ ' (the sample logs do not say it)') }}
+            {%- endfor -%}
+        {%- endif -%}
+        {%- set pattern = '^' ~ modules.re.escape(file).replace('\\*', '[^/]*') ~ '$' -%}
+        {%- set paths = listed | select('match', pattern) | list -%}
+        {%- if not paths -%}
+            {{ exceptions.raise_compiler_error(
+                registry_name ~ ': registered file(s) not found in ' ~ directory ~ ': ' ~ file) }}
+        {%- endif -%}
+        {%- do claimed.extend(paths) -%}
+        {%- do line.update({'paths': paths}) -%}
+        {%- do lines.append(line) -%}
+    {%- endfor -%}
+    {%- set repeated = [] -%}
+    {%- for path in claimed if claimed.count(path) > 1 and path not in repeated -%}
+        {%- do repeated.append(path) -%}
+    {%- endfor -%}
+    {%- if repeated -%}
+        {{ exceptions.raise_compiler_error(
+            registry_name ~ ': file(s) matched by more than one line: ' ~ repeated | join(', ')) }}
+    {%- endif -%}
+    {%- set unregistered = listed | reject('in', claimed) | list -%}
+    {%- if unregistered -%}
+        {{ exceptions.raise_compiler_error(
+            directory ~ ': file(s) with no line in ' ~ registry_name ~ ': '
+            ~ unregistered | join(', ') ~ ' (add a line to ' ~ registry_name
+            ~ '.csv, or remove the file)'
+        ) }}
+    {%- endif -%}
+    {{ return(lines) }}
 {% endmacro %}

@@ -28,7 +28,7 @@
 {% macro default__strict_csv_inspect(path, label, with_content) %}
     {%- set p = path | replace("'", "''") -%}
     {%- if run_query("select count(*) from glob('" ~ p ~ "')").columns[0].values()[0] == 0 -%}
-        {{ exceptions.raise_compiler_error(label ~ ': file not found (' ~ path ~ ')') }}
+        {{ return({'problem': label ~ ': file not found (' ~ path ~ ')'}) }}
     {%- endif -%}
     {%- set query -%}
         with blob as (
@@ -44,22 +44,17 @@
         from blob
     {%- endset -%}
     {%- set row = run_query(query).rows[0] -%}
+    {%- set problem = '' -%}
     {%- if row['size'] == 0 -%}
-        {{ exceptions.raise_compiler_error(label ~ ': the file is empty (no header row). Nothing was loaded.') }}
-    {%- endif -%}
-    {%- if not row['is_utf8'] -%}
-        {{ exceptions.raise_compiler_error(
-            label ~ ': not UTF-8: the first byte that is not valid UTF-8 is on line '
+        {%- set problem = label ~ ': the file is empty (no header row). Nothing was loaded.' -%}
+    {%- elif not row['is_utf8'] -%}
+        {%- set problem = label ~ ': not UTF-8: the first byte that is not valid UTF-8 is on line '
             ~ strict_csv_first_bad_line(path) ~ '. Save the file as UTF-8 (Latin-1 and UTF-16 '
-            ~ 'files are refused, not guessed).'
-        ) }}
+            ~ 'files are refused, not guessed).' -%}
+    {%- elif row['has_nul'] -%}
+        {%- set problem = label ~ ': contains NUL bytes (a UTF-16 file?). Save the file as UTF-8.' -%}
     {%- endif -%}
-    {%- if row['has_nul'] -%}
-        {{ exceptions.raise_compiler_error(
-            label ~ ': contains NUL bytes (a UTF-16 file?). Save the file as UTF-8.'
-        ) }}
-    {%- endif -%}
-    {{ return(row) }}
+    {{ return({'problem': problem, 'header_text': row['header_text'], 'content': row['content']}) }}
 {% endmacro %}
 
 {#- The line of the first invalid UTF-8 byte: DuckDB's CSV reader, one field per line,
@@ -83,68 +78,58 @@
 
 {#- The header's field names (a BOM and surrounding blanks removed, quotes undone), checked:
     no blank and no repeated name; `declared` (all, and only these, in any order: a seed's
-    column_types) and `required` (at least these) columns. -#}
+    column_types) and `required` (at least these) columns. Returns {'problem', 'header'}. -#}
 {% macro strict_csv_check_header(header_text, label, declared=none, required=none, delimiter=',') %}
     {%- set re = modules.re -%}
     {%- set d = re.escape(delimiter) -%}
     {%- set quoted = '"(?:[^"]|"")*"' -%}
+    {%- set n_header = re.sub(quoted, '', header_text).count(delimiter) + 1 -%}
     {%- set header = [] -%}
-    {%- for name in re.findall('(' ~ quoted ~ '|[^' ~ d ~ '"]*)(?:' ~ d ~ '|$)', header_text) -%}
+    {%- for name in re.findall('(' ~ quoted ~ '|[^' ~ d ~ '"]*)(?:' ~ d ~ '|$)', header_text)[:n_header] -%}
         {%- set name = name.strip() -%}
         {%- if name.startswith('"') and name.endswith('"') and name | length > 1 -%}
             {%- set name = name[1:-1].replace('""', '"') -%}
         {%- endif -%}
         {%- do header.append(name) -%}
     {%- endfor -%}
-    {%- set n_header = re.sub(quoted, '', header_text).count(delimiter) + 1 -%}
-    {%- set header = header[:n_header] -%}
-    {%- for name in header -%}
-        {%- if not name.strip() -%}
-            {{ exceptions.raise_compiler_error(
-                label ~ ', header row: column ' ~ loop.index ~ ' has no name (blank or only '
-                ~ 'spaces). Name every column.'
-            ) }}
-        {%- endif -%}
-    {%- endfor -%}
+    {%- set where = label ~ ', header row: ' -%}
+    {%- set problems = [] -%}
     {%- set seen = [] -%}
     {%- for name in header -%}
-        {%- if name | lower in seen -%}
-            {{ exceptions.raise_compiler_error(
-                label ~ ', header row: column ' ~ name ~ ' appears more than once (columns '
-                ~ (seen.index(name | lower) + 1) ~ ' and ' ~ loop.index ~ '). Rename or drop one.'
-            ) }}
+        {%- if not name.strip() -%}
+            {%- do problems.append(where ~ 'column ' ~ loop.index ~ ' has no name (empty or only '
+                ~ 'spaces). Name every column.') -%}
+        {%- elif name | lower in seen -%}
+            {%- do problems.append(where ~ 'column ' ~ name ~ ' appears more than once (columns '
+                ~ (seen.index(name | lower) + 1) ~ ' and ' ~ loop.index ~ '). Rename or drop one.') -%}
         {%- endif -%}
         {%- do seen.append(name | lower) -%}
     {%- endfor -%}
-    {%- if declared is not none and declared | length > 0 -%}
+    {%- if not problems and declared -%}
         {%- set declared = declared | map('lower') | list -%}
         {%- set missing = declared | reject('in', seen) | list -%}
         {%- set undeclared = seen | reject('in', declared) | list -%}
         {%- if missing or undeclared -%}
-            {%- set problems = [] -%}
+            {%- set parts = [] -%}
             {%- if missing -%}
-                {%- do problems.append('declared column(s) ' ~ missing | join(', ')
+                {%- do parts.append('declared column(s) ' ~ missing | join(', ')
                     ~ ' missing from the header') -%}
             {%- endif -%}
             {%- if undeclared -%}
-                {%- do problems.append('header column(s) ' ~ undeclared | join(', ')
+                {%- do parts.append('header column(s) ' ~ undeclared | join(', ')
                     ~ ' not declared in column_types') -%}
             {%- endif -%}
-            {{ exceptions.raise_compiler_error(
-                label ~ ', header row: ' ~ problems | join('; ') ~ ' (header: '
-                ~ seen | join(', ') ~ '; declared: ' ~ declared | join(', ')
-                ~ '). Rename the column in the file or declare it.'
-            ) }}
+            {%- do problems.append(where ~ parts | join('; ') ~ ' (header: ' ~ seen | join(', ')
+                ~ '; declared: ' ~ declared | join(', ')
+                ~ '). Rename the column in the file or declare it.') -%}
         {%- endif -%}
     {%- endif -%}
     {%- set missing = (required or []) | reject('in', header) | list -%}
-    {%- if missing -%}
-        {{ exceptions.raise_compiler_error(
-            label ~ ', header row: missing column(s) ' ~ missing | join(', ')
-            ~ ' (header: ' ~ header | join(', ') ~ ')'
-        ) }}
+    {%- if not problems and missing -%}
+        {%- do problems.append(where ~ 'missing column(s) ' ~ missing | join(', ')
+            ~ ' (header: ' ~ header | join(', ') ~ ')') -%}
     {%- endif -%}
-    {{ return(header) }}
+    {{ return({'problem': problems[0] if problems else '', 'header': header}) }}
 {% endmacro %}
 
 
@@ -152,7 +137,7 @@
 
 {#- Every record of a small file against its header, in one regex pass (possessive
     repeats: no backtracking). Names the first ragged row, its line and the first missing
-    or extra column, or a stray quote; returns {'mixed_line_endings': bool}. -#}
+    or extra column, or a stray quote. Returns {'problem', 'mixed_line_endings'}. -#}
 {% macro strict_csv_check_records(content, header, label, delimiter=',') %}
     {%- set re = modules.re -%}
     {%- set d = re.escape(delimiter) -%}
@@ -163,6 +148,7 @@
     {%- set record = field ~ '(?:' ~ d ~ field ~ '){' ~ (n_header - 1) ~ '}' -%}
     {%- set good = re.match('(?:(?:' ~ record ~ ')?' ~ line_end ~ ')*+', content).end() -%}
     {%- set rest = content[good:] -%}
+    {%- set problem = '' -%}
     {%- if rest and not re.fullmatch(record, rest) -%}
         {%- set before = re.sub(quoted, '', content[:good]) -%}
         {%- set bad_row = before.count('\n') + before.count('\r') - before.count('\r\n') -%}
@@ -173,34 +159,54 @@
         {%- set next_char = rest[bad_text | length: bad_text | length + 1] -%}
         {%- if next_char and next_char not in '\r\n' -%}
             {#- the fields stopped before the end of the line: a quote where none may be -#}
-            {%- set column = header[n_fields - 1] if n_fields <= n_header else '(beyond the last column)' -%}
-            {%- set problem = 'a quote inside an unquoted field' if next_char == '"'
-                else 'text after the closing quote of a quoted field' -%}
-            {{ exceptions.raise_compiler_error(
-                where ~ ', column ' ~ column ~ ': ' ~ problem ~ '. Quote the whole field and '
-                ~ 'double the quotes inside it ("ab""c"). Nothing was loaded.'
-            ) }}
+            {%- set column = header[n_fields - 1] if n_fields <= n_header
+                else '(beyond the last column)' -%}
+            {%- set problem = where ~ ', column ' ~ column ~ ': '
+                ~ ('a quote inside an unquoted field' if next_char == '"'
+                   else 'text after the closing quote of a quoted field')
+                ~ '. Quote the whole field and double the quotes inside it ("ab""c"). '
+                ~ 'Nothing was loaded.' -%}
+        {%- else -%}
+            {%- set column = header[n_fields] if n_fields < n_header
+                else '(beyond the last column ' ~ header[-1] ~ ')' -%}
+            {%- set problem = where ~ ' has ' ~ n_fields ~ ' field(s), the header has '
+                ~ n_header ~ '; first missing or extra column: ' ~ column
+                ~ '. Nothing was loaded.' -%}
         {%- endif -%}
-        {%- set column = header[n_fields] if n_fields < n_header
-            else '(beyond the last column ' ~ header[-1] ~ ')' -%}
-        {{ exceptions.raise_compiler_error(
-            where ~ ' has ' ~ n_fields ~ ' field(s), the header has ' ~ n_header
-            ~ '; first missing or extra column: ' ~ column ~ '. Nothing was loaded.'
-        ) }}
     {%- endif -%}
     {%- set bare = re.sub(quoted, '', content) -%}
     {%- set crlf = bare.count('\r\n') -%}
     {%- set kinds = [crlf > 0, bare.count('\n') > crlf, bare.count('\r') > crlf] -%}
-    {{ return({'mixed_line_endings': kinds | select | list | length > 1}) }}
+    {{ return({'problem': problem, 'mixed_line_endings': kinds | select | list | length > 1}) }}
 {% endmacro %}
 
-{#- A whole small file: bytes, header, every record. Returns the header. -#}
+{#- A whole small file: bytes, header, every record. Returns {'problem', 'header'}. -#}
 {% macro strict_csv_check_file(path, label, declared=none, required=none, delimiter=',') %}
     {%- set inspected = strict_csv_inspect(path, label, with_content=true) -%}
-    {%- set header = strict_csv_check_header(
+    {%- if inspected['problem'] -%}
+        {{ return({'problem': inspected['problem'], 'header': []}) }}
+    {%- endif -%}
+    {%- set checked = strict_csv_check_header(
         inspected['header_text'], label, declared, required, delimiter) -%}
-    {%- do strict_csv_check_records(inspected['content'], header, label, delimiter) -%}
-    {{ return(header) }}
+    {%- if not checked['problem'] -%}
+        {%- do checked.update({'problem': strict_csv_check_records(
+            inspected['content'], checked['header'], label, delimiter)['problem']}) -%}
+    {%- endif -%}
+    {{ return(checked) }}
+{% endmacro %}
+
+{#- The header of a large file (bytes and header checked, records left to the scan);
+    raises on the first problem. -#}
+{% macro strict_csv_header(path, label, required=none) %}
+    {%- set inspected = strict_csv_inspect(path, label) -%}
+    {%- if inspected['problem'] -%}
+        {{ exceptions.raise_compiler_error(inspected['problem']) }}
+    {%- endif -%}
+    {%- set checked = strict_csv_check_header(inspected['header_text'], label, required=required) -%}
+    {%- if checked['problem'] -%}
+        {{ exceptions.raise_compiler_error(checked['problem']) }}
+    {%- endif -%}
+    {{ return(checked['header']) }}
 {% endmacro %}
 
 
@@ -301,15 +307,23 @@
     renamed column loads without complaint). -#}
 {% macro check_selected_seed_files() %}
     {%- if execute and flags.WHICH in ('seed', 'build') -%}
+        {%- set problems = [] -%}
         {%- for node in graph.nodes.values()
             if node.resource_type == 'seed' and node.unique_id in selected_resources -%}
-            {%- do strict_csv_check_file(
+            {%- set checked = strict_csv_check_file(
                 node.root_path ~ '/' ~ node.original_file_path,
                 'seed ' ~ node.name ~ ' (' ~ node.original_file_path ~ ')',
                 declared=(node.config.column_types or {}).keys() | list,
                 delimiter=node.config.get('delimiter', ',')
             ) -%}
+            {%- if checked['problem'] -%}
+                {%- do problems.append(checked['problem']) -%}
+            {%- endif -%}
         {%- endfor -%}
+        {%- if problems -%}
+            {#- every refused seed, one line each, before anything is loaded -#}
+            {{ exceptions.raise_compiler_error(problems | join('\n')) }}
+        {%- endif -%}
     {%- endif -%}
     select 1
 {% endmacro %}
@@ -319,9 +333,7 @@
     line endings) and inserted by column name (a reordered header loads right). -#}
 {% macro duckdb__load_csv_rows(model, agate_table) %}
     {%- set path = adapter.get_seed_file_path(model) -%}
-    {%- set header = strict_csv_check_header(
-        strict_csv_inspect(path, 'seed ' ~ model.name)['header_text'], 'seed ' ~ model.name,
-        delimiter=config.get('delimiter', ',')) -%}
+    {%- set header = strict_csv_header(path, 'seed ' ~ model.name) -%}
     {%- set sql -%}
         insert into {{ this.render() }} by name
         select * exclude (source_row)

@@ -42,7 +42,7 @@ with
     {%- endfor -%}
     {%- do columns.update({'answer_' ~ lang: line['prefix'] ~ '_' ~ up}) -%}
 {%- endfor -%}
-{%- set header = mcq_csv_header(path, line['file'], columns.values() | list) %}
+{%- set header = strict_csv_header(path, line["file"], columns.values() | list) %}
 answer_file_{{ loop.index }} as (
 
     select

@@ -23,7 +23,7 @@ with
 
 {% for line in lines %}
 {%- set path = directory ~ '/' ~ line['file'] -%}
-{%- set header = mcq_csv_header(path, line['file'], columns.values() | list) %}
+{%- set header = strict_csv_header(path, line["file"], columns.values() | list) %}
 item_file_{{ loop.index }} as (
 
     select
