@@ -141,7 +141,10 @@
             {%- endfor -%}
         {%- endif -%}
         {%- set pattern = '^' ~ modules.re.escape(file).replace('\\*', '[^/]*') ~ '$' -%}
-        {%- set paths = listed | select('match', pattern) | list -%}
+        {%- set paths = [] -%}
+        {%- for path in listed if modules.re.match(pattern, path) -%}
+            {%- do paths.append(path) -%}
+        {%- endfor -%}
         {%- if not paths -%}
             {{ exceptions.raise_compiler_error(
                 registry_name ~ ': registered file(s) not found in ' ~ directory ~ ': ' ~ file) }}

@@ -154,7 +154,7 @@
         {%- set bad_row = before.count('\n') + before.count('\r') - before.count('\r\n') -%}
         {%- set bad_line = content[:good].count('\n') + 1 -%}
         {%- set where = label ~ ': row ' ~ bad_row ~ ' (line ' ~ bad_line ~ ')' -%}
-        {%- set bad_text = re.match('(?:' ~ field ~ '(?:' ~ d ~ ')?)*', rest).group(0) -%}
+        {%- set bad_text = re.match(field ~ '(?:' ~ d ~ field ~ ')*', rest).group(0) -%}
         {%- set n_fields = re.sub(quoted, '', bad_text).count(delimiter) + 1 -%}
         {%- set next_char = rest[bad_text | length: bad_text | length + 1] -%}
         {%- if next_char and next_char not in '\r\n' -%}

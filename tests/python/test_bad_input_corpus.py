@@ -66,7 +66,8 @@ def mutate(path: Path, op: str, **args) -> None:
         )
         return
     if op == "encode":  # the same text in another encoding (latin-1, utf-16 ...)
-        path.write_bytes(path.read_text(encoding="utf-8-sig").encode(args["encoding"]))
+        text = path.read_text(encoding="utf-8-sig")
+        path.write_bytes(text.encode(args["encoding"], errors=args.get("errors", "strict")))
         return
     if op == "replace_text":  # raw text, as no CSV writer would write it
         text = path.read_text(encoding="utf-8-sig")
