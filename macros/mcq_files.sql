@@ -171,3 +171,46 @@
     {%- endif -%}
     {{ return(lines) }}
 {% endmacro %}
+
+
+{#- ------------------------------------------------------------ incremental builds -------- -#}
+
+{#- Answer files are append-only inputs: a staging model keeps the rows of every file it has
+    read with the file's version (`<content md5>|<registry line>`), reads only the files
+    whose version it does not hold (new or changed: delete+insert on source_file replaces a
+    changed file's rows), and mcq_delete_stale_files drops the rows of files no longer
+    there. `--full-refresh` reads everything again. -#}
+
+{#- The files an incremental staging model must read now: those of `versions`
+    ({source_file: file_version}) whose version it does not hold. On an incremental run it
+    first deletes the rows of files that are gone (in the model's own run: `dbt compile`
+    and the docs never change the table). -#}
+{% macro mcq_files_to_read(versions) %}
+    {%- if not (execute and is_incremental()) -%}
+        {{ return(versions.keys() | list) }}
+    {%- endif -%}
+    {%- set loaded = {} -%}
+    {%- for row in run_query('select distinct source_file, file_version from ' ~ this).rows -%}
+        {%- do loaded.update({row[0]: row[1]}) -%}
+    {%- endfor -%}
+    {%- set gone = loaded.keys() | reject('in', versions.keys() | list) | list -%}
+    {%- if gone and flags.WHICH in ('run', 'build') -%}
+        {%- set names = [] -%}
+        {%- for file in gone -%}
+            {%- do names.append(mcq_literal(file)) -%}
+        {%- endfor -%}
+        {%- do run_query('delete from ' ~ this ~ ' where source_file in (' ~ names | join(', ') ~ ')') -%}
+    {%- endif -%}
+    {%- set to_read = [] -%}
+    {%- for file, version in versions.items() if loaded.get(file) != version -%}
+        {%- do to_read.append(file) -%}
+    {%- endfor -%}
+    {{ return(to_read) }}
+{% endmacro %}
+
+{#- Post-hook of an incremental model keyed by source_file: delete the rows of files that
+    are no longer in `current`. -#}
+{% macro mcq_delete_removed_files(relation, current) %}
+    delete from {{ relation }}
+    where source_file not in (select distinct source_file from {{ current }})
+{% endmacro %}

@@ -18,7 +18,7 @@
 
 {#- ---------------------------------------------------------------- file level -------- -#}
 
-{#- Size, encoding and the header record of a file, in one query; `with_content` also
+{#- Size, encoding, content hash (md5) and the header record of a file, in one query; `with_content` also
     returns the text (only for small files). Raises when the file is missing, empty or
     not UTF-8. -#}
 {% macro strict_csv_inspect(path, label, with_content=false) %}
@@ -32,10 +32,12 @@
     {%- endif -%}
     {%- set query -%}
         with blob as (
-            select size, try(decode(content)) as text from read_blob('{{ p }}')
+            select size, md5(content) as content_md5, try(decode(content)) as text
+            from read_blob('{{ p }}')
         )
         select
             size,
+            content_md5,
             text is not null as is_utf8,
             coalesce(strpos(text, chr(0)), 0) > 0 as has_nul,
             {#- the first record: quoted fields may hold line breaks -#}
@@ -54,7 +56,8 @@
     {%- elif row['has_nul'] -%}
         {%- set problem = label ~ ': contains NUL bytes (a UTF-16 file?). Save the file as UTF-8.' -%}
     {%- endif -%}
-    {{ return({'problem': problem, 'header_text': row['header_text'], 'content': row['content']}) }}
+    {{ return({'problem': problem, 'header_text': row['header_text'], 'content': row['content'],
+               'content_md5': row['content_md5']}) }}
 {% endmacro %}
 
 {#- The line of the first invalid UTF-8 byte: DuckDB's CSV reader, one field per line,
@@ -195,9 +198,9 @@
     {{ return(checked) }}
 {% endmacro %}
 
-{#- The header of a large file (bytes and header checked, records left to the scan);
-    raises on the first problem. -#}
-{% macro strict_csv_header(path, label, required=none) %}
+{#- The header of a large file (bytes and header checked, records left to the scan) and
+    the md5 of its content; raises on the first problem. Returns {'header', 'content_md5'}. -#}
+{% macro strict_csv_header_and_md5(path, label, required=none) %}
     {%- set inspected = strict_csv_inspect(path, label) -%}
     {%- if inspected['problem'] -%}
         {{ exceptions.raise_compiler_error(inspected['problem']) }}
@@ -206,7 +209,11 @@
     {%- if checked['problem'] -%}
         {{ exceptions.raise_compiler_error(checked['problem']) }}
     {%- endif -%}
-    {{ return(checked['header']) }}
+    {{ return({'header': checked['header'], 'content_md5': inspected['content_md5']}) }}
+{% endmacro %}
+
+{% macro strict_csv_header(path, label, required=none) %}
+    {{ return(strict_csv_header_and_md5(path, label, required)['header']) }}
 {% endmacro %}
 
 

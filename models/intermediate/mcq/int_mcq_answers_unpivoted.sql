@@ -23,6 +23,22 @@ items as (
 
 ),
 
+-- what a normalised answer depends on besides its file: the item files and the domain
+-- translations; part of every row's file_version, so changing them renormalises all
+inputs_context as (
+
+    select md5(
+        (select string_agg(
+            concat_ws('|', language, item_id, domain, option_a, option_b, option_c, option_d),
+            ',' order by language, item_id
+        ) from items)
+        || (select string_agg(concat_ws('|', language, domain_label, domain_en), ','
+            order by language, domain_label)
+            from {{ ref('stg_mcq__domain_translations') }})
+    ) as context
+
+),
+
 wide as (
 
     {% for lang in var('mcq_languages') %}
@@ -41,7 +57,8 @@ wide as (
         option_c_{{ lang }} as option_c,
         option_d_{{ lang }} as option_d,
         answer_{{ lang }} as answer_raw,
-        cast(null as varchar) as record_problem
+        cast(null as varchar) as record_problem,
+        file_version
     from answer_files
     {% if not loop.last %}union all{% endif %}
     {% endfor %}
@@ -92,7 +109,11 @@ records as (
                 then 'item_id is not a positive whole number'
             when records_checked.n_same_key > 1
                 then 'more than one answer for this model, run, item and language'
-        end as record_problem
+        end as record_problem,
+        -- a later file can make this file's answers duplicates: that changes its version
+        records_checked.file_version || '|' || count(*) filter (
+            where records_checked.n_same_key > 1
+        ) over (partition by records_checked.source_file) as file_version
     from records_checked
     left join items
         on records_checked.item_id = items.item_id
@@ -100,11 +121,21 @@ records as (
 
 ),
 
-final as (
+unioned as (
 
     select * from wide
     union all
     select * from records
+
+),
+
+final as (
+
+    select
+        unioned.* exclude (file_version),
+        unioned.file_version || '|' || inputs_context.context as file_version
+    from unioned
+    cross join inputs_context
 
 )
 

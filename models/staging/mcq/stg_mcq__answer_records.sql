@@ -8,33 +8,51 @@
 {%- set lines = mcq_registered_sources(
     ref('mcq_answer_sources'), directory, 'mcq_answer_sources') -%}
 {{ config(
-    materialized='table',
+    materialized='incremental',
+    incremental_strategy='delete+insert',
+    unique_key='source_file',
+    on_schema_change='fail',
     pre_hook="{{ strict_csv_reset_rejects('" ~ rejects ~ "') }}",
     post_hook="{{ strict_csv_assert_no_rejects('" ~ rejects ~ "') }}",
 ) }}
+{#- a file's version: its content md5 and its registry line; only new or changed files are
+    read on an incremental run, and the rows of removed files go (macros/mcq_files.sql) -#}
+{%- set versions = {} -%}
+{%- set line_of = {} -%}
+{%- for line in lines -%}
+    {%- for relative in line['paths'] -%}
+        {%- set md5 = run_query(
+            "select md5(content) from read_blob('"
+            ~ (directory ~ '/' ~ relative) | replace("'", "''") ~ "')"
+        ).columns[0].values()[0] -%}
+        {%- do versions.update({relative: [md5, line['format'], line['model'], line['run'],
+            line['language'], line['presented_option_order'], line['item_key']] | join('|')}) -%}
+        {%- do line_of.update({relative: line}) -%}
+    {%- endfor -%}
+{%- endfor -%}
+{%- set to_read = mcq_files_to_read(versions) %}
 
 with
 
-{% for line in lines %}
-{%- set outer = loop.index -%}
-{%- for relative in line['paths'] %}
-answer_records_{{ outer }}_{{ loop.index }} as (
+{% for relative in to_read %}
+answer_records_{{ loop.index }} as (
 
-    {{ mcq_answer_records(directory ~ '/' ~ relative, relative, line, rejects) }}
+    select
+        *,
+        {{ mcq_literal(versions[relative]) }} as file_version
+    from (
+        {{ mcq_answer_records(directory ~ '/' ~ relative, relative, line_of[relative], rejects) }}
+    )
 
 ),
-{% endfor %}
 {% endfor %}
 
 final as (
 
-    {% for line in lines %}
-    {%- set outer = loop.index -%}
-    {%- for relative in line['paths'] %}
-    select * from answer_records_{{ outer }}_{{ loop.index }}
+    {% for relative in to_read %}
+    select * from answer_records_{{ loop.index }}
     union all
     {% endfor %}
-    {%- endfor %}
     select
         cast(null as varchar) as source_file,
         cast(null as bigint) as source_row,
@@ -45,7 +63,8 @@ final as (
         cast(null as varchar) as answer_raw,
         cast(null as varchar) as source_column,
         cast(null as varchar) as presented_option_order,
-        cast(null as varchar) as record_problem
+        cast(null as varchar) as record_problem,
+        cast(null as varchar) as file_version
     where false
 
 )
