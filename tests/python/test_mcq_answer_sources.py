@@ -83,7 +83,8 @@ def sample_line(doc_id: int, answer: str, n_choices: int = 4) -> str:
     return json.dumps(sample, ensure_ascii=False)
 
 
-def test_long_files_and_sample_logs_give_the_marts_of_the_wide_files(project_copy, warehouse):
+def write_sources(project_copy: Path) -> tuple[list[dict], list[dict], int]:
+    """GPT-4o base as long files and LLaMA 3.2 base as sample logs instead of wide files."""
     sources = project_copy / "seeds" / "mcq" / "answer_sources"
     gpt = wide_answers(project_copy, GPT4O, "GPT4o")
     llama = wide_answers(project_copy, LLAMA, "LLaMA")
@@ -131,13 +132,16 @@ def test_long_files_and_sample_logs_give_the_marts_of_the_wide_files(project_cop
             for lang in LANGUAGES
         )
     )
+    return gpt, llama, not_letters
+
+
+MARTS = ["+path:models/marts/mcq", "+dq_quarantine"]
+
+
+def test_long_files_and_sample_logs_give_the_marts_of_the_wide_files(project_copy, warehouse):
+    _, llama, not_letters = write_sources(project_copy)
     database = project_copy / "concord.duckdb"
-    run_dbt(
-        ["build", "--select", "+mcq_agreement_summary", "+mcq_option_frequency", "+dq_quarantine"]
-        + CAUTIOUS,
-        project_copy,
-        database,
-    )
+    run_dbt(["build", "--select", *MARTS, *CAUTIOUS], project_copy, database)
     with (
         duckdb.connect(str(database), read_only=True) as got,
         duckdb.connect(str(warehouse), read_only=True) as shipped,
@@ -167,3 +171,67 @@ def test_long_files_and_sample_logs_give_the_marts_of_the_wide_files(project_cop
         ),
     ]
     assert n_llama == len(llama) - not_letters
+
+
+def mcq_tables(con) -> dict[str, list[tuple]]:
+    names = con.execute(
+        "select schema_name || '.' || table_name from duckdb_tables() "
+        "where table_name like '%mcq%' or table_name = 'dq_quarantine'"
+    ).fetchall()
+    return {name: con.execute(f"select * from {name} order by all").fetchall() for (name,) in names}
+
+
+def test_incremental_build_after_adding_changing_and_removing_files_equals_a_full_rebuild(
+    project_copy, tmp_path
+):
+    """Answer files are append-only inputs: an incremental build reads only new or changed
+    files, drops removed ones, and leaves every table as a full rebuild would."""
+    write_sources(project_copy)
+    database = project_copy / "concord.duckdb"
+    build = ["build", "--select", *MARTS, *CAUTIOUS]
+    run_dbt(build, project_copy, database)
+    seeds = project_copy / "seeds" / "mcq"
+    # a new model's wide file, appended
+    shuffled = seeds / "answers" / "GPT4o_Shuffled_Merged_Multilingual.csv"
+    (seeds / "answers" / "Copy_Merged_Multilingual.csv").write_bytes(shuffled.read_bytes())
+    with (seeds / "mcq_answer_registry.csv").open("a") as registry:
+        registry.write("Copy_Merged_Multilingual.csv,GPT-4o copy,GPT4o,base,ABCD\n")
+    # a changed long file, and a removed one
+    long_en = seeds / "answer_sources" / "gpt4o_en.csv"
+    text = long_en.read_text(encoding="utf-8")
+    first = text.splitlines()[1]
+    changed = first[:-1] + ("C" if first[-1] != "C" else "D")
+    long_en.write_text(text.replace(first, changed, 1), encoding="utf-8")
+    (seeds / "answer_sources" / "gpt4o_fa.jsonl").unlink()
+    sources = seeds / "mcq_answer_sources.csv"
+    sources.write_text(
+        "".join(
+            line
+            for line in sources.read_text().splitlines(keepends=True)
+            if not line.startswith("gpt4o_fa.jsonl")
+        )
+    )
+    run_dbt(build, project_copy, database)
+    incremental = tmp_path / "incremental.duckdb"
+    incremental.write_bytes(database.read_bytes())
+    run_dbt([*build, "--full-refresh"], project_copy, database)
+    with (
+        duckdb.connect(str(incremental), read_only=True) as got,
+        duckdb.connect(str(database), read_only=True) as full,
+    ):
+        got_tables, full_tables = mcq_tables(got), mcq_tables(full)
+        (n_copy,) = got.execute(
+            "select n_items from marts.mcq_agreement_summary where model = 'GPT-4o copy'"
+        ).fetchone()
+        (answer,) = got.execute(
+            "select answer_raw from intermediate.int_mcq_answers_normalised "
+            "where source_file = 'gpt4o_en.csv' and source_row = 1"
+        ).fetchone()
+        (n_fa,) = got.execute(
+            "select count(*) from intermediate.int_mcq_answers_normalised "
+            "where source_file = 'gpt4o_fa.jsonl'"
+        ).fetchone()
+    assert n_copy == 60 and answer == changed[-1] and n_fa == 0
+    assert got_tables.keys() == full_tables.keys() and "marts.mcq_agreement_summary" in got_tables
+    for name, rows in full_tables.items():
+        assert got_tables[name] == rows, name
