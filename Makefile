@@ -27,8 +27,11 @@ install: $(VENV)/.installed
 
 build: install dbt-build quality publish report summary
 
-# profiles.yml's plugin (concord_io.dbt_plugin) checks CONCORD_DB_PATH and creates its folder
+# profiles.yml's plugin (concord_io.dbt_plugin) checks CONCORD_DB_PATH and creates its folder;
+# dbt parses every seed as UTF-8 before the project's strict reader runs: refuse a
+# non-UTF-8 seed first, with the reader's one line instead of dbt's traceback.
 dbt-build:
+	$(BIN)/python -m concord_io.input_encoding seeds
 	$(DBT) build $(DBT_FLAGS)
 
 # Great Expectations suites (quality/suites/) over the built warehouse, read-only; a failed

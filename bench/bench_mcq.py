@@ -6,12 +6,23 @@ sides run in subprocesses on the same files in one run; we report wall time, pea
 df.sample per function, two functions per file) is timed on a subset of iterations at the
 large sizes and extrapolated linearly (each iteration does the same work); the rest of the
 baseline is timed in full. Ours draws 10 000 resamples (the dbt var default), the baseline
-1000. Results: bench/results/mcq.json and bench/results/mcq.md.
+1000. After the full build, one more model's file is added and the build run again
+(incremental: only that file is read and normalised; goal <= 20% of the full build). The
+same files are also answered by one hand-written DuckDB query (the items'
+disagreement types and option counts per model and run, no bootstrap, no checks): the
+floor an engine sets, which the build should stay within 2.5x of.
+
+`--long` measures the long-format path instead: generated Parquet answer files of 10^6,
+10^7 and 10^8 answer rows (`generate_mcq.generate_long`), `dbt build` of the cross-lingual
+marts with DuckDB's memory limit at 2 GB (CONCORD_MEMORY_LIMIT), time and peak memory per
+size, so the curve shows whether time grows linearly. Results: bench/results/mcq.json and
+mcq.md (mcq_long.json and mcq_long.md with --long).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import platform
 import subprocess
@@ -25,6 +36,7 @@ sys.path.insert(0, str(HERE))
 from concord_io.project import DBT, copy_project  # noqa: E402
 
 BASELINE_ITERATIONS = 1000
+LONG_MEMORY_LIMIT = "2GB"  # DuckDB's; the process peak is measured, target <= 3 GB
 
 
 def _measure(code: str) -> dict:
@@ -48,14 +60,61 @@ def _measure(code: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def run_ours(project: Path) -> dict:
+def hand_written_query(project: Path) -> str:
+    """One DuckDB query over the registered wide files: per model, run and disagreement
+    type, the items and how many chose A in each language."""
+    root = project / "seeds" / "mcq"
+    with (root / "mcq_answer_registry.csv").open(encoding="utf-8") as handle:
+        lines = list(csv.DictReader(handle))
+    parts = []
+    for line in lines:
+        path = str(root / "answers" / line["file"]).replace("'", "''")
+        p = line["prefix"]
+        parts.append(
+            f"select '{line['model']}' as model, '{line['run']}' as run, "
+            f'upper(trim("{p}_EN")) as en, upper(trim("{p}_IT")) as it, '
+            f'upper(trim("{p}_FA")) as fa '
+            f"from read_csv('{path}', all_varchar = true)"
+        )
+    valid = "('A', 'B', 'C', 'D')"
+    union = " union all ".join(parts)
+    return (
+        f"with answers as ({union}), "
+        "typed as (select *, case "
+        f"when en not in {valid} or it not in {valid} or fa not in {valid} then 'incomplete' "
+        "when en = it and it = fa then 'all_same' when en = it then 'fa_diverged' "
+        "when en = fa then 'it_diverged' when it = fa then 'en_diverged' "
+        "else 'all_different' end as type from answers) "
+        "select model, run, type, count(*) as n, count(*) filter (where en = 'A') as en_a, "
+        "count(*) filter (where it = 'A') as it_a, count(*) filter (where fa = 'A') as fa_a "
+        "from typed group by all"
+    )
+
+
+def run_duckdb_query(project: Path) -> dict:
+    """Time :func:`hand_written_query` in a fresh interpreter."""
+    code = (
+        "import sys, time, duckdb\n"
+        "from pathlib import Path\n"
+        f"sys.path.insert(0, {str(HERE)!r})\n"
+        "from bench_mcq import hand_written_query\n"
+        f"query = hand_written_query(Path({str(project)!r}))\n"
+        "start = time.perf_counter()\n"
+        "rows = duckdb.connect().execute(query).fetchall()\n"
+        "result = {'seconds': time.perf_counter() - start, 'groups': len(rows)}\n"
+    )
+    return _measure(code)
+
+
+def run_ours(project: Path, memory_limit: str | None = None) -> dict:
     """Time `dbt build` of the cross-lingual marts and their tests. The project is parsed
     once before (dbt keeps the parse between builds, as on a user's machine)."""
     database = project / "warehouse" / "bench.duckdb"
+    limit = {"CONCORD_MEMORY_LIMIT": memory_limit} if memory_limit else {}
     dbt_args = ["--profiles-dir", ".", "--project-dir", "."]
     code = f"""
 import os, subprocess, time
-env = dict(os.environ, CONCORD_DB_PATH={str(database)!r})
+env = dict(os.environ, CONCORD_DB_PATH={str(database)!r}, **{limit!r})
 subprocess.run([{str(DBT)!r}, 'parse', *{dbt_args!r}], cwd={str(project)!r}, env=env,
                capture_output=True, check=True)
 start = time.perf_counter()
@@ -103,6 +162,20 @@ result = {{'fixed_seconds': fixed, 'bootstrap_seconds': boot_full,
     return _measure(code)
 
 
+def append_one_file(project: Path) -> None:
+    """One more model's answer file (a copy of the first, as a new model) and its line."""
+    root = project / "seeds" / "mcq"
+    with (root / "mcq_answer_registry.csv").open(encoding="utf-8") as handle:
+        first = next(csv.DictReader(handle))
+    source = root / "answers" / first["file"]
+    (root / "answers" / "Appended_Merged_Multilingual.csv").write_bytes(source.read_bytes())
+    with (root / "mcq_answer_registry.csv").open("a", encoding="utf-8") as handle:
+        handle.write(
+            f"Appended_Merged_Multilingual.csv,Appended model,{first['prefix']},base,"
+            f"{first['presented_option_order']}\n"
+        )
+
+
 def bench_size(n_items: int | None, n_files: int, iterations: int) -> dict:
     from generate_mcq import generate
 
@@ -112,6 +185,9 @@ def bench_size(n_items: int | None, n_files: int, iterations: int) -> dict:
         if n_items is not None:
             generate(project, n_items, n_files, seed=0)
         ours = run_ours(project)
+        append_one_file(project)
+        incremental = run_ours(project)  # the same database: an incremental build
+        engine = run_duckdb_query(project)
         baseline = run_baseline(project, iterations)
     items = 60 if n_items is None else n_items
     rows = items * n_files * 3
@@ -122,16 +198,56 @@ def bench_size(n_items: int | None, n_files: int, iterations: int) -> dict:
         "shipped_data": n_items is None,
         "ours": ours,
         "baseline": baseline,
+        "duckdb_query": engine,
+        "incremental_after_one_file": incremental,
+        "incremental_share": incremental["seconds"] / ours["seconds"],
         "speedup": baseline["seconds"] / ours["seconds"],
+        "vs_duckdb_query": ours["seconds"] / engine["seconds"],
         "ours_us_per_row": 1e6 * ours["seconds"] / rows,
     }
+
+
+def bench_long(n_rows: int) -> dict:
+    from generate_mcq import generate_long
+
+    with tempfile.TemporaryDirectory() as tmp:
+        project = copy_project(Path(tmp) / "project")
+        (project / "warehouse").mkdir()
+        generate_long(project, n_rows)
+        ours = run_ours(project, memory_limit=LONG_MEMORY_LIMIT)
+    return {"answer_rows": n_rows, "ours": ours, "ours_us_per_row": 1e6 * ours["seconds"] / n_rows}
+
+
+def main_long(quick: bool, out: Path) -> None:
+    sizes = [10_000, 100_000] if quick else [1_000_000, 10_000_000, 100_000_000]
+    results = []
+    for n_rows in sizes:
+        print(f"long format, {n_rows:,} answer rows ...", flush=True)
+        results.append(bench_long(n_rows))
+        print(json.dumps(results[-1]), flush=True)
+    name = "mcq_long_quick" if quick else "mcq_long"
+    out.mkdir(parents=True, exist_ok=True)
+    report = {"benchmark": "mcq_long", "quick": quick, "results": results}
+    (out / f"{name}.json").write_text(json.dumps(report, indent=2))
+    lines = ["| answer rows | dbt build (s) | peak MB | µs per row |", "|---|---|---|---|"]
+    for r in results:
+        lines.append(
+            f"| {r['answer_rows']:,} | {r['ours']['seconds']:.1f} | "
+            f"{r['ours']['peak_rss_mb']:.0f} | {r['ours_us_per_row']:.3f} |"
+        )
+    (out / f"{name}.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="tiny sizes, seconds")
     parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument("--long", action="store_true", help="the long-format curve instead")
     args = parser.parse_args()
+    if args.long:
+        main_long(args.quick, args.out)
+        return
     if args.quick:
         plan = [(None, 8, 10), (300, 4, 5)]
     else:
@@ -161,15 +277,18 @@ def main() -> None:
     (args.out / f"{name}.json").write_text(json.dumps(report, indent=2))
     lines = [
         "| items x files | answer rows | dbt build (s) | peak MB | study pandas (s) | "
-        "peak MB | speed-up | µs per row (ours) |",
-        "|---|---|---|---|---|---|---|---|",
+        "peak MB | speed-up | one DuckDB query (s) | build / query | "
+        "+1 file, incremental (s) | share of full | µs per row (ours) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         lines.append(
             f"| {r['items']:,} x {r['files']}{' (shipped)' if r['shipped_data'] else ''} | "
             f"{r['answer_rows']:,} | {r['ours']['seconds']:.1f} | {r['ours']['peak_rss_mb']:.0f} | "
             f"{r['baseline']['seconds']:.1f} | {r['baseline']['peak_rss_mb']:.0f} | "
-            f"{r['speedup']:.1f}x | {r['ours_us_per_row']:.2f} |"
+            f"{r['speedup']:.1f}x | {r['duckdb_query']['seconds']:.2f} | "
+            f"{r['vs_duckdb_query']:.1f}x | {r['incremental_after_one_file']['seconds']:.1f} | "
+            f"{100 * r['incremental_share']:.0f}% | {r['ours_us_per_row']:.2f} |"
         )
     (args.out / f"{name}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

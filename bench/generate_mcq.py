@@ -56,6 +56,61 @@ def generate(project_dir: Path, n_items: int, n_files: int, seed: int = 0) -> li
     return written
 
 
+def generate_long(project_dir: Path, n_rows: int, n_files: int = 10, seed: int = 0) -> list[Path]:
+    """Replace every answer file of ``project_dir`` with long-format Parquet files holding
+    about ``n_rows`` answer rows (model, run, item_id, language, answer) in ``n_files``
+    files, written by DuckDB without holding them in Python: 20 models, base and shuffled
+    runs, items 1..n, three languages; English at random, Italian and Persian repeating it
+    with a model-specific probability. Items beyond the 60 of the item files have no domain
+    (reported as "(not in the item files)")."""
+    import duckdb
+
+    seeds = Path(project_dir) / "seeds" / "mcq"
+    for path in (seeds / "answers").glob("*.csv"):
+        path.unlink()
+    (seeds / "mcq_answer_registry.csv").write_text("file,model,prefix,run,presented_option_order\n")
+    sources = seeds / "answer_sources"
+    n_cells = 40  # 20 models x 2 runs
+    n_items = max(1, n_rows // (3 * n_cells))
+    per_file = -(-n_cells // n_files)
+    written = []
+    with duckdb.connect() as con:
+        con.execute(f"select setseed({(seed % 1000) / 1000})")
+        for index in range(n_files):
+            cells = range(index * per_file, min(n_cells, (index + 1) * per_file))
+            if not cells:
+                break
+            path = sources / f"answers_{index:03d}.parquet"
+            con.execute(
+                f"""
+                copy (
+                    with cells as (select unnest(range({cells.start}, {cells.stop})) as cell),
+                    items as (
+                        select cell, item_id, floor(random() * 4)::int as en
+                        from cells, range(1, {n_items} + 1) as r(item_id)
+                    )
+                    select
+                        'Model ' || lpad((cell // 2)::varchar, 2, '0') as model,
+                        case when cell % 2 = 0 then 'base' else 'shuffled' end as run,
+                        item_id,
+                        language,
+                        chr(65 + case
+                            when language = 'en' then en
+                            when random() < 0.3 + 0.6 * (cell // 2) / 19 then en
+                            else floor(random() * 4)::int
+                        end) as answer
+                    from items, (values ('en'), ('it'), ('fa')) as l(language)
+                ) to '{path}' (format parquet)
+                """
+            )
+            written.append(path)
+    (seeds / "mcq_answer_sources.csv").write_text(
+        "file,format,model,run,language,presented_option_order,item_key\n"
+        "answers_*.parquet,long,,,,,\n"
+    )
+    return written
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("project_dir", type=Path)

@@ -13,6 +13,7 @@ DBT = Path(sys.executable).parent / "dbt"
 # what a dbt build needs; the venv, warehouse and target stay behind
 PROJECT_PARTS = (
     "dbt_project.yml",
+    ".dbtignore",
     "profiles.yml",
     "models",
     "macros",

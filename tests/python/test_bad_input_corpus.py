@@ -73,6 +73,15 @@ def mutate(path: Path, op: str, **args) -> None:
             "".join(r + ends[i % len(ends)] for i, r in enumerate(records)).encode("utf-8")
         )
         return
+    if op == "encode":  # the same text in another encoding (latin-1, utf-16 ...)
+        text = path.read_text(encoding="utf-8-sig")
+        path.write_bytes(text.encode(args["encoding"], errors=args.get("errors", "strict")))
+        return
+    if op == "replace_text":  # raw text, as no CSV writer would write it
+        text = path.read_text(encoding="utf-8-sig")
+        assert args["old"] in text, (path, args["old"])
+        path.write_text(text.replace(args["old"], args["new"], 1), encoding="utf-8")
+        return
     if op == "truncate":
         header = csv_lines(path)[0] + "\n" if args["keep_header"] else ""
         path.write_text(header, encoding="utf-8")

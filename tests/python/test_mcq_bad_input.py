@@ -87,6 +87,37 @@ def not_a_permutation_order(p: Path):
     registry.write_text(registry.read_text().replace("shuffled,DCBA", "shuffled,DCBB", 1))
 
 
+def latin1_file(p: Path):
+    path = answers_dir(p) / GPT4O
+    path.write_bytes(path.read_text(encoding="utf-8-sig").encode("latin-1", errors="replace"))
+
+
+def utf16_file(p: Path):
+    path = answers_dir(p) / GPT4O
+    path.write_bytes(path.read_text(encoding="utf-8-sig").encode("utf-16"))
+
+
+def header_repeats_column(p: Path):
+    path = answers_dir(p) / GPT4O
+    rows = read_rows(path)
+    rows[0][rows[0].index("Prompt_IT")] = "Domain_IT"
+    write_rows(path, rows)
+
+
+def absolute_path_in_registry(p: Path):
+    registry = p / "seeds" / "mcq" / "mcq_answer_registry.csv"
+    absolute = str((answers_dir(p) / GPT4O).resolve())
+    registry.write_text(registry.read_text().replace(GPT4O, absolute, 1))
+
+
+def stray_quote_after_quoted_field(p: Path):
+    path = answers_dir(p) / GPT4O
+    lines = path.read_text(encoding="utf-8-sig").splitlines()
+    # data row 4: its last answer quoted, with text after the closing quote
+    lines[4] = lines[4].rsplit(",", 1)[0] + ',"A"x'
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
 FAILURES: dict[str, tuple[Callable[[Path], None], list[str]]] = {
     "file with no registry line": (unregistered_file, ["Extra_Model.csv", "no line in"]),
     "registered file that does not exist": (registered_file_missing, [GPT4O, "not found"]),
@@ -101,6 +132,21 @@ FAILURES: dict[str, tuple[Callable[[Path], None], list[str]]] = {
     "empty file": (empty_file, [GPT4O, "empty"]),
     "header but no rows": (header_only, [GPT4O, "no data rows"]),
     "presented order not a permutation": (not_a_permutation_order, ["DCBB", "permutation"]),
+    # the strict reader (issues 11, 13): encodings, header names, registry paths, quoting
+    "Latin-1 file": (latin1_file, [GPT4O, "not UTF-8", "is on line 2"]),
+    "UTF-16 file": (utf16_file, [GPT4O, "not UTF-8", "is on line 1"]),
+    "header repeats a column": (
+        header_repeats_column,
+        [GPT4O, "header row", "column Domain_IT appears more than once", "columns 3 and 6"],
+    ),
+    "absolute path in the registry": (
+        absolute_path_in_registry,
+        ["mcq_answer_registry", "is a path", "bare file names"],
+    ),
+    "text after a closing quote": (
+        stray_quote_after_quoted_field,
+        [GPT4O, "row 4", "text after the closing quote"],
+    ),
 }
 
 

@@ -1,12 +1,21 @@
 {#- Each raw answer as the presented letter it stands for, the original option it points
-    to, and, when it is not a letter, why. The domain is given in English whatever the
+    to, and, when it is not a letter, why (records with a record_problem are quarantined
+    by int_mcq_answers_quarantined instead). The domain is given in English whatever the
     language. The post-hook stops the build when a row's three languages are not the same
-    item (their domains differ) or a domain label is not in mcq_domain_translations. -#}
+    item (their domains differ) or a domain label is not in mcq_domain_translations.
+    Incremental: only the answer files whose version changed are normalised again
+    (macros/mcq_files.sql). -#}
 {{ config(
+    materialized='incremental',
+    incremental_strategy='delete+insert',
+    unique_key='source_file',
+    on_schema_change='fail',
     post_hook=[
+        "{{ mcq_delete_removed_files(this, ref('int_mcq_answers_unpivoted')) }}",
         "{{ assert_no_rows(
             'select source_file, source_row, source_column, domain_label as value
-             from ' ~ this ~ ' where domain is null order by source_file, source_row',
+             from ' ~ this ~ ' where domain is null and domain_label is not null
+             order by source_file, source_row',
             'Unknown domain label (add it to seeds/mcq/mcq_domain_translations.csv)') }}",
         "{{ assert_no_rows(
             'with misaligned as (
@@ -25,6 +34,14 @@
 with answers as (
 
     select * from {{ ref('int_mcq_answers_unpivoted') }}
+    where record_problem is null
+    {% if is_incremental() %}
+        -- only the files (or file versions) not yet normalised; delete+insert on
+        -- source_file replaces a changed file's rows
+        and source_file || '|' || file_version not in (
+            select distinct source_file || '|' || file_version from {{ this }}
+        )
+    {% endif %}
 
 ),
 
@@ -38,7 +55,11 @@ keyed as (
 
     select
         answers.*,
-        domain_translations.domain_en as domain,
+        -- an item that is not in the item files (a benchmark's, from a sample log) has no domain
+        coalesce(
+            domain_translations.domain_en,
+            case when answers.domain_label is null then '(not in the item files)' end
+        ) as domain,
         {{ mcq_answer_letter_form('answers.answer_raw') }} as letter_form,
         case
             when answers.answer_raw in ('A', 'B', 'C', 'D') then lower(answers.answer_raw)
@@ -79,7 +100,8 @@ final as (
         presented_option_order,
         source_file,
         source_row,
-        source_column
+        source_column,
+        file_version
     from normalised
 
 )

@@ -1,0 +1,216 @@
+{#- The cross-lingual study's registered files. A registry seed says which files exist and
+    what they are; a file and its registry line must come together, so a registered file
+    that is missing, a file nobody registered, a repeated line or a blank cell stops the
+    run naming the file. Registry `file` cells are bare file names inside the registry's
+    folder: a path (absolute, or with a folder or `..`) is refused, so nothing outside the
+    project's folders is read by accident. -#}
+
+{#- The registry's lines as a list of dicts, checked against the folder. `pattern` is the
+    glob of the files the folder may hold. Empty before the registry is loaded (parsing,
+    linting). -#}
+{% macro mcq_registered_files(registry, directory, registry_name, columns, pattern='*.csv') %}
+    {%- if not execute or load_relation(registry) is none -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- set table = run_query('select * from ' ~ registry) -%}
+    {%- set lines = [] -%}
+    {%- for row in table.rows -%}
+        {%- set line = {} -%}
+        {%- for column in columns -%}
+            {%- set value = row[column] -%}
+            {%- if value is none or (value | string | trim) == '' -%}
+                {{ exceptions.raise_compiler_error(
+                    registry_name ~ ': line for ' ~ (row['file'] | string) ~ ' has no ' ~ column
+                    ~ '. Fill it in.'
+                ) }}
+            {%- endif -%}
+            {%- do line.update({column: value | string}) -%}
+        {%- endfor -%}
+        {%- if line['file'].startswith('/') or '/' in line['file'] or '\\' in line['file']
+            or line['file'] in ('.', '..') or ':' in line['file'][:2] -%}
+            {{ exceptions.raise_compiler_error(
+                registry_name ~ ': file ' ~ line['file'] ~ ' is a path; registry files are '
+                ~ 'bare file names inside ' ~ directory ~ ' (no folder, no absolute path). '
+                ~ 'Put the file in that folder and register its name.'
+            ) }}
+        {%- endif -%}
+        {%- do lines.append(line) -%}
+    {%- endfor -%}
+    {%- set files = lines | map(attribute='file') | list -%}
+    {%- set repeated = [] -%}
+    {%- for file in files if files.count(file) > 1 and file not in repeated -%}
+        {%- do repeated.append(file) -%}
+    {%- endfor -%}
+    {%- if repeated -%}
+        {{ exceptions.raise_compiler_error(
+            registry_name ~ ': file(s) registered more than once: ' ~ repeated | sort | join(', ')
+        ) }}
+    {%- endif -%}
+    {%- set listed = run_query(
+        "select regexp_extract(file, '[^/\\\\]+$') as name from glob('"
+        ~ (directory ~ '/' ~ pattern) | replace("'", "''") ~ "') order by name"
+    ).columns[0].values() | list -%}
+    {%- set not_found = files | reject('in', listed) | sort | list -%}
+    {%- if not_found -%}
+        {{ exceptions.raise_compiler_error(
+            registry_name ~ ': registered file(s) not found in ' ~ directory ~ ': '
+            ~ not_found | join(', ')
+        ) }}
+    {%- endif -%}
+    {%- set unregistered = listed | reject('in', files) | list -%}
+    {%- if unregistered -%}
+        {{ exceptions.raise_compiler_error(
+            directory ~ ': file(s) with no line in ' ~ registry_name ~ ': '
+            ~ unregistered | join(', ') ~ ' (add a line to ' ~ registry_name
+            ~ '.csv, or remove the file)'
+        ) }}
+    {%- endif -%}
+    {{ return(lines) }}
+{% endmacro %}
+
+{#- A text literal. -#}
+{% macro mcq_literal(value) -%}
+    '{{ value | string | replace("'", "''") }}'
+{%- endmacro %}
+
+{#- Post-hook: every file registered in `registry` gave at least one row. -#}
+{% macro mcq_assert_files_have_rows(relation, registry) %}
+    {%- if execute -%}
+        {%- set query -%}
+            select file from {{ registry }}
+            where file not in (select distinct source_file from {{ relation }})
+            order by file
+        {%- endset -%}
+        {%- set empty = run_query(query).columns[0].values() | list -%}
+        {%- if empty -%}
+            {{ exceptions.raise_compiler_error(
+                empty | join(', ') ~ ': the file has a header but no data rows. Add its rows '
+                ~ 'or remove the file and its registry line.'
+            ) }}
+        {%- endif -%}
+    {%- endif -%}
+    select 1
+{% endmacro %}
+
+{#- The answer sources registry (mcq_answer_sources): long-format files (Parquet, JSONL or
+    CSV) and lm-evaluation-harness sample logs, under `directory`. A registry `file` is a
+    path relative to that folder, with `*` wildcards (the harness stamps its file names
+    with the date): no absolute path, no `..`. Every line must match at least one file, and
+    every answer file in the folder must be matched by a line. Returns the lines, each with
+    its `paths` (relative, sorted). -#}
+{% macro mcq_registered_sources(registry, directory, registry_name) %}
+    {%- if not execute or load_relation(registry) is none -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- set table = run_query('select * from ' ~ registry) -%}
+    {%- set root = directory | replace("'", "''") -%}
+    {%- set listed = run_query(
+        "select substr(file, length('" ~ root ~ "') + 2) as name from glob('" ~ root
+        ~ "/**') where regexp_matches(file, '\\.(csv|parquet|jsonl|json)$') order by name"
+    ).columns[0].values() | list -%}
+    {%- set lines = [] -%}
+    {%- set claimed = [] -%}
+    {%- for row in table.rows -%}
+        {%- set line = {} -%}
+        {%- for column in table.column_names -%}
+            {%- do line.update({column: (row[column] | string | trim) if row[column] is not none else ''}) -%}
+        {%- endfor -%}
+        {%- for column in ['file', 'format'] if not line[column] -%}
+            {{ exceptions.raise_compiler_error(
+                registry_name ~ ': line for ' ~ line['file'] ~ ' has no ' ~ column ~ '. Fill it in.') }}
+        {%- endfor -%}
+        {%- set file = line['file'] -%}
+        {%- if file.startswith('/') or file.startswith('\\') or ':' in file[:2]
+            or '..' in file.replace('\\', '/').split('/') -%}
+            {{ exceptions.raise_compiler_error(
+                registry_name ~ ': file ' ~ file ~ ' is not inside ' ~ directory ~ '; registry '
+                ~ 'files are paths relative to that folder (no absolute path, no ..). Put the '
+                ~ 'file in that folder and register its relative path.'
+            ) }}
+        {%- endif -%}
+        {%- if line['format'] not in ('long', 'lm_eval') -%}
+            {{ exceptions.raise_compiler_error(
+                registry_name ~ ': ' ~ file ~ ': format ' ~ line['format']
+                ~ ' is not long or lm_eval') }}
+        {%- endif -%}
+        {%- if line['format'] == 'lm_eval' -%}
+            {%- for column in ['model', 'run', 'language'] if not line[column] -%}
+                {{ exceptions.raise_compiler_error(
+                    registry_name ~ ': ' ~ file ~ ': an lm_eval line needs a ' ~ column
+                    ~ ' (the sample logs do not say it)') }}
+            {%- endfor -%}
+        {%- endif -%}
+        {%- set pattern = '^' ~ modules.re.escape(file).replace('\\*', '[^/]*') ~ '$' -%}
+        {%- set paths = [] -%}
+        {%- for path in listed if modules.re.match(pattern, path) -%}
+            {%- do paths.append(path) -%}
+        {%- endfor -%}
+        {%- if not paths -%}
+            {{ exceptions.raise_compiler_error(
+                registry_name ~ ': registered file(s) not found in ' ~ directory ~ ': ' ~ file) }}
+        {%- endif -%}
+        {%- do claimed.extend(paths) -%}
+        {%- do line.update({'paths': paths}) -%}
+        {%- do lines.append(line) -%}
+    {%- endfor -%}
+    {%- set repeated = [] -%}
+    {%- for path in claimed if claimed.count(path) > 1 and path not in repeated -%}
+        {%- do repeated.append(path) -%}
+    {%- endfor -%}
+    {%- if repeated -%}
+        {{ exceptions.raise_compiler_error(
+            registry_name ~ ': file(s) matched by more than one line: ' ~ repeated | join(', ')) }}
+    {%- endif -%}
+    {%- set unregistered = listed | reject('in', claimed) | list -%}
+    {%- if unregistered -%}
+        {{ exceptions.raise_compiler_error(
+            directory ~ ': file(s) with no line in ' ~ registry_name ~ ': '
+            ~ unregistered | join(', ') ~ ' (add a line to ' ~ registry_name
+            ~ '.csv, or remove the file)'
+        ) }}
+    {%- endif -%}
+    {{ return(lines) }}
+{% endmacro %}
+
+
+{#- ------------------------------------------------------------ incremental builds -------- -#}
+
+{#- Answer files are append-only inputs: a staging model keeps the rows of every file it has
+    read with the file's version (`<content md5>|<registry line>`), reads only the files
+    whose version it does not hold (new or changed: delete+insert on source_file replaces a
+    changed file's rows), and mcq_delete_stale_files drops the rows of files no longer
+    there. `--full-refresh` reads everything again. -#}
+
+{#- The files an incremental staging model must read now: those of `versions`
+    ({source_file: file_version}) whose version it does not hold. On an incremental run it
+    first deletes the rows of files that are gone (in the model's own run: `dbt compile`
+    and the docs never change the table). -#}
+{% macro mcq_files_to_read(versions) %}
+    {%- if not (execute and is_incremental()) -%}
+        {{ return(versions.keys() | list) }}
+    {%- endif -%}
+    {%- set loaded = {} -%}
+    {%- for row in run_query('select distinct source_file, file_version from ' ~ this).rows -%}
+        {%- do loaded.update({row[0]: row[1]}) -%}
+    {%- endfor -%}
+    {%- set gone = loaded.keys() | reject('in', versions.keys() | list) | list -%}
+    {%- if gone and flags.WHICH in ('run', 'build') -%}
+        {%- set names = [] -%}
+        {%- for file in gone -%}
+            {%- do names.append(mcq_literal(file)) -%}
+        {%- endfor -%}
+        {%- do run_query('delete from ' ~ this ~ ' where source_file in (' ~ names | join(', ') ~ ')') -%}
+    {%- endif -%}
+    {%- set to_read = [] -%}
+    {%- for file, version in versions.items() if loaded.get(file) != version -%}
+        {%- do to_read.append(file) -%}
+    {%- endfor -%}
+    {{ return(to_read) }}
+{% endmacro %}
+
+{#- Post-hook of an incremental model keyed by source_file: delete the rows of files that
+    are no longer in `current`. -#}
+{% macro mcq_delete_removed_files(relation, current) %}
+    delete from {{ relation }}
+    where source_file not in (select distinct source_file from {{ current }})
+{% endmacro %}
