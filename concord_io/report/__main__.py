@@ -1,0 +1,3 @@
+from concord_io.report import main
+
+raise SystemExit(main())
