@@ -1,3 +1,4 @@
-from concord_io.report import main
+from concord_io.errors import run_main
+from concord_io.report.page import main
 
-raise SystemExit(main())
+run_main(main)
