@@ -249,12 +249,14 @@ def grouped_bars(
     )
 
 
-def dumbbell(frame: pd.DataFrame, series_order: list[str], x_title: str) -> alt.LayerChart:
+def dumbbell(
+    frame: pd.DataFrame, series_order: list[str], x_title: str, domain: tuple[float, float]
+) -> alt.LayerChart:
     """One row per ``label``: a dot per ``series`` at ``value``, joined by a line."""
     order = list(dict.fromkeys(frame["label"]))
     base = alt.Chart(frame).encode(y=_rows(order))
     link = base.mark_line(color="#bbb", strokeWidth=2, aria=False).encode(
-        x=alt.X("value:Q", title=x_title), detail="label:N"
+        x=alt.X("value:Q", title=x_title, scale=alt.Scale(domain=list(domain))), detail="label:N"
     )
     dots = base.mark_circle(size=80, opacity=1).encode(
         **_tipped(

@@ -9,6 +9,7 @@ nothing to draw raises :class:`NoData`, whose message the page shows in its plac
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -166,7 +167,25 @@ def fig_domain_heatmap(m: Marts) -> alt.TopLevelMixin:
     )
 
 
-LANGUAGES = ("en", "it", "fa")
+def language_order(m: Marts) -> list[str]:
+    """The study's languages in the order of the dbt var ``mcq_languages``, read off the
+    published columns ``entropy_<language>_bits`` of ``mcq_agreement_summary`` (generated
+    in that order), so that the list stays declared once."""
+    columns = m.rows(
+        "select column_name from duckdb_columns() where schema_name = ? "
+        "and table_name = 'mcq_agreement_summary' order by column_index",
+        [SCHEMA],
+    )
+    found = (re.fullmatch(r"entropy_(\w+)_bits", c["column_name"]) for c in columns)
+    return [match.group(1) for match in found if match]
+
+
+def _by_language(order: list[str]) -> Callable[[str], tuple[int, str]]:
+    """Sort key: languages in ``order`` first, in that order, then any other by name."""
+    return lambda language: (
+        order.index(language.lower()) if language.lower() in order else len(order),
+        language,
+    )
 
 
 def fig_option_frequency(m: Marts) -> alt.TopLevelMixin:
@@ -179,10 +198,7 @@ def fig_option_frequency(m: Marts) -> alt.TopLevelMixin:
         ),
         t,
     )
-    languages = sorted(
-        {r["language"].upper() for r in rows},
-        key=lambda x: LANGUAGES.index(x.lower()) if x.lower() in LANGUAGES else 9,
-    )
+    languages = sorted({r["language"].upper() for r in rows}, key=_by_language(language_order(m)))
     frame = pd.DataFrame(
         [
             (
@@ -209,12 +225,14 @@ def fig_choice_entropy(m: Marts) -> alt.TopLevelMixin:
         ),
         t,
     )
+    rank = _by_language(language_order(m))
+    rows.sort(key=lambda r: (r["model"], rank(r["language"])))
     data = [
         (f"{r['model']} · {r['language'].upper()}", r["entropy_bits"], r["ci_low"], r["ci_high"])
         for r in rows
     ]
     return charts.interval_chart(
-        _intervals(data, language=[r["language"].upper() for r in rows]),
+        _intervals(data),
         "choice entropy (bits; 2 = uniform over 4 options)",
         domain=(0, 2),
     )
@@ -241,7 +259,7 @@ def fig_order_effect(m: Marts) -> alt.TopLevelMixin:
         ],
         columns=["label", "series", "value", "tip"],
     )
-    return charts.dumbbell(frame, list(names), "full agreement (%)")
+    return charts.dumbbell(frame, list(names), "full agreement (%)", domain=(0, 100))
 
 
 REFERENCE_MEASURES = (

@@ -31,9 +31,11 @@ TEST_FAILURES = "dq_test_failures"
 
 @dataclass
 class Section:
-    """What one section shows: ``rows`` (dicts), ``counts`` (a summary), or a ``note``."""
+    """What one section shows: ``rows`` (dicts), ``counts`` (a summary), or a ``note``
+    (``absent``: the note says the table is missing, not that it has nothing to report)."""
 
     note: str | None = None
+    absent: bool = False
     counts: list[dict] = field(default_factory=list)
     rows: list[dict] = field(default_factory=list)
     n_total: int = 0
@@ -46,7 +48,7 @@ class Section:
 def quarantine(marts: Marts, shown: int = QUARANTINE_SHOWN) -> Section:
     """Counts of quarantined records per study and reason, and the first ``shown`` rows."""
     if not marts.has(QUARANTINE, *QUARANTINE_COLUMNS):
-        return Section(note=f"marts.{QUARANTINE} is not published yet.")
+        return Section(note=f"marts.{QUARANTINE} is not published yet.", absent=True)
     table = f"{SCHEMA}.{QUARANTINE}"
     counts = marts.rows(
         f"select study, reason, count(*) as n_rows from {table} "
@@ -70,7 +72,8 @@ def failing_tests(marts: Marts) -> Section:
     """
     if not marts.has(TEST_FAILURES, "test_name", "model", "n_failures"):
         return Section(
-            note=f"No summary of failing dbt tests is published (marts.{TEST_FAILURES})."
+            note=f"No summary of failing dbt tests is published (marts.{TEST_FAILURES}).",
+            absent=True,
         )
     rows = marts.rows(
         f"select test_name, model, n_failures from {SCHEMA}.{TEST_FAILURES} "

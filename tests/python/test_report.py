@@ -14,8 +14,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
+import yaml
 
-from concord_io.project import PROJECT_ROOT
+from concord_io.paths import PROJECT_ROOT
 from concord_io.publish import CURRENT_DB, publish
 from concord_io.quality import DOCS_SITE
 from concord_io.report import STUDIES, build_report
@@ -144,6 +145,25 @@ def test_labels_are_shown_in_full(report, marts):
         assert f">{dataset}</text>" in kappa, dataset
     for key in FIGURES:
         assert "…" not in figure_html(page, key), key
+
+
+def test_languages_in_the_order_of_the_dbt_var(report):
+    project = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text(encoding="utf-8"))
+    languages = [lang.upper() for lang in project["vars"]["mcq_languages"]]
+    page = report.read_text(encoding="utf-8")
+    entropy = figure_html(page, "mcq-choice-entropy")
+    assert re.findall(r">GPT-4o · (\w+)</text>", entropy) == languages
+    frequency = figure_html(page, "mcq-option-frequency")
+    assert [x for x in re.findall(r">(\w+)</text>", frequency) if x in languages] == languages
+
+
+def test_quarantine_section_matches_the_mart(report, marts):
+    page = report.read_text(encoding="utf-8")
+    (n,) = marts.execute("select count(*) from marts.dq_quarantine").fetchone()
+    if n == 0:
+        assert 'class="all-clear" data-section="quarantine"' in page
+    else:
+        assert f"{n} input records were set aside" in page
 
 
 def test_the_data_notice_comes_first(report):
