@@ -128,7 +128,13 @@ def interval_chart(
     with a shared axis. ``tip_estimate`` and ``tip_interval`` are the hover texts.
     """
     order = list(dict.fromkeys(frame["label"]))
-    scale = alt.Scale(domain=list(domain), nice=False) if domain else alt.Scale(zero=False)
+    scale = (
+        alt.Scale(domain=list(domain), nice=False)
+        if domain
+        else alt.Scale(
+            zero=False, padding=8
+        )  # an interval ending at the extreme stays clear of the frame
+    )
     extra, whisker_style, dot_style = {}, {"color": PALETTE[0]}, {"color": "#1f3b63"}
     if color:
         extra["color"] = alt.Color(f"{color}:N", sort=color_order, title=None)

@@ -423,13 +423,13 @@ def fig_controversy(m: Marts) -> alt.TopLevelMixin:
 
 # ------------------------------------------------------------------------------ the probe
 
-PROBE_MODEL_DELTA = "probe_model_delta_vs_baseline"
+PROBE_COMPARISON = "probe_model_comparison"
 
 
 def probe_run_models(m: Marts) -> dict[str, str]:
     """Model of each probe run, from any published probe mart that has both columns.
 
-    The run's model is recorded with the run (``stg_probe__runs``); which mart carries it
+    The run's model is recorded with the run (``stg_probe__runs``); which marts carry it
     into the serving file is the probe marts' business, so any ``probe_*`` mart with
     ``run_id`` and ``model`` will do.
     """
@@ -442,43 +442,73 @@ def probe_run_models(m: Marts) -> dict[str, str]:
 
 
 def _run_panel(model: str | None, run_id: str) -> str:
+    # " · " is where charts.interval_chart breaks a panel's header onto two lines
     return f"{model or 'model not published'} · run {run_id}"
 
 
 def fig_probe_delta(m: Marts) -> alt.TopLevelMixin:
-    """Delta vs baseline per group: models side by side where the model-comparison mart is
-    published, otherwise one panel per run of ``probe_paired_summary``; each panel names
-    its model and run."""
-    if m.has(PROBE_MODEL_DELTA, "model", "run_id", "group_name", "mean_delta", "ci_low", "ci_high"):
-        t, model_sql = PROBE_MODEL_DELTA, "model"
-    else:
-        t, model_sql = "probe_paired_summary", "null as model"
-        need(m, t, "run_id", "group_name", "mean_delta", "ci_low", "ci_high")
+    """Delta vs baseline per group, one panel per model and run, side by side; each panel
+    is headed by its model and run."""
+    t = "probe_paired_summary"
+    need(m, t, "run_id", "group_name", "baseline_group", "mean_delta", "ci_low", "ci_high")
     rows = m.rows(
-        f"select {model_sql}, run_id, group_name, mean_delta, ci_low, ci_high "
-        f"from {SCHEMA}.{t} order by model, run_id, group_name"
+        f"select run_id, group_name, baseline_group, mean_delta, ci_low, ci_high "
+        f"from {SCHEMA}.{t} order by run_id, group_name"
     )
     if not rows:
         raise NoData(
             f"no probe run exists yet (marts.{t} is empty): run the probe job, then `make build`"
         )
     models = probe_run_models(m)
-    panels = [_run_panel(r["model"] or models.get(str(r["run_id"])), r["run_id"]) for r in rows]
-    data = [(r["group_name"], r["mean_delta"], r["ci_low"], r["ci_high"]) for r in rows]
-    frame = _intervals(data, panel=panels)
+    rows.sort(key=lambda r: (models.get(str(r["run_id"]), ""), r["run_id"], r["group_name"]))
+    panels = [_run_panel(models.get(str(r["run_id"])), r["run_id"]) for r in rows]
+    frame = _intervals(
+        [(r["group_name"], r["mean_delta"], r["ci_low"], r["ci_high"]) for r in rows],
+        panel=panels,
+    )
+    for tip in ("tip_estimate", "tip_interval"):
+        frame[tip] = [f"{p} · {text}" for p, text in zip(panels, frame[tip], strict=True)]
+    baselines = sorted({r["baseline_group"] for r in rows})
+    return charts.interval_chart(
+        frame,
+        f"paired delta of the reliability index vs {' / '.join(baselines)}",
+        ref=0.0,
+        column="panel",
+    )
+
+
+def fig_probe_comparison(m: Marts) -> alt.TopLevelMixin:
+    """Two models on the same messages: the mean per-message difference of their deltas
+    vs baseline, per group, with its interval; one panel per pair of runs."""
+    t = PROBE_COMPARISON
+    columns = ("run_id_a", "model_a", "run_id_b", "model_b", "group_name")
+    need(m, t, *columns, "mean_difference", "ci_low", "ci_high", "p_value")
+    rows = _nonempty(
+        m.rows(
+            f"select {', '.join(columns)}, mean_difference, ci_low, ci_high, p_value "
+            f"from {SCHEMA}.{t} order by model_a, run_id_a, model_b, run_id_b, group_name"
+        ),
+        f"{t} (it needs two probe runs over the same design)",
+    )
+    panels = [
+        f"{r['model_a']} − {r['model_b']} · runs {r['run_id_a']} − {r['run_id_b']}" for r in rows
+    ]
+    frame = _intervals(
+        [(r["group_name"], r["mean_difference"], r["ci_low"], r["ci_high"]) for r in rows],
+        panel=panels,
+    )
     frame["tip_estimate"] = [
-        f"{p} · {t}" for p, t in zip(panels, frame["tip_estimate"], strict=True)
+        f"{p} · {text} (p = {fmt(r['p_value'], 3)})"
+        for p, text, r in zip(panels, frame["tip_estimate"], rows, strict=True)
     ]
     frame["tip_interval"] = [
-        f"{p} · {t}" for p, t in zip(panels, frame["tip_interval"], strict=True)
+        f"{p} · {text}" for p, text in zip(panels, frame["tip_interval"], strict=True)
     ]
-    baseline = "the baseline group"
-    if m.has("probe_paired_summary", "baseline_group"):
-        found = m.rows(f"select distinct baseline_group from {SCHEMA}.probe_paired_summary")
-        if len(found) == 1:
-            baseline = found[0]["baseline_group"]
     return charts.interval_chart(
-        frame, f"paired delta of the reliability index vs {baseline}", ref=0.0, column="panel"
+        frame,
+        "difference of the paired deltas vs baseline (model a − model b)",
+        ref=0.0,
+        column="panel",
     )
 
 
@@ -583,6 +613,13 @@ STUDIES: list[tuple[str, str, list[Figure]]] = [
                 "Mean paired difference of the reliable-minus-unreliable index from the "
                 "baseline group, with its interval; one panel per model and run, side by side.",
                 fig_probe_delta,
+            ),
+            Figure(
+                "probe-model-comparison",
+                "Models compared on the same messages",
+                "Mean per-message difference between two models' deltas vs baseline, per "
+                "group, with its bootstrap interval; 0 = the models agree.",
+                fig_probe_comparison,
             ),
         ],
     ),

@@ -65,22 +65,26 @@ def quarantine(marts: Marts, shown: int = QUARANTINE_SHOWN) -> Section:
 
 
 def failing_tests(marts: Marts) -> Section:
-    """Failing dbt tests of the last build, where a summary of them is published.
+    """The dbt tests of the last build that did not pass, where a list of them is published.
 
-    Expects ``marts.dq_test_failures`` (test_name, model, n_failures), one row per test
-    whose stored failures are not empty; absent, the page says so and lists nothing.
+    Reads ``marts.dq_test_failures``: one row per test that did not pass, with test_name,
+    model_name (or model) and n_failures, and column_name and status where present. Absent,
+    the page says so and lists nothing.
     """
-    if not marts.has(TEST_FAILURES, "test_name", "model", "n_failures"):
+    columns = marts.columns.get(TEST_FAILURES, set())
+    model = next((c for c in ("model_name", "model") if c in columns), None)
+    if model is None or not {"test_name", "n_failures"} <= columns:
         return Section(
-            note=f"No summary of failing dbt tests is published (marts.{TEST_FAILURES}).",
+            note=f"No list of failing dbt tests is published (marts.{TEST_FAILURES}).",
             absent=True,
         )
+    extra = [c for c in ("column_name", "status") if c in columns]
     rows = marts.rows(
-        f"select test_name, model, n_failures from {SCHEMA}.{TEST_FAILURES} "
-        "where n_failures > 0 order by n_failures desc, model, test_name"
+        f"select test_name, {model} as model, {', '.join(extra + ['n_failures'])} "
+        f"from {SCHEMA}.{TEST_FAILURES} order by n_failures desc, model, test_name"
     )
     if not rows:
-        return Section(note="No dbt test failed in the last build.")
+        return Section(note="Every dbt test passed in the last build.")
     return Section(rows=rows, n_total=len(rows))
 
 

@@ -26,7 +26,7 @@ ARTIFACTS = PROJECT_ROOT / "tests" / "artifacts"
 FIGURES = {fig.key: study for study, _, figures in STUDIES for fig in figures}
 # the shipped seeds have no probe run, and the coefficient mart comes with the rater work:
 # these figures may be notes on the shipped build (synthetic marts below draw them)
-OPTIONAL = {"probe-delta", "rater-coefficients"}
+OPTIONAL = {"probe-delta", "probe-model-comparison", "rater-coefficients"}
 
 
 class Figures(HTMLParser):
@@ -217,26 +217,48 @@ def test_probe_figure_names_run_and_model(tmp_path):
 
 
 def test_probe_models_side_by_side(tmp_path):
+    """Where the summary carries each run's model, every model and run gets its panel."""
     serving = serving_file(
         tmp_path / "serving.duckdb",
         {
-            "probe_paired_summary": PROBE_SUMMARY,
-            "probe_model_delta_vs_baseline": """
+            "probe_paired_summary": """
                 select * from (values
-                    ('model-x', 'run-a', 'IT', -0.05, -0.09, -0.01, 0.01),
-                    ('model-x', 'run-a', 'AR', 0.02, -0.01, 0.05, 0.2),
-                    ('model-y', 'run-c', 'IT', 0.03, 0.00, 0.06, 0.04),
-                    ('model-y', 'run-c', 'AR', 0.00, -0.03, 0.03, 0.9)
-                ) as t(model, run_id, group_name, mean_delta, ci_low, ci_high, p_value)
+                    ('run-a', 'model-x', 'IT', 'US', -0.05, -0.09, -0.01),
+                    ('run-a', 'model-x', 'AR', 'US', 0.02, -0.01, 0.05),
+                    ('run-c', 'model-y', 'IT', 'US', 0.03, 0.00, 0.06),
+                    ('run-c', 'model-y', 'AR', 'US', 0.00, -0.03, 0.03)
+                ) as t(run_id, model, group_name, baseline_group, mean_delta, ci_low, ci_high)
             """,
         },
     )
     figure = figure_html(build_report(serving, tmp_path / "site").read_text(), "probe-delta")
     assert panel_header("model-x", "run-a").search(figure)
     assert panel_header("model-y", "run-c").search(figure)
-    assert "run-b" not in figure  # the comparison mart, not the per-run summary
     assert "<title>model-y · run run-c · AR: 0.000</title>" in figure
     assert figure.count("<svg") == 1  # side by side in one chart, on one shared axis
+
+
+def test_probe_model_comparison(tmp_path):
+    serving = serving_file(
+        tmp_path / "serving.duckdb",
+        {
+            "probe_model_comparison": """
+                select * from (values
+                    ('run-a', 'model-x', 'run-c', 'model-y', 'IT', -0.08, -0.12, -0.04, 0.002),
+                    ('run-a', 'model-x', 'run-c', 'model-y', 'AR', 0.02, -0.02, 0.06, 0.41)
+                ) as t(run_id_a, model_a, run_id_b, model_b, group_name, mean_difference,
+                       ci_low, ci_high, p_value)
+            """,
+        },
+    )
+    page = build_report(serving, tmp_path / "site").read_text()
+    figure = figure_html(page, "probe-model-comparison")
+    assert 'data-state="ok"' in figure
+    assert re.search(r">model-x − model-y</tspan><tspan[^>]*>runs run-a − run-c</tspan>", figure)
+    assert "<title>model-x − model-y · runs run-a − run-c · IT: -0.080 (p = 0.002)</title>" in (
+        figure
+    )
+    assert "No data yet" in figure_html(page, "probe-delta")
 
 
 def test_rater_coefficients_figure(tmp_path):
@@ -275,8 +297,9 @@ def test_quality_sections_from_their_tables(tmp_path):
                 from range(1, {n_rows + 1}) as t(i)
             """,
             "dq_test_failures": """
-                select * from (values ('not_null_x_id', 'x', 3), ('unique_y_id', 'y', 0))
-                as t(test_name, model, n_failures)
+                select * from (values ('not_null_x_id', 'x', 'id', 'fail', 3),
+                                      ('unique_y_id', 'y', '', 'error', 0))
+                as t(test_name, model_name, column_name, status, n_failures)
             """,
         },
     )
@@ -298,7 +321,10 @@ def test_quality_sections_from_their_tables(tmp_path):
     assert "key&lt;" in listed and "key<" not in listed  # escaped
     assert f"and {n_rows - QUARANTINE_SHOWN} more rows" in page
     failing = page[page.index('id="failing-tests"') :].split("</table>")[0]
-    assert "not_null_x_id" in failing and "unique_y_id" not in failing
+    # every test listed did not pass, an errored test (no failing rows counted) too
+    assert "2 dbt tests did not pass" in page
+    assert "<td><code>not_null_x_id</code></td><td>x</td><td>id</td><td>fail</td>" in failing
+    assert "<td><code>unique_y_id</code></td><td>y</td><td></td><td>error</td>" in failing
     href = re.search(r'id="quality-docs" href="([^"]+)"', page).group(1)
     assert not href.startswith("/") and (site / href).resolve() == index.resolve()
 
@@ -341,7 +367,7 @@ def test_absent_or_empty_marts_give_notes_not_errors(tmp_path):
     assert "not published yet" in figures["rater-kappa"]["text"]
     page = (tmp_path / "site" / "index.html").read_text()
     assert "marts.dq_quarantine is not published yet" in page
-    assert "No summary of failing dbt tests is published" in page
+    assert "No list of failing dbt tests is published" in page
     assert 'id="quality-docs"' not in page
 
 
