@@ -137,10 +137,20 @@ def interval_chart(
     )
     extra, whisker_style, dot_style = {}, {"color": PALETTE[0]}, {"color": "#1f3b63"}
     if color:
-        extra["color"] = alt.Color(f"{color}:N", sort=color_order, title=None)
+        # more series than the palette has colours: a scheme with twenty
+        many = frame[color].nunique() > len(PALETTE)
+        extra["color"] = alt.Color(
+            f"{color}:N",
+            sort=color_order,
+            title=None,
+            scale=alt.Scale(scheme="tableau20") if many else alt.Undefined,
+        )
         extra["yOffset"] = alt.YOffset(f"{color}:N", sort=color_order)
         whisker_style = dot_style = {}
-    base = alt.Chart().encode(y=_rows(order), **extra)
+    # with several estimates per row, a rule between rows (grid at the band's edge) keeps
+    # each row's estimates together
+    separated = alt.Axis(grid=True, bandPosition=0, gridColor="#ddd", ticks=False)
+    base = alt.Chart().encode(y=_rows(order, axis=separated) if color else _rows(order), **extra)
     whisker = (
         base.transform_calculate(tip="datum.tip_interval")
         .mark_rule(strokeWidth=2.5, **whisker_style)

@@ -318,7 +318,7 @@ RATER_COEFFICIENTS = "rater_agreement_coefficients"
 
 
 def fig_rater_coefficients(m: Marts) -> alt.TopLevelMixin:
-    """Every chance-corrected coefficient of each dataset side by side, with its interval."""
+    """Every agreement coefficient of each dataset side by side, with its interval."""
     t = RATER_COEFFICIENTS
     need(m, t, "dataset", "coefficient", "weights", "estimate", "ci_low", "ci_high", "n_items")
     rows = _nonempty(
@@ -330,7 +330,7 @@ def fig_rater_coefficients(m: Marts) -> alt.TopLevelMixin:
     )
     coefficients = [
         r["coefficient"]
-        if r["weights"] in (None, "", "none")
+        if r["weights"] in (None, "", "unweighted")
         else f"{r['coefficient']} ({r['weights']})"
         for r in rows
     ]
@@ -578,8 +578,9 @@ STUDIES: list[tuple[str, str, list[Figure]]] = [
             Figure(
                 "rater-coefficients",
                 "Agreement coefficients per dataset",
-                "Every chance-corrected coefficient of each dataset side by side (weighted "
-                "variants named with their weights), with its interval; 0 = chance.",
+                "Every agreement coefficient of each dataset side by side (weighted variants "
+                "named with their weights), with its interval; 0 = chance for the "
+                "chance-corrected ones.",
                 fig_rater_coefficients,
             ),
         ],

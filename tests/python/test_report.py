@@ -267,11 +267,12 @@ def test_rater_coefficients_figure(tmp_path):
         {
             "rater_agreement_coefficients": """
                 select * from (values
-                    ('models_as_raters_en', 'fleiss_kappa', null, 0.41, 0.02, 0.37, 0.45,
+                    ('models_as_raters_en', 'fleiss_kappa', 'unweighted', 0.41, 0.02, 0.37, 0.45,
                      60, 6, 4),
-                    ('models_as_raters_en', 'krippendorff_alpha', 'nominal', 0.40, 0.02,
+                    ('models_as_raters_en', 'krippendorff_alpha', 'ordinal', 0.40, 0.02,
                      0.36, 0.44, 60, 6, 4),
-                    ('reference_examples', 'fleiss_kappa', null, 0.05, 0.1, -0.2, 0.3, 8, 6, 4)
+                    ('reference_examples', 'fleiss_kappa', 'unweighted', 0.05, 0.1, -0.2, 0.3,
+                     8, 6, 4)
                 ) as t(dataset, coefficient, weights, estimate, std_error, ci_low, ci_high,
                        n_items, n_raters, n_categories)
             """
@@ -279,7 +280,8 @@ def test_rater_coefficients_figure(tmp_path):
     )
     figure = figure_html(build_report(serving, tmp_path / "site").read_text(), "rater-coefficients")
     assert 'data-state="ok"' in figure
-    assert ">krippendorff_alpha (nominal)</text>" in figure  # the legend names the weights
+    # the legend names the weights, where there are any
+    assert ">krippendorff_alpha (ordinal)</text>" in figure and ">fleiss_kappa</text>" in figure
     assert "<title>models_as_raters_en · fleiss_kappa: 0.410 (60 items)</title>" in figure
     assert "<title>reference_examples · fleiss_kappa: [-0.200, 0.300]</title>" in figure
 
