@@ -216,6 +216,25 @@ def test_probe_figure_names_run_and_model(tmp_path):
     assert "vs US" in figure
 
 
+def test_text_from_the_marts_is_escaped_in_charts(tmp_path):
+    """Names come from data: inside an SVG they stay text, never markup."""
+    serving = serving_file(
+        tmp_path / "serving.duckdb",
+        {
+            "probe_paired_summary": """
+                select '<script>alert(1)</script>' as run_id, 'A&B "q"' as group_name,
+                       'US' as baseline_group, 0.1 as mean_delta, 0.0 as ci_low, 0.2 as ci_high
+            """
+        },
+    )
+    page = build_report(serving, tmp_path / "site").read_text(encoding="utf-8")
+    figure = figure_html(page, "probe-delta")
+    assert 'data-state="ok"' in figure
+    assert "<script>alert" not in page
+    assert "run &lt;script&gt;alert(1)&lt;/script&gt;" in figure
+    assert "A&amp;B" in figure
+
+
 def test_probe_models_side_by_side(tmp_path):
     """Where the summary carries each run's model, every model and run gets its panel."""
     serving = serving_file(
