@@ -1,0 +1,294 @@
+"""The report's chart kinds as Vega-Lite specs (Altair), rendered offline to static SVG.
+
+Each function takes a tidy DataFrame and returns an Altair chart; :func:`to_svg` renders it
+with vl-convert (its wheel carries the Vega runtime: no browser, no network) and adds the
+hover text. Every data mark carries a ``tip`` column, the text shown when the mark is
+hovered; rows are drawn in the order of the frame, never re-sorted alphabetically.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+import altair as alt
+import pandas as pd
+import vl_convert
+
+WIDTH = 560  # the plotting area; axis labels get the room they need beside it
+FACET_WIDTH = 760  # panels side by side share this, up to PANELS_PER_ROW on a row
+PANELS_PER_ROW = 3
+ROW = 22  # height of one row of a horizontal chart
+# vl-convert measures label widths with this font where the machine has it (else with its
+# built-in sans-serif, narrower than most); the browser draws with the first it has
+FONT = "DejaVu Sans, Verdana, sans-serif"
+PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#9d755d")
+NOT_MARKS = {"axis", "legend", "title"}  # graphics-symbol roles that are not data marks
+
+SVG_NS = "http://www.w3.org/2000/svg"
+ET.register_namespace("", SVG_NS)
+ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
+_XMLNS = re.compile(r'\s+xmlns(?::\w+)?="[^"]*"')
+
+CONFIG = {
+    "font": FONT,
+    # labelLimit 0: never cut a label short (two datasets cut to the same prefix read alike)
+    "axis": {"labelLimit": 0, "labelFontSize": 11, "titleFontSize": 11, "titleFontWeight": 500},
+    "header": {"labelLimit": 0, "labelFontSize": 12, "labelFontWeight": 600},
+    "legend": {
+        "labelLimit": 0,
+        "titleLimit": 0,
+        "labelFontSize": 11,
+        "titleFontSize": 11,
+        "orient": "top",
+    },
+    # about one tick per 90 px: labels such as 0.00, 0.02, … never run into each other
+    "axisQuantitative": {"tickCount": 6},
+    "view": {"stroke": None},
+    "range": {"category": list(PALETTE)},
+}
+
+
+def finalise(chart: alt.TopLevelMixin) -> dict:
+    """The Vega-Lite spec of ``chart`` with the report's look."""
+    spec = chart.to_dict()
+    spec["config"] = {**CONFIG, **spec.get("config", {})}
+    spec["background"] = "white"
+    return spec
+
+
+def to_svg(chart: alt.TopLevelMixin) -> tuple[str, int]:
+    """The chart as an inline ``<svg>`` element and its number of data marks.
+
+    Vega's SVG renderer writes no ``<title>`` for the ``tooltip`` encoding: tooltips are
+    a runtime handler of the interactive view, which a static page does not have. It does
+    write each mark's ``description`` (set to the same text as the tooltip) as its
+    ``aria-label``, so each data mark gets that text as an SVG ``<title>``, which browsers
+    show on hover, and the class ``mark`` the page's own check counts.
+    """
+    # inline data only: no base URL is allowed, so nothing can be fetched while rendering
+    svg = vl_convert.vegalite_to_svg(finalise(chart), allowed_base_urls=[])
+    root = ET.fromstring(svg)
+    marks = 0
+    for element in root.iter():
+        label = element.get("aria-label")
+        if (
+            label is None
+            or element.get("role") != "graphics-symbol"
+            or element.get("aria-roledescription") in NOT_MARKS
+        ):
+            continue
+        title = ET.Element(f"{{{SVG_NS}}}title")
+        title.text = label
+        element.insert(0, title)
+        element.set("class", "mark")
+        marks += 1
+    root.set("role", "img")
+    # a label the viewer's font draws wider than vl-convert measured overflows, never clips
+    root.set("style", "max-width:100%;height:auto;overflow:visible")
+    # inline SVG in HTML needs no namespace declarations (and the page keeps no URL at all)
+    return _XMLNS.sub("", ET.tostring(root, encoding="unicode")), marks
+
+
+def _tipped(**encodings) -> dict:
+    """Encodings plus the hover text: ``tooltip`` for interactive viewers of the spec,
+    ``description`` (the same text) for the static SVG (see :func:`to_svg`)."""
+    return {**encodings, "tooltip": alt.Tooltip("tip:N"), "description": alt.Description("tip:N")}
+
+
+def _rows(order: list[str], title: str | None = None, **kwargs) -> alt.Y:
+    return alt.Y("label:N", sort=order, title=title, **kwargs)
+
+
+def _reference(value: float) -> alt.Chart:
+    """A dashed vertical rule at ``value`` (no hover text: it is not data); the data it
+    inherits are counted first, so that one rule is drawn, not one per row."""
+    return (
+        alt.Chart()
+        .transform_aggregate(n="count()")
+        .mark_rule(color="#999", strokeDash=[4, 3], aria=False)
+        .encode(x=alt.datum(value))
+    )
+
+
+def interval_chart(
+    frame: pd.DataFrame,
+    x_title: str,
+    *,
+    domain: tuple[float, float] | None = None,
+    ref: float | None = None,
+    color: str | None = None,
+    color_order: list[str] | None = None,
+    column: str | None = None,
+) -> alt.TopLevelMixin:
+    """One row per ``label``: a dot at ``estimate`` and a line from ``low`` to ``high``.
+
+    Optional ``color`` (a column) draws several estimates per row, offset within the row
+    (``color_order`` sets their order); ``column`` draws one panel per value, side by side
+    with a shared axis. ``tip_estimate`` and ``tip_interval`` are the hover texts.
+    """
+    order = list(dict.fromkeys(frame["label"]))
+    scale = (
+        alt.Scale(domain=list(domain), nice=False)
+        if domain
+        else alt.Scale(
+            zero=False, padding=8
+        )  # an interval ending at the extreme stays clear of the frame
+    )
+    extra, whisker_style, dot_style = {}, {"color": PALETTE[0]}, {"color": "#1f3b63"}
+    if color:
+        # more series than the palette has colours: a scheme with twenty
+        many = frame[color].nunique() > len(PALETTE)
+        extra["color"] = alt.Color(
+            f"{color}:N",
+            sort=color_order,
+            title=None,
+            scale=alt.Scale(scheme="tableau20") if many else alt.Undefined,
+        )
+        extra["yOffset"] = alt.YOffset(f"{color}:N", sort=color_order)
+        whisker_style = dot_style = {}
+    # with several estimates per row, a rule between rows (grid at the band's edge) keeps
+    # each row's estimates together
+    separated = alt.Axis(grid=True, bandPosition=0, gridColor="#ddd", ticks=False)
+    base = alt.Chart().encode(y=_rows(order, axis=separated) if color else _rows(order), **extra)
+    whisker = (
+        base.transform_calculate(tip="datum.tip_interval")
+        .mark_rule(strokeWidth=2.5, **whisker_style)
+        .encode(
+            **_tipped(x=alt.X("low:Q", title=None if column else x_title, scale=scale), x2="high:Q")
+        )
+    )
+    dot = (
+        base.transform_calculate(tip="datum.tip_estimate")
+        .mark_circle(size=60, opacity=1, **dot_style)
+        .encode(**_tipped(x=alt.X("estimate:Q", scale=scale)))
+    )
+    layers = [whisker, dot] if ref is None else [_reference(ref), whisker, dot]
+    # with an offset the step is that of one estimate within its row, not of the row
+    height = alt.Step(12 if color else ROW)
+    if column is None:
+        return alt.layer(*layers, data=frame).properties(width=WIDTH, height=height)
+    panels = list(dict.fromkeys(frame[column]))
+    per_row = min(len(panels), PANELS_PER_ROW)
+    width = (FACET_WIDTH - 30 * per_row) // per_row
+    # one axis title under all panels (the column header's), not one per panel to overlap;
+    # a panel's label breaks at " · " (model, then run) so that long names fit above it
+    facet = alt.Facet(
+        f"{column}:N",
+        sort=panels,
+        title=x_title,
+        header=alt.Header(
+            labelOrient="top",
+            titleOrient="bottom",
+            labelExpr="split(datum.value, ' · ')",
+            titleFontWeight="normal",
+            titleFontSize=11,
+        ),
+    )
+    return (
+        alt.layer(*layers)
+        .properties(width=width, height=height)
+        .facet(facet, data=frame, columns=per_row)
+        .resolve_scale(x="shared")
+    )
+
+
+def stacked_bars(frame: pd.DataFrame, series_order: list[str], x_title: str) -> alt.Chart:
+    """One horizontal bar per ``label`` split into ``series`` by ``value`` (shares of 100)."""
+    order = list(dict.fromkeys(frame["label"]))
+    frame = frame.assign(series_rank=frame["series"].map(series_order.index))
+    return (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            **_tipped(
+                y=_rows(order),
+                x=alt.X("value:Q", title=x_title, scale=alt.Scale(domain=[0, 100])),
+                color=alt.Color("series:N", sort=series_order, title=None),
+                order=alt.Order("series_rank:Q"),
+            )
+        )
+        .properties(width=WIDTH, height=alt.Step(ROW))
+    )
+
+
+def heatmap(
+    frame: pd.DataFrame,
+    rows: list[str],
+    columns: list[str],
+    domain: tuple[float, float],
+    legend_title: str,
+    *,
+    diverging: bool = False,
+) -> alt.LayerChart:
+    """One cell per (``row``, ``column``) coloured by ``value``, with ``text`` written in it."""
+    scheme = alt.Scale(domain=list(domain), scheme="redblue" if diverging else "reds", clamp=True)
+    cell = max(34, min(60, WIDTH // max(len(columns), 1)))
+    base = alt.Chart(frame).encode(
+        x=alt.X("column:N", sort=columns, title=None, axis=alt.Axis(orient="top", labelAngle=-40)),
+        y=alt.Y("row:N", sort=rows, title=None),
+    )
+    rects = base.mark_rect(stroke="white").encode(
+        **_tipped(color=alt.Color("value:Q", scale=scheme, title=legend_title))
+    )
+    mid = (domain[0] + domain[1]) / 2
+    span = domain[1] - domain[0]
+    # dark cells get white text: far from the middle (diverging) or near the top (sequential)
+    dark = (
+        f"abs(datum.value - {mid}) > {0.35 * span}"
+        if diverging
+        else f"datum.value > {domain[0] + 0.6 * span}"
+    )
+    text = base.mark_text(fontSize=10, aria=False).encode(
+        text="text:N",
+        color=alt.condition(dark, alt.value("white"), alt.value("#222")),
+    )
+    return alt.layer(rects, text).properties(width=alt.Step(cell), height=alt.Step(ROW))
+
+
+def grouped_bars(
+    frame: pd.DataFrame, groups: list[str], series_order: list[str], y_title: str
+) -> alt.Chart:
+    """Vertical bars, one cluster per ``group``, one bar per ``series``."""
+    return (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            **_tipped(
+                x=alt.X("group:N", sort=groups, title=None, axis=alt.Axis(labelAngle=0)),
+                xOffset=alt.XOffset("series:N", sort=series_order),
+                y=alt.Y("value:Q", title=y_title),
+                color=alt.Color("series:N", sort=series_order, title=None),
+            )
+        )
+        .properties(width=WIDTH, height=220)
+    )
+
+
+def dumbbell(
+    frame: pd.DataFrame, series_order: list[str], x_title: str, domain: tuple[float, float]
+) -> alt.LayerChart:
+    """One row per ``label``: a dot per ``series`` at ``value``, joined by a line."""
+    order = list(dict.fromkeys(frame["label"]))
+    base = alt.Chart(frame).encode(y=_rows(order))
+    link = base.mark_line(color="#bbb", strokeWidth=2, aria=False).encode(
+        x=alt.X("value:Q", title=x_title, scale=alt.Scale(domain=list(domain))), detail="label:N"
+    )
+    dots = base.mark_circle(size=80, opacity=1).encode(
+        **_tipped(
+            x="value:Q",
+            color=alt.Color("series:N", sort=series_order, title=None),
+        )
+    )
+    return alt.layer(link, dots).properties(width=WIDTH, height=alt.Step(ROW))
+
+
+def bar_chart(frame: pd.DataFrame, x_title: str) -> alt.LayerChart:
+    """Horizontal bars from 0, one per ``label`` at ``value``, with ``note`` written beside."""
+    order = list(dict.fromkeys(frame["label"]))
+    base = alt.Chart(frame).encode(y=_rows(order))
+    bars = base.mark_bar(color=PALETTE[0]).encode(**_tipped(x=alt.X("value:Q", title=x_title)))
+    notes = base.mark_text(align="left", dx=6, fontSize=10, color="#555", aria=False).encode(
+        x=alt.value(WIDTH), text="note:N"
+    )
+    return alt.layer(bars, notes).properties(width=WIDTH, height=alt.Step(ROW))

@@ -1,0 +1,121 @@
+"""The report page: every figure rendered to SVG, the sections, and the Jinja2 template."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from concord_io import paths
+from concord_io.connect import connect_serving
+from concord_io.errors import ConcordError
+from concord_io.report import sections
+from concord_io.report.charts import to_svg
+from concord_io.report.figures import STUDIES, Figure, Marts, NoData
+
+TEMPLATES = jinja2.Environment(
+    loader=jinja2.PackageLoader("concord_io.report", "templates"),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+@dataclass
+class RenderedFigure:
+    key: str
+    title: str
+    caption: str
+    state: str  # "ok" or "empty"
+    svg: str | None
+    marks: int
+    note: str | None
+
+
+def render_figure(fig: Figure, marts: Marts) -> RenderedFigure:
+    try:
+        svg, marks = to_svg(fig.draw(marts))
+    except NoData as why:
+        return RenderedFigure(fig.key, fig.title, fig.caption, "empty", None, 0, str(why))
+    return RenderedFigure(fig.key, fig.title, fig.caption, "ok", svg, marks, None)
+
+
+def render_page(
+    marts: Marts,
+    publication: dict | None,
+    *,
+    docs_href: str | None = None,
+    quality_href: str | None = None,
+) -> str:
+    studies = [
+        {"key": key, "title": title, "figures": [render_figure(f, marts) for f in figures]}
+        for key, title, figures in STUDIES
+    ]
+    return TEMPLATES.get_template("report.html.j2").render(
+        publication=publication,
+        studies=studies,
+        quarantine=sections.quarantine(marts),
+        failing_tests=sections.failing_tests(marts),
+        quality_href=quality_href,
+        docs_href=docs_href,
+        marts=sections.marts_table(marts),
+        schema=sections.SCHEMA,
+    )
+
+
+def build_report(
+    serving: str | Path, out_dir: str | Path, quality_dir: str | Path | None = None
+) -> Path:
+    """Write ``out_dir/index.html`` from the serving file; returns its path.
+
+    ``quality_dir`` is where ``concord_io.quality`` wrote the data docs (linked when they
+    exist there).
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        con = connect_serving(serving)
+    except FileNotFoundError as missing:
+        raise ConcordError(str(missing), hint="run `make build` to publish one") from None
+    try:
+        marts = Marts(con)
+        publication = None
+        has_meta = con.execute(
+            "select count(*) from duckdb_tables() where schema_name = 'meta' "
+            "and table_name = 'publication'"
+        ).fetchone()[0]
+        if has_meta:
+            rows = marts.rows("select * from meta.publication")
+            publication = rows[0] if rows else None
+        docs = out_dir / "docs" / "index.html"
+        page = render_page(
+            marts,
+            publication,
+            docs_href="docs/index.html" if docs.is_file() else None,
+            quality_href=sections.quality_docs_href(out_dir, quality_dir),
+        )
+    finally:
+        con.close()
+    target = paths.inside(out_dir, "index.html")
+    temp = paths.inside(out_dir, ".index.html.tmp")
+    temp.write_text(page, encoding="utf-8")
+    temp.replace(target)
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Draw the static report from the serving file.")
+    parser.add_argument("--serving", required=True, help="the serving file (or its symlink)")
+    parser.add_argument("--out", required=True, help="folder for index.html")
+    parser.add_argument(
+        "--quality",
+        default=str(paths.quality_dir()),
+        help="folder of the Great Expectations data docs to link (default: %(default)s)",
+    )
+    args = parser.parse_args(argv)
+    path = build_report(args.serving, args.out, args.quality)
+    print(f"report: {path}")
+    return 0

@@ -1,0 +1,114 @@
+"""The report's data-quality sections and the published-marts table, as plain data for the
+template: quarantined rows, failing dbt tests, the link to the Great Expectations data docs.
+
+Each section renders what its table holds when that table is published, and a short note
+(``note``) when it is not, so the page never depends on a table it cannot find.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from concord_io.publish import SCHEMA
+from concord_io.quality import DOCS_SITE
+from concord_io.report.figures import Marts
+
+QUARANTINE = "dq_quarantine"
+QUARANTINE_COLUMNS = (
+    "study",
+    "source",
+    "source_row",
+    "record_key",
+    "column_name",
+    "value",
+    "reason",
+)
+QUARANTINE_SHOWN = 50  # rows listed on the page; the rest are counted
+TEST_FAILURES = "dq_test_failures"
+
+
+@dataclass
+class Section:
+    """What one section shows: ``rows`` (dicts), ``counts`` (a summary), or a ``note``
+    (``absent``: the note says the table is missing, not that it has nothing to report)."""
+
+    note: str | None = None
+    absent: bool = False
+    counts: list[dict] = field(default_factory=list)
+    rows: list[dict] = field(default_factory=list)
+    n_total: int = 0
+
+    @property
+    def n_rest(self) -> int:
+        return self.n_total - len(self.rows)
+
+
+def quarantine(marts: Marts, shown: int = QUARANTINE_SHOWN) -> Section:
+    """Counts of quarantined records per study and reason, and the first ``shown`` rows."""
+    if not marts.has(QUARANTINE, *QUARANTINE_COLUMNS):
+        return Section(note=f"marts.{QUARANTINE} is not published yet.", absent=True)
+    table = f"{SCHEMA}.{QUARANTINE}"
+    counts = marts.rows(
+        f"select study, reason, count(*) as n_rows from {table} "
+        "group by study, reason order by study, n_rows desc, reason"
+    )
+    if not counts:
+        return Section(note="No input record was set aside: every row was counted.")
+    rows = marts.rows(
+        f"select {', '.join(QUARANTINE_COLUMNS)} from {table} "
+        "order by study, source, source_row nulls last, record_key, column_name limit ?",
+        [shown],
+    )
+    return Section(counts=counts, rows=rows, n_total=sum(c["n_rows"] for c in counts))
+
+
+def failing_tests(marts: Marts) -> Section:
+    """The dbt tests of the last build that did not pass, where a list of them is published.
+
+    Reads ``marts.dq_test_failures``: one row per test that did not pass, with test_name,
+    model_name (or model) and n_failures, and column_name and status where present. Absent,
+    the page says so and lists nothing.
+    """
+    columns = marts.columns.get(TEST_FAILURES, set())
+    model = next((c for c in ("model_name", "model") if c in columns), None)
+    if model is None or not {"test_name", "n_failures"} <= columns:
+        return Section(
+            note=f"No list of failing dbt tests is published (marts.{TEST_FAILURES}).",
+            absent=True,
+        )
+    extra = [c for c in ("column_name", "status") if c in columns]
+    rows = marts.rows(
+        f"select test_name, {model} as model, {', '.join(extra + ['n_failures'])} "
+        f"from {SCHEMA}.{TEST_FAILURES} order by n_failures desc, model, test_name"
+    )
+    if not rows:
+        return Section(note="Every dbt test passed in the last build.")
+    return Section(rows=rows, n_total=len(rows))
+
+
+def quality_docs_href(out_dir: Path, quality_dir: Path | None) -> str | None:
+    """Relative link from the report folder to the Great Expectations data docs, if built."""
+    if quality_dir is None:
+        return None
+    index = Path(quality_dir) / DOCS_SITE / "index.html"
+    if not index.is_file():
+        return None
+    return Path(os.path.relpath(index.resolve(), Path(out_dir).resolve())).as_posix()
+
+
+def marts_table(marts: Marts) -> list[dict]:
+    """Every published mart: name, rows, and the first sentence of its description."""
+    rows = marts.rows(
+        "select table_name, comment from duckdb_tables() where schema_name = ? order by table_name",
+        [SCHEMA],
+    )
+    out = []
+    for r in rows:
+        (n,) = marts.con.execute(f'select count(*) from {SCHEMA}."{r["table_name"]}"').fetchone()
+        first = (r["comment"] or "").split(". ")[0].strip()
+        if len(first) > 180:
+            first = first[:179].rsplit(" ", 1)[0] + " …"
+        out.append({"name": r["table_name"], "n_rows": n, "what": first})
+    return out
