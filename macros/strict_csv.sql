@@ -25,7 +25,7 @@
     {{ return(adapter.dispatch('strict_csv_inspect', 'concord')(path, label, with_content)) }}
 {% endmacro %}
 
-{% macro default__strict_csv_inspect(path, label, with_content) %}
+{% macro duckdb__strict_csv_inspect(path, label, with_content) %}
     {%- set p = path | replace("'", "''") -%}
     {%- if run_query("select count(*) from glob('" ~ p ~ "')").columns[0].values()[0] == 0 -%}
         {{ return({'problem': label ~ ': file not found (' ~ path ~ ')'}) }}
