@@ -46,10 +46,7 @@
             registry_name ~ ': file(s) registered more than once: ' ~ repeated | sort | join(', ')
         ) }}
     {%- endif -%}
-    {%- set listed = run_query(
-        "select regexp_extract(file, '[^/\\\\]+$') as name from glob('"
-        ~ (directory ~ '/' ~ pattern) | replace("'", "''") ~ "') order by name"
-    ).columns[0].values() | list -%}
+    {%- set listed = mcq_list_files(directory, pattern, recursive=false) -%}
     {%- set not_found = files | reject('in', listed) | sort | list -%}
     {%- if not_found -%}
         {{ exceptions.raise_compiler_error(
@@ -66,6 +63,38 @@
         ) }}
     {%- endif -%}
     {{ return(lines) }}
+{% endmacro %}
+
+{#- The files in `directory` matching `pattern`: bare names, or (recursive) paths relative
+    to it, of answer files only (csv, parquet, jsonl, json), sorted. -#}
+{% macro mcq_list_files(directory, pattern, recursive) %}
+    {{ return(adapter.dispatch('mcq_list_files', 'concord')(directory, pattern, recursive)) }}
+{% endmacro %}
+
+{% macro duckdb__mcq_list_files(directory, pattern, recursive) %}
+    {%- set root = directory | replace("'", "''") -%}
+    {%- set query -%}
+        select {% if recursive -%}
+            substr(file, length('{{ root }}') + 2)
+        {%- else -%}
+            regexp_extract(file, '[^/\\]+$')
+        {%- endif %} as name
+        from glob('{{ root }}/{{ pattern | replace("'", "''") }}')
+        where regexp_matches(file, '\.(csv|parquet|jsonl|json)$')
+        order by name
+    {%- endset -%}
+    {{ return(run_query(query).columns[0].values() | list) }}
+{% endmacro %}
+
+{#- The md5 of a file's content. -#}
+{% macro mcq_file_md5(path) %}
+    {{ return(adapter.dispatch('mcq_file_md5', 'concord')(path)) }}
+{% endmacro %}
+
+{% macro duckdb__mcq_file_md5(path) %}
+    {{ return(run_query(
+        "select md5(content) from read_blob('" ~ path | replace("'", "''") ~ "')"
+    ).columns[0].values()[0]) }}
 {% endmacro %}
 
 {#- A text literal. -#}
@@ -104,10 +133,7 @@
     {%- endif -%}
     {%- set table = run_query('select * from ' ~ registry) -%}
     {%- set root = directory | replace("'", "''") -%}
-    {%- set listed = run_query(
-        "select substr(file, length('" ~ root ~ "') + 2) as name from glob('" ~ root
-        ~ "/**') where regexp_matches(file, '\\.(csv|parquet|jsonl|json)$') order by name"
-    ).columns[0].values() | list -%}
+    {%- set listed = mcq_list_files(directory, '**', recursive=true) -%}
     {%- set lines = [] -%}
     {%- set claimed = [] -%}
     {%- for row in table.rows -%}

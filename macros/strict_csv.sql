@@ -5,7 +5,7 @@
     read as declared stops the run with one line naming the file, the row (1 = first data
     row) or line, the column, and what to do; nothing is coerced or padded.
 
-    Two layers, because DuckDB's strict CSV parser is fast but refuses a file that mixes
+    Three parts, because DuckDB's strict CSV parser is fast but refuses a file that mixes
     line endings and accepts a quote inside an unquoted field (`ab"c`):
       - strict_csv_inspect + strict_csv_check_header: one DuckDB pass over the bytes
         (empty file, UTF-8 validity with the line of the first bad byte, UTF-16, NUL
@@ -18,14 +18,15 @@
 
 {#- ---------------------------------------------------------------- file level -------- -#}
 
-{#- Size, encoding, content hash (md5) and the header record of a file, in one query; `with_content` also
-    returns the text (only for small files). Raises when the file is missing, empty or
-    not UTF-8. -#}
+{#- Size, encoding, content hash (md5) and the header record of a file, in one query;
+    `with_content` also returns the text (only for small files). Returns {'problem' (a
+    one-line message, '' when none: missing, empty, not UTF-8, NUL bytes), 'header_text',
+    'content', 'content_md5'}. -#}
 {% macro strict_csv_inspect(path, label, with_content=false) %}
     {{ return(adapter.dispatch('strict_csv_inspect', 'concord')(path, label, with_content)) }}
 {% endmacro %}
 
-{% macro default__strict_csv_inspect(path, label, with_content) %}
+{% macro duckdb__strict_csv_inspect(path, label, with_content) %}
     {%- set p = path | replace("'", "''") -%}
     {%- if run_query("select count(*) from glob('" ~ p ~ "')").columns[0].values()[0] == 0 -%}
         {{ return({'problem': label ~ ': file not found (' ~ path ~ ')'}) }}

@@ -27,15 +27,15 @@ items as (
 -- translations; part of every row's file_version, so changing them renormalises all
 inputs_context as (
 
-    select md5(
-        (select string_agg(
-            concat_ws('|', language, item_id, domain, option_a, option_b, option_c, option_d),
-            ',' order by language, item_id
-        ) from items)
-        || (select string_agg(concat_ws('|', language, domain_label, domain_en), ','
-            order by language, domain_label)
-            from {{ ref('stg_mcq__domain_translations') }})
-    ) as context
+    select {{ dbt.hash(
+        "(select " ~ dbt.listagg(
+            "concat_ws('|', language, item_id, domain, option_a, option_b, option_c, option_d)",
+            "','", "order by language, item_id") ~ " from items)"
+        ~ " || (select " ~ dbt.listagg(
+            "concat_ws('|', language, domain_label, domain_en)",
+            "','", "order by language, domain_label")
+        ~ " from " ~ ref('stg_mcq__domain_translations') ~ ")"
+    ) }} as context
 
 ),
 
@@ -111,8 +111,8 @@ records as (
                 then 'more than one answer for this model, run, item and language'
         end as record_problem,
         -- a later file can make this file's answers duplicates: that changes its version
-        records_checked.file_version || '|' || count(*) filter (
-            where records_checked.n_same_key > 1
+        records_checked.file_version || '|' || sum(
+            case when records_checked.n_same_key > 1 then 1 else 0 end
         ) over (partition by records_checked.source_file) as file_version
     from records_checked
     left join items
@@ -132,7 +132,11 @@ unioned as (
 final as (
 
     select
-        unioned.* exclude (file_version),
+        {%- for column in ['source_file', 'source_row', 'source_column', 'model', 'run',
+            'presented_option_order', 'item_id', 'language', 'domain_label', 'option_a',
+            'option_b', 'option_c', 'option_d', 'answer_raw', 'record_problem'] %}
+        unioned.{{ column }},
+        {%- endfor %}
         unioned.file_version || '|' || inputs_context.context as file_version
     from unioned
     cross join inputs_context

@@ -21,10 +21,7 @@
 {%- set line_of = {} -%}
 {%- for line in lines -%}
     {%- for relative in line['paths'] -%}
-        {%- set md5 = run_query(
-            "select md5(content) from read_blob('"
-            ~ (directory ~ '/' ~ relative) | replace("'", "''") ~ "')"
-        ).columns[0].values()[0] -%}
+        {%- set md5 = mcq_file_md5(directory ~ '/' ~ relative) -%}
         {%- do versions.update({relative: [md5, line['format'], line['model'], line['run'],
             line['language'], line['presented_option_order'], line['item_key']] | join('|')}) -%}
         {%- do line_of.update({relative: line}) -%}
