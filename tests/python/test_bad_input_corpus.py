@@ -249,10 +249,8 @@ def design():
     ("table", "column", "value"),
     [
         ("scores", "logprob", math.nan),
-        ("scores", "prob_over_candidates", math.inf),
+        ("scores", "logprob", math.inf),
         ("scores", "token_logprobs", -math.inf),
-        ("stimulus_indices", "p_top", math.nan),
-        ("stimulus_indices", "index_rel_minus_unrel", math.inf),
     ],
 )
 def test_probe_writer_refuses_nan_and_infinite_scores(design, tmp_path, table, column, value):
@@ -273,12 +271,12 @@ def test_probe_writer_refuses_nan_and_infinite_scores(design, tmp_path, table, c
 
 
 def test_probe_scorer_refuses_non_finite_token_logprobs():
-    from probe.scoring import NonFiniteScoreError, summarise
+    from probe.scoring import NonFiniteScoreError, check_finite
 
     with pytest.raises(NonFiniteScoreError):
-        summarise([np.array([-1.0, math.nan]), np.array([-2.0])])
+        check_finite([np.array([-1.0, math.nan]), np.array([-2.0])])
     with pytest.raises(NonFiniteScoreError):
-        summarise([np.array([-1.0]), np.array([math.inf])])
+        check_finite([np.array([-1.0]), np.array([math.inf])])
 
 
 NASTY_NAME = 'O\'Brien; "Bobby"\nمحمد‎'
