@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+import torch
 
 from probe import runner
 from probe.scoring import NonFiniteScoreError
@@ -115,3 +116,75 @@ def test_sweep_lands_one_run_per_model_and_resumes(tmp_path, tiny_model_dirs, mo
 
     with pytest.raises(LandingError, match="already landed"):
         runner.run_sweep(models, run_id="s1", report=said.append, **options)
+
+
+def test_device_map_auto_scores_as_one_device(tmp_path, tiny_model_dirs):
+    """--device-map auto (accelerate) on a CPU-only machine: the scorer still packs and
+    lands the same numbers as a plain CPU load."""
+    model = str(tiny_model_dirs["llama_bos"])
+    mapped = runner.run_probe(
+        model, device_map="auto", run_id="mapped", landing_dir=tmp_path, progress=False
+    )
+    plain = runner.run_probe(
+        model, device="cpu", run_id="plain", landing_dir=tmp_path, progress=False
+    )
+    meta = pq.read_table(mapped.folder / "runs.parquet").to_pylist()[0]
+    assert meta["device_map"] == "auto" and meta["attention"] == "packed"
+    got = pq.read_table(mapped.folder / "scores.parquet")["logprob"].to_numpy()
+    want = pq.read_table(plain.folder / "scores.parquet")["logprob"].to_numpy()
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)
+
+
+def test_a_model_that_ignores_the_block_mask_falls_back(
+    tmp_path, tiny_model_dirs, monkeypatch, capsys
+):
+    """Simulate attention that ignores the 4-D mask (candidates then see each other): the
+    check on stimulus 1 catches it, says so, and scores one pass per candidate."""
+    from probe import scoring
+
+    real_pack = scoring._pack
+
+    def unmasked(requests, device, mask_dtype):
+        input_ids, positions, mask = real_pack(requests, device, mask_dtype)
+        return input_ids, positions, torch.zeros_like(mask)
+
+    model = str(tiny_model_dirs["gpt2"])
+    plain = runner.run_probe(model, device="cpu", run_id="a", landing_dir=tmp_path, progress=False)
+    monkeypatch.setattr(scoring, "_pack", unmasked)
+    fallback = runner.run_probe(
+        model, device="cpu", run_id="b", landing_dir=tmp_path, progress=False
+    )
+    assert "scoring one pass per candidate instead" in capsys.readouterr().err
+    meta = pq.read_table(fallback.folder / "runs.parquet").to_pylist()[0]
+    assert meta["attention"] == "one pass per candidate"
+    got = pq.read_table(fallback.folder / "scores.parquet")["logprob"].to_numpy()
+    want = pq.read_table(plain.folder / "scores.parquet")["logprob"].to_numpy()
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_half_precision_runs_record_their_dtype(tmp_path, tiny_model_dirs, dtype):
+    result = runner.run_probe(
+        str(tiny_model_dirs["gpt2"]),
+        device="cpu",
+        dtype=dtype,
+        run_id=dtype,
+        landing_dir=tmp_path,
+        progress=False,
+    )
+    meta = pq.read_table(result.folder / "runs.parquet").to_pylist()[0]
+    assert meta["dtype"] == dtype
+    scores = pq.read_table(result.folder / "scores.parquet")["logprob"].to_numpy()
+    assert np.isfinite(scores).all() and (scores < 0).all()
+
+
+def test_out_of_memory_names_dtype_and_memory(tiny_model_dirs):
+    from probe.modeling import count_parameters, load_model, out_of_memory
+
+    folder = tiny_model_dirs["gpt2"]
+    n_params = count_parameters(folder)  # from the safetensors header, no weight loaded
+    model, _ = load_model(str(folder), torch.device("cpu"), torch.float32)
+    assert n_params == model.num_parameters()
+    error = out_of_memory(str(folder), torch.bfloat16, "cuda:0", RuntimeError("CUDA out of memory"))
+    assert f"need {n_params * 2 / 2**30:.1f} GiB in bfloat16" in error.message
+    assert "--device-map auto" in error.hint
