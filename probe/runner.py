@@ -267,12 +267,11 @@ def _run(
         mine, used_batch = _score_share(
             lm, share, batch_size=batch_size, device=device, packed=packed, progress=progress
         )
-        payload = ("ok", mine, used_batch, str(device))
+        payload = ("ok", mine, used_batch, str(device), time.perf_counter() - tick)
     except ProbeError as error:
         payload = ("error", f"rank {ranks.rank}: {error.message}", error.hint)
     except RuntimeError as error:  # out of memory at batch size 1, a CUDA fault
         payload = ("error", f"rank {ranks.rank}: {str(error).splitlines()[0]}", None)
-    seconds = time.perf_counter() - tick
     del lm
     gathered = distributed.gather_to_main(ranks, payload)
 
@@ -285,7 +284,7 @@ def _run(
                 hint=failed[0][2],
             )
         token_lps_by_index = {}
-        for _, part, _, _ in gathered:
+        for _, part, *_ in gathered:
             token_lps_by_index.update(part)
         token_lps = [token_lps_by_index[r.index] for r in requests]
         tables = build_tables(run_id, design, requests, token_lps)
@@ -314,15 +313,15 @@ def _run(
             "n_candidates": len(design.candidates),
             "started_at": started,
             "finished_at": datetime.now(UTC),
-            "scoring_seconds": seconds,
+            "scoring_seconds": max(p[4] for p in gathered),  # the slowest rank
             "torch_version": torch.__version__,
             "transformers_version": transformers.__version__,
         }
         tables["runs"] = to_table("runs", [run])
         folder = land_run(landing_dir, run_id, tables, replace=replace)
-        return str(folder), run["batch_size"]
+        return str(folder), run["batch_size"], run["scoring_seconds"]
 
-    folder, used_batch = _on_main(ranks, land)
+    folder, used_batch, seconds = _on_main(ranks, land)
     return RunResult(
         run_id,
         Path(folder),
