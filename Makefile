@@ -78,6 +78,7 @@ bench: install
 	$(BIN)/python bench/bench_kendall.py
 	$(BIN)/python bench/bench_rater.py
 	$(BIN)/python bench/bench_probe.py
+	$(BIN)/python bench/bench_probe_scale.py
 
 clean:
 	rm -rf target logs warehouse

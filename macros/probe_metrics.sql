@@ -7,3 +7,12 @@
     stddev_samp({{ index }}) as {{ index }}_std,
     {%- endfor %}
 {%- endmacro %}
+
+{#- Monte Carlo standard error of a sign-flip p-value: sqrt(p (1 - p) / S) for S sampled
+    relabellings (binomial), 0 when all 2^n were enumerated (the p-value is then exact). -#}
+{% macro probe_p_value_mc_error(p_value, n_permutations, exact) -%}
+    case
+        when {{ exact }} then 0.0
+        else sqrt({{ p_value }} * (1 - {{ p_value }}) / {{ n_permutations }})
+    end
+{%- endmacro %}

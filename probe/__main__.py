@@ -1,10 +1,15 @@
-"""python -m probe run|demo|export: the reliability probe as a job beside the warehouse."""
+"""python -m probe run|demo|runs|export: the reliability probe as a job beside the warehouse.
+
+Expected failures print one line (and a hint) and exit with status 2; --debug (or
+CONCORD_DEBUG=1) shows the traceback. Under torchrun only rank 0 prints.
+"""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
+
+from probe.errors import ProbeError, printable, run_main
 
 
 def _batch_size(value: str) -> int | str:
@@ -15,56 +20,127 @@ def _batch_size(value: str) -> int | str:
     return int(value)
 
 
-def _scoring_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--device", default="auto", help="auto (cuda if present), cuda, cpu")
-    parser.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
-    parser.add_argument(
-        "--batch-size",
-        type=_batch_size,
-        default="auto",
-        help="stimuli per forward pass; auto starts large and halves on out-of-memory",
-    )
-    parser.add_argument("--run-id", default=None, help="default: UTC time + model hash")
+def _landing_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--landing-dir",
         type=Path,
         default=None,
         help="default: $CONCORD_LANDING_DIR, else warehouse/landing",
     )
+
+
+def _scoring_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--device", default="auto", help="auto (the rank's GPU if present), cuda[:n], cpu"
+    )
+    parser.add_argument(
+        "--device-map",
+        default=None,
+        choices=["auto", "balanced", "sequential"],
+        help="place one model across the visible GPUs (and CPU) with accelerate",
+    )
+    parser.add_argument(
+        "--dtype",
+        default="float32",
+        choices=["float32", "fp32", "bfloat16", "bf16", "float16", "fp16"],
+    )
+    parser.add_argument(
+        "--batch-size",
+        type=_batch_size,
+        default="auto",
+        help="stimuli per forward pass; auto starts large and halves on out-of-memory",
+    )
+    parser.add_argument("--revision", default=None, help="model revision (branch, tag, commit)")
+    parser.add_argument(
+        "--trust-remote-code",
+        action="store_true",
+        help="run the model folder's own modelling code (only for folders you trust)",
+    )
+    parser.add_argument(
+        "--run-id",
+        default=None,
+        help="default: UTC time + model hash + random suffix; with several models, the "
+        "sweep's name (runs are <run-id>--<model>)",
+    )
+    parser.add_argument("--replace", action="store_true", help="overwrite a landed run id")
+    _landing_option(parser)
     parser.add_argument("--seeds-dir", type=Path, default=None, help="default: seeds/probe")
     parser.add_argument("--template-id", default="reference")
     parser.add_argument("--no-progress", action="store_true")
 
 
-def _run(args: argparse.Namespace, model: str) -> None:
-    from probe.runner import run_probe
+def _run(args: argparse.Namespace, models: list[str]) -> None:
+    from probe.runner import run_sweep
     from probe.stimuli import DEFAULT_SEEDS_DIR
 
-    result = run_probe(
-        model,
+    results = run_sweep(
+        models,
+        run_id=args.run_id,
+        resume=getattr(args, "resume", False),
+        landing_dir=args.landing_dir,
         device=args.device,
+        device_map=args.device_map,
         dtype=args.dtype,
         batch_size=args.batch_size,
-        run_id=args.run_id,
-        landing_dir=args.landing_dir,
+        revision=args.revision,
+        trust_remote_code=args.trust_remote_code,
+        replace=args.replace,
         seeds_dir=args.seeds_dir or DEFAULT_SEEDS_DIR,
         template_id=args.template_id,
         progress=not args.no_progress,
     )
-    rate = result.n_stimuli / result.scoring_seconds if result.scoring_seconds else float("inf")
-    print(
-        f"run {result.run_id}: {result.n_stimuli} stimuli x {result.n_candidates} candidates "
-        f"scored in {result.scoring_seconds:.2f} s ({rate:.1f} stimuli/s, batch size "
-        f"{result.batch_size}); landed in {result.folder}"
-    )
+    for result in results:
+        if not result.is_main:
+            continue
+        rate = result.n_stimuli / result.scoring_seconds if result.scoring_seconds else 0.0
+        print(
+            f"run {result.run_id}: {result.n_stimuli} stimuli x {result.n_candidates} "
+            f"candidates scored in {result.scoring_seconds:.2f} s on {result.world_size} "
+            f"rank(s) ({rate:.1f} stimuli/s, batch size {result.batch_size}); landed in "
+            f"{result.folder}"
+        )
+
+
+def _runs(args: argparse.Namespace) -> None:
+    from probe.landing import default_landing_dir, list_runs, remove_run, timestamp
+
+    landing = args.landing_dir or default_landing_dir()
+    if args.runs_command == "remove":
+        folder = remove_run(landing, args.run_id)
+        print(f"removed run {args.run_id} ({folder})")
+        return
+    rows = list_runs(landing)
+    if not rows:
+        print(f"no probe run landed in {landing}")
+        return
+    print("run_id\tmodel\tdesign\tdtype\tranks\tfinished\tMiB")
+    for row in rows:
+        if "problem" in row:
+            print(f"{printable(row['run_id'])}\t{row['problem']}")
+            continue
+        print(
+            f"{printable(row['run_id'])}\t{printable(row['model'])}\t{row['design_hash']}\t"
+            f"{row['dtype']}\t{row['world_size'] or 1}\t{timestamp(row['finished_at'])}\t"
+            f"{row['bytes'] / 2**20:.2f}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m probe", description=__doc__)
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    run = commands.add_parser("run", help="score the seed stimuli with a model and land the run")
-    run.add_argument("--model", required=True, help="local folder, or a hub id already cached")
+    run = commands.add_parser("run", help="score the seed stimuli with models and land runs")
+    run.add_argument(
+        "--model",
+        action="append",
+        default=[],
+        help="local folder, or a hub id already cached; repeat for a sweep (one run each)",
+    )
+    run.add_argument("--models-file", type=Path, default=None, help="one model per line")
+    run.add_argument(
+        "--resume", action="store_true", help="skip the sweep's runs that already landed"
+    )
     _scoring_options(run)
 
     demo = commands.add_parser("demo", help="build a tiny random model and run the probe on it")
@@ -75,6 +151,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     _scoring_options(demo)
     demo.set_defaults(run_id="demo")
+
+    runs = commands.add_parser("runs", help="list the landed runs, or remove one")
+    _landing_option(runs)
+    runs_commands = runs.add_subparsers(dest="runs_command")
+    remove = runs_commands.add_parser("remove", help="move a run out of the landing, then delete")
+    remove.add_argument("run_id")
+    _landing_option(remove)
 
     export = commands.add_parser("export", help="write the reference's six CSVs from the marts")
     export.add_argument("--run-id", default=None, help="default: the latest run")
@@ -89,30 +172,47 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     args = parser.parse_args(argv)
-    if args.command == "run":
-        _run(args, args.model)
-    elif args.command == "demo":
-        from probe.landing import default_landing_dir
-        from probe.stimuli import DEFAULT_SEEDS_DIR
-        from probe.tiny import build_tiny_model
+    from probe import distributed
 
-        landing = args.landing_dir or default_landing_dir()
-        model_dir = args.model_dir or Path(landing).parent / "demo_model"
-        build_tiny_model(
-            model_dir,
-            arch=args.arch,
-            add_bos=args.bos,
-            seeds_dir=args.seeds_dir or DEFAULT_SEEDS_DIR,
-        )
-        print(f"demo model ({args.arch}, random weights) saved to {model_dir}")
-        _run(args, str(model_dir))
-    else:
-        from probe.export import export_run
+    try:
+        if args.command == "run":
+            models = list(args.model)
+            if args.models_file is not None:
+                from probe.runner import read_models_file
 
-        for path in export_run(args.out, args.run_id, args.db):
-            print(path)
+                models += read_models_file(args.models_file)
+            if not models:
+                raise ProbeError("run needs --model (repeatable) or --models-file")
+            _run(args, models)
+        elif args.command == "demo":
+            from probe.landing import default_landing_dir
+            from probe.stimuli import DEFAULT_SEEDS_DIR
+            from probe.tiny import build_tiny_model
+
+            landing = args.landing_dir or default_landing_dir()
+            model_dir = args.model_dir or Path(landing).parent / "demo_model"
+            if distributed.ranks_from_env().world_size > 1:
+                raise ProbeError("demo runs in one process", hint="under torchrun use run")
+            build_tiny_model(
+                model_dir,
+                arch=args.arch,
+                add_bos=args.bos,
+                seeds_dir=args.seeds_dir or DEFAULT_SEEDS_DIR,
+            )
+            print(f"demo model ({args.arch}, random weights) saved to {model_dir}")
+            args.replace = True  # the demo run id is fixed: a new demo replaces the old one
+            _run(args, [str(model_dir)])
+        elif args.command == "runs":
+            _runs(args)
+        else:
+            from probe.export import export_run
+
+            for path in export_run(args.out, args.run_id, args.db):
+                print(path)
+    finally:
+        distributed.stop()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main)

@@ -38,7 +38,8 @@ EXPORTS = {
         from marts.probe_summary_group_avg where run_id = $run_id
         order by group_name""",
     "results_paired_summary_reliability_group_avg.csv": """
-        select group_name as "group", * exclude (run_id, group_name)
+        select group_name as "group",
+               * exclude (run_id, group_name, model, design_hash, p_value_mc_error)
         from marts.probe_paired_summary where run_id = $run_id
         order by group_name""",
 }

@@ -4,11 +4,14 @@ The probe never opens the build database: DuckDB allows one writer or many reade
 running `dbt build` or a BI connection would block the probe (or it them), and the probe may
 run on another machine. A run lands as one folder
 
-    <landing>/probe/run_id=<id>/{runs,scores,stimulus_indices}.parquet
+    <landing>/probe/run_id=<id>/{runs,scores,stimuli}.parquet
 
 written first under a hidden name (.tmp-...) and then renamed into place, so an interrupted
-run leaves nothing that the dbt glob (``run_id=*``) can see. Re-landing a run id replaces
-the old folder: the old one is renamed aside, the new one renamed in, the old one deleted.
+run leaves nothing that the dbt glob (``run_id=*``) can see. A run id already landed is
+refused unless ``replace``: then the old folder is renamed aside, the new one renamed in, the
+old one deleted. Only raw scores land (summed log-probabilities, token counts and token
+log-probabilities, with the run's metadata); the softmax, the indices and the top choice are
+derived once, in dbt.
 """
 
 from __future__ import annotations
@@ -17,15 +20,20 @@ import os
 import re
 import shutil
 import uuid
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from probe.errors import ProbeError, inside
 from probe.stimuli import PROJECT_ROOT
 
-TABLES = ("runs", "scores", "stimulus_indices")
+TABLES = ("runs", "scores", "stimuli")
+# Rows per Parquet row group: bounded memory for readers of large designs (DuckDB reads row
+# groups in parallel), while the reference design (800 score rows) stays one group.
+ROW_GROUP_ROWS = 65_536
 RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 
 RUNS_SCHEMA = pa.schema(
@@ -37,7 +45,13 @@ RUNS_SCHEMA = pa.schema(
         ("tokenizer", pa.string()),
         ("dtype", pa.string()),
         ("device", pa.string()),
+        ("device_map", pa.string()),
+        ("revision", pa.string()),
+        ("attention", pa.string()),
         ("batch_size", pa.int32()),
+        ("world_size", pa.int32()),
+        ("rank_requests", pa.list_(pa.int32())),
+        ("rank_tokens", pa.list_(pa.int64())),
         ("template_id", pa.string()),
         ("prompt_template", pa.string()),
         ("candidate_set", pa.list_(pa.string())),
@@ -68,42 +82,23 @@ SCORES_SCHEMA = pa.schema(
         ("candidate_group", pa.string()),
         ("logprob", pa.float64()),
         ("n_tokens", pa.int32()),
-        ("ppl", pa.float64()),
-        ("prob_over_candidates", pa.float64()),
         ("token_logprobs", pa.list_(pa.float64())),
         ("token_ids", pa.list_(pa.int64())),
     ]
 )
-STIMULUS_INDICES_SCHEMA = pa.schema(
+STIMULI_SCHEMA = pa.schema(
     [
         *STIMULUS_FIELDS,
         ("prompt", pa.string()),
         ("n_prompt_tokens", pa.int32()),
-        ("index_reliable_like", pa.float64()),
-        ("index_unreliable_like", pa.float64()),
-        ("index_rel_minus_unrel", pa.float64()),
-        ("top_choice", pa.string()),
-        ("p_top", pa.float64()),
     ]
 )
-SCHEMAS = {
-    "runs": RUNS_SCHEMA,
-    "scores": SCORES_SCHEMA,
-    "stimulus_indices": STIMULUS_INDICES_SCHEMA,
-}
-FINITE_COLUMNS = {
-    "scores": ("logprob", "ppl", "prob_over_candidates", "token_logprobs"),
-    "stimulus_indices": (
-        "index_reliable_like",
-        "index_unreliable_like",
-        "index_rel_minus_unrel",
-        "p_top",
-    ),
-}
+SCHEMAS = {"runs": RUNS_SCHEMA, "scores": SCORES_SCHEMA, "stimuli": STIMULI_SCHEMA}
+FINITE_COLUMNS = {"scores": ("logprob", "token_logprobs")}
 
 
-class LandingError(ValueError):
-    """A run cannot land: bad run id, wrong columns, or non-finite scores."""
+class LandingError(ProbeError, ValueError):
+    """A run cannot land: bad run id, run id taken, wrong columns, or non-finite scores."""
 
 
 def default_landing_dir() -> Path:
@@ -118,14 +113,18 @@ def default_landing_dir() -> Path:
 def check_run_id(run_id: str) -> str:
     if not RUN_ID_PATTERN.match(run_id):
         raise LandingError(
-            f"run id {run_id!r}: use 1-128 letters, digits, '_', '-', '.', starting with a "
-            "letter or digit"
+            f"run id {run_id!r} refused",
+            hint="use 1-128 letters, digits, '_', '-', '.', starting with a letter or digit",
         )
     return run_id
 
 
+def runs_dir(landing_dir: Path | str) -> Path:
+    return Path(landing_dir) / "probe"
+
+
 def run_dir(landing_dir: Path | str, run_id: str) -> Path:
-    return Path(landing_dir) / "probe" / f"run_id={check_run_id(run_id)}"
+    return inside(runs_dir(landing_dir), f"run_id={check_run_id(run_id)}")
 
 
 def _check_finite(name: str, table: pa.Table) -> None:
@@ -153,6 +152,77 @@ def to_table(name: str, rows: list[dict]) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=schema)
 
 
+def columns_to_table(name: str, columns: dict[str, object]) -> pa.Table:
+    """Columns (lists or arrays) as a table with the landing schema of ``name``: the scores
+    of a large design are built column-wise, without a Python dict per row."""
+    schema = SCHEMAS[name]
+    if set(columns) != set(schema.names):
+        raise LandingError(f"{name}: columns {sorted(columns)} differ from {sorted(schema.names)}")
+    return pa.table({field.name: pa.array(columns[field.name], field.type) for field in schema})
+
+
+def run_exists(run_id: str, folder: Path) -> LandingError:
+    return LandingError(
+        f"run id {run_id!r} is already landed ({folder})",
+        hint="choose another --run-id, add --replace to overwrite it, or --resume a sweep",
+    )
+
+
+def landed_run_ids(landing_dir: Path | str) -> set[str]:
+    """The run ids with a folder the dbt glob reads (run_id=*)."""
+    folder = runs_dir(landing_dir)
+    if not folder.is_dir():
+        return set()
+    return {p.name.removeprefix("run_id=") for p in folder.glob("run_id=*") if p.is_dir()}
+
+
+def list_runs(landing_dir: Path | str) -> list[dict]:
+    """One dict per landed run: run id, model, design hash, dtype, world size, finish time
+    and size on disk; a folder whose runs.parquet cannot be read is listed with its reason."""
+    rows = []
+    for run_id in sorted(landed_run_ids(landing_dir)):
+        folder = run_dir(landing_dir, run_id) if RUN_ID_PATTERN.match(run_id) else None
+        if folder is None:
+            folder = runs_dir(landing_dir) / f"run_id={run_id}"
+        size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+        row = {"run_id": run_id, "folder": folder, "bytes": size}
+        try:
+            meta = pq.read_table(folder / "runs.parquet").to_pylist()[0]
+            row.update(
+                model=meta["model"],
+                design_hash=meta["design_hash"],
+                dtype=meta["dtype"],
+                world_size=meta.get("world_size"),
+                finished_at=meta["finished_at"],
+            )
+        except (OSError, IndexError, KeyError, pa.ArrowException) as error:
+            row["problem"] = f"runs.parquet unreadable: {error}"
+        rows.append(row)
+    return rows
+
+
+def remove_run(landing_dir: Path | str, run_id: str) -> Path:
+    """Move run_id=<id> out of the dbt glob in one rename, then delete it.
+
+    The rename is atomic, so a dbt build that lists the folder sees the run whole or not at
+    all; files it already opened stay readable until it closes them (POSIX unlink).
+    """
+    final = run_dir(landing_dir, run_id)
+    if not final.is_dir():
+        raise LandingError(
+            f"run id {run_id!r} is not landed in {final.parent}",
+            hint="python -m probe runs lists the landed runs",
+        )
+    aside = inside(final.parent, f".removed-{final.name}-{uuid.uuid4().hex}")
+    final.rename(aside)
+    shutil.rmtree(aside)
+    return final
+
+
+def timestamp(value: datetime) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 def _publish(staging: Path, final: Path) -> None:
     """Rename the finished folder into place, replacing an earlier landing of the run."""
     if final.exists():
@@ -174,7 +244,9 @@ def _recover(final: Path) -> None:
         aside[-1].rename(final)
 
 
-def land_run(landing_dir: Path | str, run_id: str, tables: dict[str, pa.Table]) -> Path:
+def land_run(
+    landing_dir: Path | str, run_id: str, tables: dict[str, pa.Table], *, replace: bool = False
+) -> Path:
     """Validate, write to a hidden folder, fsync, and rename to run_id=<id>; returns the folder.
 
     A landing killed between the two renames of a replacement leaves the earlier version
@@ -191,12 +263,14 @@ def land_run(landing_dir: Path | str, run_id: str, tables: dict[str, pa.Table]) 
     final = run_dir(landing_dir, run_id)
     final.parent.mkdir(parents=True, exist_ok=True)
     _recover(final)
-    staging = final.with_name(f".tmp-{final.name}-{uuid.uuid4().hex}")
+    if final.exists() and not replace:
+        raise run_exists(run_id, final)
+    staging = inside(final.parent, f".tmp-{final.name}-{uuid.uuid4().hex}")
     staging.mkdir()
     try:
         for name, table in tables.items():
-            path = staging / f"{name}.parquet"
-            pq.write_table(table, path)
+            path = inside(staging, f"{name}.parquet")
+            pq.write_table(table, path, row_group_size=ROW_GROUP_ROWS)
             with path.open("rb") as handle:
                 os.fsync(handle.fileno())
         _publish(staging, final)

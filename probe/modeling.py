@@ -1,37 +1,69 @@
 """Loading a causal LM and its tokenizer, offline, through from_pretrained(path).
 
 The probe never downloads weights: a local folder is loaded as is, and a hub id is accepted
-only when it is already in the local Hugging Face cache (local_files_only=True).
+only when it is already in the local Hugging Face cache (local_files_only=True). With
+``device_map="auto"`` Hugging Face accelerate places the layers across the visible GPUs (and
+the CPU, for what does not fit), for models larger than one GPU.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import struct
 from pathlib import Path
 
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 from transformers.utils import logging as hf_logging
 
+from probe.errors import ProbeError
+
 DTYPES = {
     "float32": torch.float32,
     "fp32": torch.float32,
     "bfloat16": torch.bfloat16,
     "bf16": torch.bfloat16,
+    "float16": torch.float16,
+    "fp16": torch.float16,
 }
+DEVICE_MAPS = ("auto", "balanced", "sequential")
 
 
-class ModelLoadError(RuntimeError):
-    """The model or tokenizer cannot be loaded without the network."""
+class ModelLoadError(ProbeError, RuntimeError):
+    """The model or tokenizer cannot be loaded (without the network), or does not fit."""
 
 
-def resolve_device(device: str) -> torch.device:
-    """auto: the first CUDA device when one is present, else the CPU."""
+def looks_like_path(model: str) -> bool:
+    """A model reference meant as a folder: absolute, relative (./, ../, ~) or with more than
+    one '/' (a hub id is exactly owner/name)."""
+    return (
+        model.startswith(("/", "./", "../", "~", "."))
+        or model.count("/") > 1
+        or Path(model).expanduser().exists()
+    )
+
+
+def resolve_device(device: str, local_rank: int | None = None) -> torch.device:
+    """auto: the rank's own GPU (cuda:LOCAL_RANK under torchrun, else cuda:0) when CUDA is
+    present, else the CPU. CUDA_VISIBLE_DEVICES is honoured by torch itself: cuda:0 is the
+    first visible device."""
     if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        if not torch.cuda.is_available():
+            return torch.device("cpu")
+        index = local_rank or 0
+        if index >= torch.cuda.device_count():
+            raise ModelLoadError(
+                f"LOCAL_RANK {index} has no GPU: {torch.cuda.device_count()} visible",
+                hint="start at most one process per visible GPU (--nproc_per_node)",
+            )
+        return torch.device(f"cuda:{index}")
     if device.startswith("cuda") and not torch.cuda.is_available():
-        raise ModelLoadError(f"device {device!r} asked for, but no CUDA device is available")
+        raise ModelLoadError(
+            f"--device {device!r}: no CUDA device is available", hint="use --device cpu"
+        )
     if device != "cpu" and not device.startswith("cuda"):
-        raise ModelLoadError(f"device must be auto, cpu or cuda[:n], got {device!r}")
+        raise ModelLoadError(f"--device must be auto, cpu or cuda[:n], got {device!r}")
     return torch.device(device)
 
 
@@ -39,27 +71,106 @@ def resolve_dtype(dtype: str) -> torch.dtype:
     try:
         return DTYPES[dtype]
     except KeyError:
-        raise ModelLoadError(f"dtype must be one of {sorted(DTYPES)}, got {dtype!r}") from None
+        raise ModelLoadError(f"--dtype must be one of {sorted(DTYPES)}, got {dtype!r}") from None
 
 
 def dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).removeprefix("torch.")
 
 
-def load_model(model: str, device: torch.device, dtype: torch.dtype):
+def count_parameters(folder: Path) -> int | None:
+    """Parameters stored in a folder's safetensors files, from their JSON headers alone
+    (8-byte little-endian header length, then the header), without loading any weight."""
+    total, found = 0, False
+    for path in sorted(Path(folder).glob("*.safetensors")):
+        with path.open("rb") as handle:
+            (length,) = struct.unpack("<Q", handle.read(8))
+            header = json.loads(handle.read(length))
+        for name, tensor in header.items():
+            if name != "__metadata__":
+                total += math.prod(tensor["shape"])
+                found = True
+    return total if found else None
+
+
+def out_of_memory(model: str, dtype: torch.dtype, device: str, error: BaseException):
+    """The one-line message for a model that does not fit: dtype and memory it needs."""
+    n_params = count_parameters(Path(model)) if Path(model).is_dir() else None
+    bytes_each = torch.finfo(dtype).bits // 8
+    need = (
+        f"its {n_params / 1e9:.2f} B parameters need {n_params * bytes_each / 2**30:.1f} GiB "
+        f"in {dtype_name(dtype)} before activations"
+        if n_params
+        else f"it did not fit in {dtype_name(dtype)}"
+    )
+    if device.startswith("cuda") and torch.cuda.is_available():
+        free, total = torch.cuda.mem_get_info(torch.device(device))
+        need += f"; {device} has {free / 2**30:.1f} of {total / 2**30:.1f} GiB free"
+    return ModelLoadError(
+        f"out of memory loading {model!r} on {device}: {need} ({str(error).splitlines()[0]})",
+        hint="try --dtype bfloat16, --device-map auto (several GPUs, CPU offload), or a "
+        "smaller --batch-size",
+    )
+
+
+def load_model(
+    model: str,
+    device: torch.device,
+    dtype: torch.dtype,
+    *,
+    device_map: str | None = None,
+    revision: str | None = None,
+    trust_remote_code: bool = False,
+):
     """(model, tokenizer) from a local folder or the local hub cache, in eval mode."""
     hf_logging.disable_progress_bar()
     hf_logging.set_verbosity_error()
-    where = "local folder" if Path(model).is_dir() else "hub id (local cache only)"
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(model, local_files_only=True)
-        lm = AutoModelForCausalLM.from_pretrained(model, local_files_only=True, dtype=dtype)
-    except OSError as error:
+    if looks_like_path(model) and not Path(model).expanduser().is_dir():
         raise ModelLoadError(
-            f"cannot load {model!r} as a {where}: the probe never downloads weights; give a "
-            f"local path or a hub id already in the Hugging Face cache ({error})"
+            f"--model {model!r}: no such folder",
+            hint="give the folder that holds config.json and the weights",
+        )
+    if device_map is not None and device_map not in DEVICE_MAPS:
+        raise ModelLoadError(f"--device-map must be one of {DEVICE_MAPS}, got {device_map!r}")
+    where = "local folder" if Path(model).is_dir() else "hub id (local cache only)"
+    options = {
+        "local_files_only": True,
+        "revision": revision,
+        "trust_remote_code": trust_remote_code,
+    }
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(model, **options)
+        if device_map is None:
+            lm = AutoModelForCausalLM.from_pretrained(model, dtype=dtype, **options).to(device)
+        else:
+            lm = AutoModelForCausalLM.from_pretrained(
+                model, dtype=dtype, device_map=device_map, **options
+            )
+    except torch.OutOfMemoryError as error:
+        raise out_of_memory(model, dtype, device_map or str(device), error) from error
+    except RuntimeError as error:
+        if "out of memory" in str(error).lower() or "can't allocate memory" in str(error).lower():
+            raise out_of_memory(model, dtype, device_map or str(device), error) from error
+        raise
+    except (OSError, ValueError) as error:
+        if where != "local folder":
+            raise ModelLoadError(
+                f"--model {model!r}: no such folder, nor a hub id in the local Hugging Face cache",
+                hint="the probe never downloads weights: give a local folder, or a hub id "
+                "already cached (with --revision if not the default)",
+            ) from error
+        raise ModelLoadError(
+            f"cannot load {model!r} as a {where}: {str(error).splitlines()[0]}",
+            hint="the probe never downloads weights: give a local folder or a hub id already "
+            "in the Hugging Face cache (with --revision if not the default)",
         ) from error
-    return lm.to(device).eval(), tokenizer
+    return lm.eval(), tokenizer
+
+
+def input_device(model) -> torch.device:
+    """Where the input ids go: the device of the input embeddings (the first layer under a
+    device map; accelerate's hooks move activations between the layers)."""
+    return model.get_input_embeddings().weight.device
 
 
 def describe_tokenizer(tokenizer) -> str:

@@ -1,22 +1,59 @@
-"""One probe run: design -> requests -> batched scores -> landed Parquet files."""
+"""One probe run: design -> requests -> batched scores (sharded over torchrun ranks) -> one
+landed run; and sweeps of several models over one design."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+import sys
 import time
+import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 import torch
 import transformers
 from tqdm import tqdm
 
-from probe.landing import check_run_id, default_landing_dir, land_run, to_table
-from probe.modeling import describe_tokenizer, dtype_name, load_model, resolve_device, resolve_dtype
-from probe.scoring import NonFiniteScoreError, build_requests, score_batched, summarise
+from probe import distributed
+from probe.errors import ProbeError, printable
+from probe.landing import (
+    check_run_id,
+    columns_to_table,
+    default_landing_dir,
+    land_run,
+    landed_run_ids,
+    run_dir,
+    run_exists,
+    to_table,
+)
+from probe.modeling import (
+    describe_tokenizer,
+    dtype_name,
+    input_device,
+    load_model,
+    resolve_device,
+    resolve_dtype,
+)
+from probe.scoring import (
+    NonFiniteScoreError,
+    build_requests,
+    check_finite,
+    packing_agrees,
+    score_batched,
+    score_reference,
+    shard,
+)
 from probe.stimuli import DEFAULT_SEEDS_DIR, ProbeDesign, load_design
+
+# Largest |packed - one pass per candidate| (nats, summed over a candidate's tokens) that
+# still counts as agreement: fp32 differs in the last bits only (about 1e-6); 16-bit
+# floats round every activation, so they get a wider band. A wrong mask or position id
+# shifts scores by whole nats.
+PACKING_TOLERANCE = {torch.float32: 1e-3, torch.bfloat16: 0.25, torch.float16: 0.1}
 
 
 @dataclass(frozen=True)
@@ -27,6 +64,8 @@ class RunResult:
     n_candidates: int
     batch_size: int
     scoring_seconds: float
+    world_size: int = 1
+    is_main: bool = True
 
 
 def config_hash(model: str, dtype: str, tokenizer: str, design: ProbeDesign) -> str:
@@ -42,72 +81,105 @@ def config_hash(model: str, dtype: str, tokenizer: str, design: ProbeDesign) -> 
 
 
 def default_run_id(model: str) -> str:
+    """UTC time, model hash and a random suffix: two runs started in the same second (or on
+    two machines sharing a landing folder) never collide."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return f"{stamp}-{hashlib.sha256(model.encode()).hexdigest()[:8]}"
+    return f"{stamp}-{hashlib.sha256(model.encode()).hexdigest()[:8]}-{uuid.uuid4().hex[:6]}"
 
 
-def _rows(run_id: str, design: ProbeDesign, requests, token_lps):
-    scores, indices = [], []
-    for stimulus, request, lps in zip(design.stimuli, requests, token_lps, strict=True):
+def model_slug(model_ref: str) -> str:
+    """A run-id-safe short name of a model: its folder name and a hash of the full reference."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(model_ref).name).strip("-.") or "model"
+    return f"{name[:48]}-{hashlib.sha256(model_ref.encode()).hexdigest()[:6]}"
+
+
+def model_reference(model: str) -> str:
+    path = Path(model).expanduser()
+    return str(path.resolve()) if path.is_dir() else model
+
+
+def build_tables(run_id: str, design: ProbeDesign, requests, token_lps) -> dict:
+    """The raw tables of a run: per stimulus and candidate the summed log-prob, the token
+    count and the token log-probs; per stimulus its prompt and prompt length. Built
+    column-wise, so large designs need no Python dict per row."""
+    n_candidates = len(design.candidates)
+    for stimulus, lps in zip(design.stimuli, token_lps, strict=True):
         try:
-            summary = summarise(lps)
+            check_finite(lps)
         except NonFiniteScoreError as error:
             raise NonFiniteScoreError(
                 f"stimulus {stimulus.stimulus_id} (msg {stimulus.msg_id}, "
-                f"{stimulus.sender_name}): {error}; nothing was landed"
+                f"{printable(stimulus.sender_name)}): {error}; nothing was landed",
+                hint="check the model's weights and --dtype (float16 overflows easily)",
             ) from error
-        for candidate, tail, score in zip(
-            design.candidates, request.candidate_ids, summary, strict=True
-        ):
-            scores.append(
-                {
-                    "run_id": run_id,
-                    "stimulus_id": stimulus.stimulus_id,
-                    "msg_id": stimulus.msg_id,
-                    "group_name": stimulus.group_name,
-                    "sender_name": stimulus.sender_name,
-                    "stimulus": stimulus.text,
-                    "candidate_id": candidate.candidate_id,
-                    "candidate": candidate.text,
-                    "candidate_group": candidate.group,
-                    "logprob": score.logprob,
-                    "n_tokens": score.n_tokens,
-                    "ppl": score.ppl,
-                    "prob_over_candidates": score.prob_over_candidates,
-                    "token_logprobs": list(score.token_logprobs),
-                    "token_ids": list(tail),
-                }
+
+    def per_stimulus(values):  # one value per stimulus, repeated for each candidate
+        return [v for v in values for _ in range(n_candidates)]
+
+    stimuli = design.stimuli
+    flat_lps = [lp for lps in token_lps for lp in lps]
+    scores = {
+        "run_id": [run_id] * (len(stimuli) * n_candidates),
+        "stimulus_id": per_stimulus(s.stimulus_id for s in stimuli),
+        "msg_id": per_stimulus(s.msg_id for s in stimuli),
+        "group_name": per_stimulus(s.group_name for s in stimuli),
+        "sender_name": per_stimulus(s.sender_name for s in stimuli),
+        "stimulus": per_stimulus(s.text for s in stimuli),
+        "candidate_id": [c.candidate_id for _ in stimuli for c in design.candidates],
+        "candidate": [c.text for _ in stimuli for c in design.candidates],
+        "candidate_group": [c.group for _ in stimuli for c in design.candidates],
+        "logprob": np.array([float(np.sum(lp)) for lp in flat_lps]),
+        "n_tokens": [len(lp) for lp in flat_lps],
+        "token_logprobs": [np.asarray(lp, dtype=float) for lp in flat_lps],
+        "token_ids": [list(tail) for r in requests for tail in r.candidate_ids],
+    }
+    stimulus_rows = {
+        "run_id": [run_id] * len(stimuli),
+        "stimulus_id": [s.stimulus_id for s in stimuli],
+        "msg_id": [s.msg_id for s in stimuli],
+        "group_name": [s.group_name for s in stimuli],
+        "sender_name": [s.sender_name for s in stimuli],
+        "stimulus": [s.text for s in stimuli],
+        "prompt": [s.prompt for s in stimuli],
+        "n_prompt_tokens": [len(r.prompt_ids) for r in requests],
+    }
+    return {
+        "scores": columns_to_table("scores", scores),
+        "stimuli": columns_to_table("stimuli", stimulus_rows),
+    }
+
+
+def _on_main(ranks, action):
+    """Run ``action`` on rank 0 and give every rank its result, or raise its ProbeError on
+    every rank (so no rank waits in a collective for a rank that already gave up)."""
+    outcome, caught = None, None
+    if ranks.is_main:
+        try:
+            outcome = ("ok", action())
+        except ProbeError as error:
+            outcome, caught = ("error", error.message, error.hint), error
+    outcome = distributed.broadcast_from_main(ranks, outcome)
+    if caught is not None:
+        raise caught
+    if outcome[0] == "error":
+        raise ProbeError(outcome[1], hint=outcome[2])
+    return outcome[1]
+
+
+def _score_share(lm, share, *, batch_size, device, packed: bool, progress: bool):
+    bar = tqdm(total=len(share), unit="stimuli", desc="scoring", disable=not progress)
+    try:
+        if packed:
+            token_lps, used = score_batched(
+                lm, share, batch_size=batch_size, device=device, progress=bar.update
             )
-        rel = sum(
-            s.prob_over_candidates
-            for c, s in zip(design.candidates, summary, strict=True)
-            if c.group == "reliable_like"
-        )
-        unrel = sum(
-            s.prob_over_candidates
-            for c, s in zip(design.candidates, summary, strict=True)
-            if c.group == "unreliable_like"
-        )
-        # top choice: highest log-prob, ties to the lower candidate_id (first in the seed)
-        top = max(range(len(summary)), key=lambda k: (summary[k].logprob, -k))
-        indices.append(
-            {
-                "run_id": run_id,
-                "stimulus_id": stimulus.stimulus_id,
-                "msg_id": stimulus.msg_id,
-                "group_name": stimulus.group_name,
-                "sender_name": stimulus.sender_name,
-                "stimulus": stimulus.text,
-                "prompt": stimulus.prompt,
-                "n_prompt_tokens": len(request.prompt_ids),
-                "index_reliable_like": rel,
-                "index_unreliable_like": unrel,
-                "index_rel_minus_unrel": rel - unrel,
-                "top_choice": design.candidates[top].text,
-                "p_top": summary[top].prob_over_candidates,
-            }
-        )
-    return scores, indices
+        else:
+            token_lps, used = score_reference(lm, share), 1
+            bar.update(len(share))
+    finally:
+        bar.close()
+    order = sorted(share, key=lambda r: r.index)
+    return {r.index: lps for r, lps in zip(order, token_lps, strict=True)}, used
 
 
 def run_probe(
@@ -121,57 +193,203 @@ def run_probe(
     seeds_dir: Path | str = DEFAULT_SEEDS_DIR,
     template_id: str = "reference",
     progress: bool = True,
+    device_map: str | None = None,
+    revision: str | None = None,
+    trust_remote_code: bool = False,
+    replace: bool = False,
 ) -> RunResult:
-    """Score every stimulus of the seed design with ``model`` and land the run."""
+    """Score every stimulus of the seed design with ``model`` and land the run, once.
+
+    Under torchrun each rank scores a share balanced by token count on its own device; rank
+    0 gathers the shares and lands them as one run, or nothing lands if any rank failed.
+    """
     started = datetime.now(UTC)
-    model_ref = str(Path(model).resolve()) if Path(model).is_dir() else model
-    run_id = check_run_id(run_id or default_run_id(model_ref))
+    ranks = distributed.ranks_from_env()
+    if device_map is not None and ranks.world_size > 1:
+        raise ProbeError(
+            "--device-map places one model across the GPUs of one process; with torchrun "
+            "every rank holds a whole model",
+            hint="use one of the two: torchrun for throughput, --device-map for models "
+            "larger than one GPU",
+        )
+    model_ref = model_reference(model)
     landing_dir = Path(landing_dir) if landing_dir else default_landing_dir()
+    torch_device, torch_dtype = resolve_device(device, ranks.local_rank), resolve_dtype(dtype)
+    # joined once per process (a sweep reuses the group); the command line leaves it at exit
+    distributed.start(ranks, torch_device)
+    return _run(
+        ranks, model, model_ref, started, torch_device, torch_dtype, batch_size, run_id,
+        landing_dir, seeds_dir, template_id, progress and ranks.is_main, device_map,
+        revision, trust_remote_code, replace,
+    )  # fmt: skip
+
+
+def _run(
+    ranks, model, model_ref, started, torch_device, torch_dtype, batch_size, run_id,
+    landing_dir, seeds_dir, template_id, progress, device_map, revision, trust_remote_code,
+    replace,
+) -> RunResult:  # fmt: skip
+    def claim_run_id():
+        chosen = check_run_id(run_id or default_run_id(model_ref))
+        folder = run_dir(landing_dir, chosen)
+        if folder.exists() and not replace:
+            raise run_exists(chosen, folder)
+        return chosen
+
+    run_id = _on_main(ranks, claim_run_id)
     design = load_design(seeds_dir, template_id)
-    torch_device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
-    lm, tokenizer = load_model(model, torch_device, torch_dtype)
+    lm, tokenizer = load_model(
+        model,
+        torch_device,
+        torch_dtype,
+        device_map=device_map,
+        revision=revision,
+        trust_remote_code=trust_remote_code,
+    )
+    device = input_device(lm)
     requests = build_requests(
         tokenizer, [s.prompt for s in design.stimuli], [c.text for c in design.candidates]
     )
-    bar = tqdm(total=len(requests), unit="stimuli", desc="scoring", disable=not progress)
+    shares = shard(requests, ranks.world_size)
+    share = shares[ranks.rank]
+    # the packed block-mask attention, checked on one request against one pass per candidate
+    gap = packing_agrees(lm, requests[0], device)
+    packed = gap <= PACKING_TOLERANCE[torch_dtype]
+    if not packed and ranks.is_main:
+        print(
+            f"warning: packed scoring differs from one pass per candidate by {gap:.3g} nats "
+            f"on stimulus 1 (this model or its attention ignores the 4-D mask or position "
+            "ids); scoring one pass per candidate instead (slower, same numbers)",
+            file=sys.stderr,
+        )
     tick = time.perf_counter()
-    token_lps, used_batch = score_batched(
-        lm, requests, batch_size=batch_size, device=torch_device, progress=bar.update
-    )
-    seconds = time.perf_counter() - tick
-    bar.close()
-    scores, indices = _rows(run_id, design, requests, token_lps)
-    tokenizer_name = describe_tokenizer(tokenizer)
-    run = {
-        "run_id": run_id,
-        "model": model_ref,
-        "config_hash": config_hash(model_ref, dtype_name(torch_dtype), tokenizer_name, design),
-        "design_hash": design.fingerprint()[:16],
-        "tokenizer": tokenizer_name,
-        "dtype": dtype_name(torch_dtype),
-        "device": str(torch_device),
-        "batch_size": used_batch,
-        "template_id": design.template_id,
-        "prompt_template": design.template,
-        "candidate_set": [c.text for c in design.candidates],
-        "candidate_groups": [c.group for c in design.candidates],
-        "n_stimuli": len(design.stimuli),
-        "n_candidates": len(design.candidates),
-        "started_at": started,
-        "finished_at": datetime.now(UTC),
-        "scoring_seconds": seconds,
-        "torch_version": torch.__version__,
-        "transformers_version": transformers.__version__,
-    }
-    folder = land_run(
-        landing_dir,
-        run_id,
-        {
-            "runs": to_table("runs", [run]),
-            "scores": to_table("scores", scores),
-            "stimulus_indices": to_table("stimulus_indices", indices),
-        },
-    )
+    try:
+        mine, used_batch = _score_share(
+            lm, share, batch_size=batch_size, device=device, packed=packed, progress=progress
+        )
+        payload = ("ok", mine, used_batch, str(device), time.perf_counter() - tick)
+    except ProbeError as error:
+        payload = ("error", f"rank {ranks.rank}: {error.message}", error.hint)
+    except RuntimeError as error:  # out of memory at batch size 1, a CUDA fault
+        payload = ("error", f"rank {ranks.rank}: {str(error).splitlines()[0]}", None)
+    del lm
+    gathered = distributed.gather_to_main(ranks, payload)
+
+    def land():
+        failed = [p for p in gathered if p[0] == "error"]
+        if failed:
+            raise ProbeError(
+                f"{failed[0][1]}; nothing was landed"
+                + (f" ({len(failed)} ranks failed)" if len(failed) > 1 else ""),
+                hint=failed[0][2],
+            )
+        token_lps_by_index = {}
+        for _, part, *_ in gathered:
+            token_lps_by_index.update(part)
+        token_lps = [token_lps_by_index[r.index] for r in requests]
+        tables = build_tables(run_id, design, requests, token_lps)
+        tokenizer_name = describe_tokenizer(tokenizer)
+        devices = sorted({p[3] for p in gathered})
+        run = {
+            "run_id": run_id,
+            "model": model_ref,
+            "config_hash": config_hash(model_ref, dtype_name(torch_dtype), tokenizer_name, design),
+            "design_hash": design.fingerprint()[:16],
+            "tokenizer": tokenizer_name,
+            "dtype": dtype_name(torch_dtype),
+            "device": ",".join(devices),
+            "device_map": device_map,
+            "revision": revision,
+            "attention": "packed" if packed else "one pass per candidate",
+            "batch_size": max(p[2] for p in gathered),
+            "world_size": ranks.world_size,
+            "rank_requests": [len(s) for s in shares],
+            "rank_tokens": [sum(r.packed_length for r in s) for s in shares],
+            "template_id": design.template_id,
+            "prompt_template": design.template,
+            "candidate_set": [c.text for c in design.candidates],
+            "candidate_groups": [c.group for c in design.candidates],
+            "n_stimuli": len(design.stimuli),
+            "n_candidates": len(design.candidates),
+            "started_at": started,
+            "finished_at": datetime.now(UTC),
+            "scoring_seconds": max(p[4] for p in gathered),  # the slowest rank
+            "torch_version": torch.__version__,
+            "transformers_version": transformers.__version__,
+        }
+        tables["runs"] = to_table("runs", [run])
+        folder = land_run(landing_dir, run_id, tables, replace=replace)
+        return str(folder), run["batch_size"], run["scoring_seconds"]
+
+    folder, used_batch, seconds = _on_main(ranks, land)
     return RunResult(
-        run_id, folder, len(design.stimuli), len(design.candidates), used_batch, seconds
+        run_id,
+        Path(folder),
+        len(design.stimuli),
+        len(design.candidates),
+        used_batch,
+        seconds,
+        ranks.world_size,
+        ranks.is_main,
     )
+
+
+def read_models_file(path: Path) -> list[str]:
+    """One model per line; blank lines and lines starting with # are skipped."""
+    if not path.is_file():
+        raise ProbeError(f"--models-file {str(path)!r}: no such file")
+    models = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            models.append(line)
+    if not models:
+        raise ProbeError(f"--models-file {str(path)!r}: no model in it")
+    return models
+
+
+def sweep_run_ids(models: list[str], sweep_id: str) -> list[str]:
+    """One run id per model: ``<sweep>--<model slug>``, the same on every call, so a sweep
+    that is started again with --resume finds its finished runs."""
+    ids = [check_run_id(f"{sweep_id}--{model_slug(model_reference(m))}") for m in models]
+    if len(set(ids)) != len(ids):
+        raise ProbeError("the same model is listed twice in the sweep")
+    return ids
+
+
+def run_sweep(
+    models: list[str],
+    *,
+    run_id: str | None = None,
+    resume: bool = False,
+    landing_dir: Path | str | None = None,
+    report=print,
+    **options,
+) -> list[RunResult]:
+    """One run per model over one design. With one model, ``run_id`` is the run's id; with
+    several it names the sweep and each run is ``<run_id>--<model slug>``. ``resume`` skips
+    the runs of the sweep already landed (a finished run is never redone)."""
+    landing_dir = Path(landing_dir) if landing_dir else default_landing_dir()
+    if resume and not run_id:
+        raise ProbeError(
+            "--resume needs the sweep's --run-id", hint="the first run of the sweep printed it"
+        )
+    ranks = distributed.ranks_from_env()
+    if len(models) == 1:
+        run_ids = [run_id]  # None: a fresh default id
+    else:
+        sweep_id = check_run_id(run_id or datetime.now(UTC).strftime("sweep-%Y%m%dT%H%M%SZ"))
+        run_ids = sweep_run_ids(models, sweep_id)
+        if ranks.is_main:
+            report(
+                f"sweep {sweep_id}: {len(models)} models; resume with --run-id {sweep_id} --resume"
+            )
+    landed = landed_run_ids(landing_dir)
+    results = []
+    for model, model_run_id in zip(models, run_ids, strict=True):
+        if resume and model_run_id in landed:
+            if ranks.is_main:
+                report(f"run {model_run_id}: already landed, skipped")
+            continue
+        results.append(run_probe(model, run_id=model_run_id, landing_dir=landing_dir, **options))
+    return results

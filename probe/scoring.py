@@ -17,19 +17,20 @@ pass per stimulus and candidate, full log-softmax) kept for tests and the benchm
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
+from probe.errors import ProbeError
 
-class TokenizationError(ValueError):
+
+class TokenizationError(ProbeError, ValueError):
     """The joint encoding does not split into prompt tokens followed by candidate tokens."""
 
 
-class NonFiniteScoreError(ValueError):
+class NonFiniteScoreError(ProbeError, ValueError):
     """A log-probability is NaN or infinite; nothing is written."""
 
 
@@ -130,7 +131,7 @@ def _targets(requests: list[Request]):
 
 @torch.no_grad()
 def _score_batch(model, requests: list[Request], device: torch.device) -> list[list[np.ndarray]]:
-    param_dtype = next(model.parameters()).dtype
+    param_dtype = model.get_input_embeddings().weight.dtype
     input_ids, positions, mask = _pack(requests, device, param_dtype)
     rows, sources, targets, owners = _targets(requests)
     pairs = torch.tensor(list(zip(rows, sources, strict=True)), dtype=torch.long)
@@ -139,15 +140,18 @@ def _score_batch(model, requests: list[Request], device: torch.device) -> list[l
         hidden = model.base_model(
             input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=False
         ).last_hidden_state
-        picked = hidden[unique_pairs[:, 0].to(device), unique_pairs[:, 1].to(device)]
+        # under a device map the last layer (and the head) may sit on another device
+        picked = hidden[unique_pairs[:, 0].to(hidden.device), unique_pairs[:, 1].to(hidden.device)]
         logits = model.get_output_embeddings()(picked)
     else:  # logits are post-processed: take them from the full model, still only where needed
         all_logits = model(
             input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=False
         ).logits
-        logits = all_logits[unique_pairs[:, 0].to(device), unique_pairs[:, 1].to(device)]
+        where = all_logits.device
+        logits = all_logits[unique_pairs[:, 0].to(where), unique_pairs[:, 1].to(where)]
     log_probs = torch.log_softmax(logits.double(), dim=-1)
-    token_lp = log_probs[inverse.to(device), torch.tensor(targets, device=device)]
+    where = log_probs.device
+    token_lp = log_probs[inverse.to(where), torch.tensor(targets, device=where)]
     token_lp = token_lp.cpu().numpy()
     out: list[list[list[float]]] = [[[] for _ in r.candidate_ids] for r in requests]
     for value, (row, k) in zip(token_lp, owners, strict=True):
@@ -187,7 +191,7 @@ def score_batched(
     Longest rows first, so an out-of-memory error comes at the first batch; on one, the batch
     size is halved and the batch retried (down to 1, then the error is raised).
     """
-    device = device or next(model.parameters()).device
+    device = device or model.get_input_embeddings().weight.device
     order = sorted(requests, key=lambda r: r.packed_length, reverse=True)
     size = auto_batch_size(device, len(order)) if batch_size == "auto" else int(batch_size)
     if size < 1:
@@ -220,7 +224,7 @@ def score_reference(model, requests: list[Request]) -> list[list[np.ndarray]]:
     log P(c | prompt) = Σ_t log softmax(logits[P - 1 + t])[c_t] over the whole vocabulary,
     exactly as the reference README describes (with the joint tokenisation fix).
     """
-    device = next(model.parameters()).device
+    device = model.get_input_embeddings().weight.device
     out = []
     for request in sorted(requests, key=lambda r: r.index):
         p = len(request.prompt_ids)
@@ -234,33 +238,37 @@ def score_reference(model, requests: list[Request]) -> list[list[np.ndarray]]:
     return out
 
 
-@dataclass(frozen=True)
-class CandidateScore:
-    logprob: float
-    n_tokens: int
-    ppl: float
-    prob_over_candidates: float
-    token_logprobs: tuple[float, ...]
-
-
-def summarise(token_logprobs: list[np.ndarray]) -> list[CandidateScore]:
-    """Sum, per-token perplexity and softmax over the candidate set for one stimulus.
-
-    logprob_c = Σ_t lp_t; ppl_c = exp(-logprob_c / n_c);
-    P(c) = exp(logprob_c - m) / Σ_j exp(logprob_j - m) with m = max_j logprob_j.
-    """
-    sums = np.array([float(np.sum(lp)) for lp in token_logprobs])
+def check_finite(token_logprobs: list[np.ndarray]) -> None:
+    """Refuse a NaN or infinite token log-probability (a broken model or dtype overflow)."""
     if not all(np.isfinite(lp).all() for lp in token_logprobs):
         raise NonFiniteScoreError("a candidate token log-probability is NaN or infinite")
-    shifted = np.exp(sums - sums.max())
-    probs = shifted / shifted.sum()
-    return [
-        CandidateScore(
-            logprob=float(s),
-            n_tokens=len(lp),
-            ppl=math.exp(-s / len(lp)),
-            prob_over_candidates=float(p),
-            token_logprobs=tuple(float(x) for x in lp),
-        )
-        for s, p, lp in zip(sums, probs, token_logprobs, strict=True)
-    ]
+
+
+def shard(requests: list[Request], world_size: int) -> list[list[Request]]:
+    """Split requests into ``world_size`` shares of nearly equal token count.
+
+    Greedy longest-processing-time: requests by packed length, longest first, each to the
+    share with the fewest tokens so far (ties to the lower rank), which is within 4/3 of the
+    best balance (Graham 1969) and deterministic, so every rank computes the same split.
+    The cost of a packed row is its token count (attention is quadratic, but at prompt
+    lengths the layers' linear maps dominate).
+    """
+    shares: list[list[Request]] = [[] for _ in range(world_size)]
+    loads = [0] * world_size
+    for request in sorted(requests, key=lambda r: (-r.packed_length, r.index)):
+        rank = min(range(world_size), key=lambda k: (loads[k], k))
+        shares[rank].append(request)
+        loads[rank] += request.packed_length
+    return shares
+
+
+def packing_agrees(model, request: Request, device: torch.device) -> float:
+    """Largest |packed - one pass per candidate| summed log-prob on one request, in nats.
+
+    The packed row relies on the model honouring a 4-D additive mask and explicit position
+    ids; a model (or an attention implementation, or a device map) that ignores either gives
+    a large difference here, and the runner then falls back to one pass per candidate.
+    """
+    packed = _score_batch(model, [request], device)[0]
+    single = score_reference(model, [request])[0]
+    return max(abs(float(a.sum()) - float(b.sum())) for a, b in zip(packed, single, strict=True))

@@ -22,10 +22,14 @@ ARCHITECTURES = ("gpt2", "llama")
 # (hidden size, layers, heads, model vocabulary, tokenizer vocabulary) of the named sizes;
 # "bench" is ~30M parameters. The tiny tokenizer is kept small so that most candidates split
 # into several tokens (the multi-token path is the one that needs testing).
-SIZES = {"tiny": (32, 2, 4, 320, 320), "bench": (512, 8, 8, 8192, 2000)}
+SIZES = {
+    "tiny": (32, 2, 4, 320, 320),
+    "bench": (512, 8, 8, 8192, 2000),
+    "1b": (2048, 16, 32, 32000, 8000),  # Llama: 1.14 B parameters (the GPU benchmark)
+}
 # A wider initialisation for the tiny models gives peaked, varied next-token distributions,
 # so a wrong mask or position id shows up as a large score difference in the tests.
-INIT_RANGE = {"tiny": 0.1, "bench": 0.02}
+INIT_RANGE = {"tiny": 0.1, "bench": 0.02, "1b": 0.02}
 
 # The test matrix: name -> (architecture, tokenizer adds BOS).
 VARIANTS = {
@@ -83,7 +87,7 @@ def build_tiny_model(
     hf_logging.set_verbosity_error()
     design = load_design(seeds_dir)
     corpus = [s.text for s in design.stimuli] + FILLER
-    if size == "bench":  # realistic token counts: the template's words become whole tokens
+    if size != "tiny":  # realistic token counts: the template's words become whole tokens
         corpus += [s.prompt for s in design.stimuli]
     tokenizer = train_tokenizer(corpus, vocab_size=tokenizer_vocab, add_bos=add_bos)
     ids = {

@@ -19,4 +19,5 @@ def test_bench_quick(tmp_path):
     assert saved["n_stimuli"] == result["n_stimuli"] == 8
     cpu = saved["runs"][0]
     assert cpu["device"] == "cpu" and cpu["max_abs_logprob_diff"] < 1e-5
+    assert cpu["max_abs_diff_vs_hflm"] < 1e-4 and cpu["hflm_s"] > 0
     assert "speed-up" in (tmp_path / "probe.md").read_text()

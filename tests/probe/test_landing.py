@@ -16,27 +16,14 @@ def _tables(run_id: str, logprob: float = -2.0, model: str = "m"):
     run.update(run_id=run_id, model=model, candidate_set=[" a"], candidate_groups=["x"])
     score = {name: None for name in landing.SCORES_SCHEMA.names}
     score.update(
-        run_id=run_id,
-        stimulus_id=1,
-        logprob=logprob,
-        ppl=math.exp(-logprob),
-        prob_over_candidates=1.0,
-        token_logprobs=[logprob],
-        token_ids=[5],
+        run_id=run_id, stimulus_id=1, logprob=logprob, token_logprobs=[logprob], token_ids=[5]
     )
-    index = {name: None for name in landing.STIMULUS_INDICES_SCHEMA.names}
-    index.update(
-        run_id=run_id,
-        stimulus_id=1,
-        index_reliable_like=1.0,
-        index_unreliable_like=0.0,
-        index_rel_minus_unrel=1.0,
-        p_top=1.0,
-    )
+    stimulus = {name: None for name in landing.STIMULI_SCHEMA.names}
+    stimulus.update(run_id=run_id, stimulus_id=1, prompt="p", n_prompt_tokens=3)
     return {
         "runs": to_table("runs", [run]),
         "scores": to_table("scores", [score]),
-        "stimulus_indices": to_table("stimulus_indices", [index]),
+        "stimuli": to_table("stimuli", [stimulus]),
     }
 
 
@@ -50,7 +37,7 @@ def test_lands_three_files(tmp_path):
     assert sorted(p.name for p in folder.iterdir()) == [
         "runs.parquet",
         "scores.parquet",
-        "stimulus_indices.parquet",
+        "stimuli.parquet",
     ]
     assert _visible(tmp_path) == ["run_id=r1"]
 
@@ -75,9 +62,12 @@ def test_a_killed_run_leaves_only_a_hidden_folder(tmp_path, monkeypatch):
     assert list((tmp_path / "probe").glob("run_id=*")) == []
 
 
-def test_rerun_replaces(tmp_path):
+def test_rerun_is_refused_unless_replace(tmp_path):
     land_run(tmp_path, "r1", _tables("r1", model="first"))
-    land_run(tmp_path, "r1", _tables("r1", model="second"))
+    with pytest.raises(LandingError, match="'r1' is already landed") as refused:
+        land_run(tmp_path, "r1", _tables("r1", model="second"))
+    assert "--replace" in refused.value.hint
+    land_run(tmp_path, "r1", _tables("r1", model="second"), replace=True)
     assert _visible(tmp_path) == ["run_id=r1"]
     runs = pq.read_table(run_dir(tmp_path, "r1") / "runs.parquet").to_pylist()
     assert [r["model"] for r in runs] == ["second"]
@@ -90,7 +80,7 @@ def test_a_replacement_cut_between_its_renames_is_recovered(tmp_path):
     final = run_dir(tmp_path, "r1")
     final.rename(final.with_name(f".old-{final.name}-deadbeef"))  # what the kill leaves
     assert list((tmp_path / "probe").glob("run_id=*")) == []
-    land_run(tmp_path, "r1", _tables("r1", model="second"))
+    land_run(tmp_path, "r1", _tables("r1", model="second"), replace=True)
     assert _visible(tmp_path) == ["run_id=r1"]
     runs = pq.read_table(run_dir(tmp_path, "r1") / "runs.parquet").to_pylist()
     assert [r["model"] for r in runs] == ["second"]
@@ -128,3 +118,28 @@ def test_default_landing_dir(monkeypatch, tmp_path):
     assert landing.default_landing_dir() == tmp_path
     monkeypatch.delenv("CONCORD_LANDING_DIR")
     assert landing.default_landing_dir() == landing.PROJECT_ROOT / "warehouse" / "landing"
+
+
+def test_list_and_remove_runs(tmp_path):
+    land_run(tmp_path, "r1", _tables("r1", model="first"))
+    land_run(tmp_path, "r2", _tables("r2", model="second"))
+    listed = landing.list_runs(tmp_path)
+    assert [(r["run_id"], r["model"]) for r in listed] == [("r1", "first"), ("r2", "second")]
+    assert all(r["bytes"] > 0 for r in listed)
+    landing.remove_run(tmp_path, "r1")
+    assert _visible(tmp_path) == ["run_id=r2"]  # no hidden leftover either
+    with pytest.raises(LandingError, match="'r1' is not landed"):
+        landing.remove_run(tmp_path, "r1")
+    with pytest.raises(LandingError, match="refused"):
+        landing.remove_run(tmp_path, "../r2")
+    assert _visible(tmp_path) == ["run_id=r2"]
+
+
+def test_writers_stay_inside_their_folder(tmp_path):
+    from probe.errors import ProbeError, inside
+
+    assert inside(tmp_path, "a.parquet") == tmp_path.resolve() / "a.parquet"
+    (tmp_path / "link").symlink_to(tmp_path.parent)
+    for name in ("../escape", "/etc/passwd", "link/escape"):
+        with pytest.raises(ProbeError, match="outside"):
+            inside(tmp_path, name)

@@ -11,6 +11,8 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from scipy import stats
 from scipy.special import softmax
@@ -31,6 +33,7 @@ MARTS = [
     "probe_summary_per_name",
     "probe_summary_group_avg",
     "probe_paired_summary",
+    "probe_model_comparison",
 ]
 
 
@@ -43,7 +46,8 @@ def _dbt_build(landing: Path, db: Path) -> None:
     ]
     variables = f"{{bootstrap_resamples: {RESAMPLES}, bootstrap_seed: {SEED}}}"
     run_dbt(
-        ["build", "--select", *selection, "--vars", variables],
+        # dq_quarantine also reads the other studies: the test reads the probe's own part
+        ["build", "--select", *selection, "--exclude", "dq_quarantine", "--vars", variables],
         PROJECT_ROOT,
         db,
         extra_env={"CONCORD_LANDING_DIR": str(landing)},
@@ -80,11 +84,63 @@ def warehouse(tmp_path_factory, tiny_model_dirs):
     )
     # what a killed run leaves behind: a hidden folder the readers must ignore
     shutil.copytree(landing / "probe" / "run_id=demo", landing / "probe" / ".tmp-run_id=ghost")
+    # what a hand-edited or foreign landing may hold: quarantined, never in the marts
+    _land_foreign(landing, "evil", {"run_id": "../../x"})
+    _land_foreign(landing, "unknown-group", {"group_name": "ZZ"}, table="stimuli")
     _dbt_build(landing, db)
-    scores = pd.concat(
-        pd.read_parquet(p) for p in sorted((landing / "probe").glob("run_id=*/scores.parquet"))
+    accepted = ["run_id=demo", "run_id=llama_bos"]
+    scores = pd.concat(pd.read_parquet(landing / "probe" / f / "scores.parquet") for f in accepted)
+    runs = pd.concat(pd.read_parquet(landing / "probe" / f / "runs.parquet") for f in accepted)
+    return {
+        "empty": empty,
+        "marts": _marts(db),
+        "scores": scores,
+        "runs": runs,
+        "db": db,
+        "tmp": tmp,
+    }
+
+
+def _land_foreign(landing: Path, folder_run_id: str, values: dict, table: str | None = None):
+    """Copy the demo run into run_id=<folder_run_id> (its run_id column too) with ``values``
+    set in every row of ``table`` (default: all), bypassing the probe's writer as a foreign
+    file would."""
+    source, target = (
+        landing / "probe" / "run_id=demo",
+        landing / "probe" / f"run_id={folder_run_id}",
     )
-    return {"empty": empty, "marts": _marts(db), "scores": scores, "db": db, "tmp": tmp}
+    target.mkdir()
+    for path in source.iterdir():
+        frame = pq.read_table(path)
+        changes = {"run_id": folder_run_id}
+        if table in (None, path.stem):
+            changes.update(values)
+        for column, value in changes.items():
+            index = frame.schema.get_field_index(column)
+            frame = frame.set_column(
+                index,
+                column,
+                pa.array([value] * frame.num_rows, frame.schema.field(column).type),
+            )
+        pq.write_table(frame, target / path.name)
+
+
+def test_foreign_runs_are_quarantined_not_counted(warehouse):
+    with duckdb.connect(str(warehouse["db"]), read_only=True) as con:
+        rows = con.execute(
+            "select record_key, column_name, value, reason "
+            "from intermediate.int_probe_runs_quarantined order by record_key, reason"
+        ).fetchall()
+        accepted = con.execute("select run_id from intermediate.int_probe_runs_accepted").fetchall()
+    assert sorted(accepted) == [("demo",), ("llama_bos",)]
+    assert [(r[0], r[1], r[2]) for r in rows] == [
+        ("evil", "run_id", "../../x"),
+        ("evil", "run_id", "../../x"),
+        ("unknown-group", "group_name", "ZZ"),
+    ]
+    assert "differs from its folder run_id=evil" in rows[0][3]
+    assert "not a valid run id" in rows[1][3]
+    assert rows[2][3].startswith("group_name not in seed probe_names (80 row(s))")
 
 
 def test_build_before_any_run_gives_empty_marts(warehouse):
@@ -93,7 +149,33 @@ def test_build_before_any_run_gives_empty_marts(warehouse):
         assert list(frame.columns) == list(warehouse["marts"][name].columns)
 
 
-def _expected(scores: pd.DataFrame) -> dict[str, pd.DataFrame]:
+def _interval_and_test(d: np.ndarray, *key) -> dict:
+    """Percentile bootstrap of the mean (messages resampled, the seed derived as the model
+    derives it) and scipy's exact paired permutation test, independently of concord_stats."""
+    rng = np.random.default_rng(derive_seed(SEED, *key))
+    means = d[rng.integers(0, len(d), size=(RESAMPLES, len(d)))].mean(axis=1)
+    test = stats.permutation_test(
+        (d,),
+        lambda x, axis: np.mean(x, axis=axis),
+        vectorized=True,
+        permutation_type="samples",
+        n_resamples=np.inf,
+        alternative="two-sided",
+    )
+    return {
+        "n_messages": len(d),
+        "ci_low": np.quantile(means, 0.025),
+        "ci_high": np.quantile(means, 0.975),
+        "confidence": CONFIDENCE,
+        "n_resamples": RESAMPLES,
+        "p_value": test.pvalue,
+        "p_value_mc_error": 0.0,
+        "n_permutations": 2 ** len(d),
+        "permutation_exact": True,
+    }
+
+
+def _expected(scores: pd.DataFrame, runs: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """The reference's pipeline, written independently with pandas and scipy."""
     scores = scores.sort_values(["run_id", "stimulus_id", "candidate_id"]).copy()
     key = ["run_id", "stimulus_id"]
@@ -137,37 +219,46 @@ def _expected(scores: pd.DataFrame) -> dict[str, pd.DataFrame]:
             flat[f"{i}_mean"], flat[f"{i}_std"] = out[(i, "mean")], out[(i, "std")]
         return flat.reset_index()
 
+    models = runs.set_index("run_id")
     paired = []
     for (run_id, group), g in delta.sort_values("msg_id").groupby(["run_id", "group_name"]):
         d = g.delta_vs_baseline.to_numpy()
-        rng = np.random.default_rng(derive_seed(SEED, run_id, group))
-        means = d[rng.integers(0, len(d), size=(RESAMPLES, len(d)))].mean(axis=1)
-        test = stats.permutation_test(
-            (d,),
-            lambda x, axis: np.mean(x, axis=axis),
-            vectorized=True,
-            permutation_type="samples",
-            n_resamples=np.inf,
-            alternative="two-sided",
-        )
         paired.append(
             {
                 "run_id": run_id,
+                "model": models.model[run_id],
+                "design_hash": models.design_hash[run_id],
                 "group_name": group,
                 "baseline_group": BASELINE,
-                "n_messages": len(d),
                 "mean_delta": d.mean(),
                 "std_delta": d.std(ddof=1),
                 "frac_negative": (d < 0).mean(),
-                "ci_low": np.quantile(means, 0.025),
-                "ci_high": np.quantile(means, 0.975),
-                "confidence": CONFIDENCE,
-                "n_resamples": RESAMPLES,
-                "p_value": test.pvalue,
-                "n_permutations": 2 ** len(d),
-                "permutation_exact": True,
+                **_interval_and_test(d, run_id, group),
             }
         )
+    # models side by side: every pair of runs, paired by message within each group
+    compared = []
+    run_ids = sorted(delta.run_id.unique())
+    for a, b in [(a, b) for a in run_ids for b in run_ids if a < b]:
+        for group in sorted(delta.group_name.unique()):
+            pick = delta[delta.group_name == group].set_index(["run_id", "msg_id"])
+            da = pick.loc[a].delta_vs_baseline.sort_index()
+            db = pick.loc[b].delta_vs_baseline.sort_index()
+            d = (da - db).to_numpy()
+            compared.append(
+                {
+                    "design_hash": models.design_hash[a],
+                    "group_name": group,
+                    "run_id_a": a,
+                    "model_a": models.model[a],
+                    "run_id_b": b,
+                    "model_b": models.model[b],
+                    "mean_delta_a": da.mean(),
+                    "mean_delta_b": db.mean(),
+                    "mean_difference": d.mean(),
+                    **_interval_and_test(d, a, b, group),
+                }
+            )
     return {
         "probe_indices_per_name": per_name,
         "probe_indices_group_avg": group_avg,
@@ -175,22 +266,27 @@ def _expected(scores: pd.DataFrame) -> dict[str, pd.DataFrame]:
         "probe_summary_per_name": summary(per_name),
         "probe_summary_group_avg": summary(group_avg),
         "probe_paired_summary": pd.DataFrame(paired),
+        "probe_model_comparison": pd.DataFrame(compared),
     }
 
 
 @pytest.fixture(scope="module")
 def expected(warehouse) -> dict[str, pd.DataFrame]:
-    return _expected(warehouse["scores"])
+    return _expected(warehouse["scores"], warehouse["runs"])
 
 
 @pytest.mark.parametrize("mart", MARTS)
 def test_mart_equals_independent_pandas(warehouse, expected, mart):
     got = warehouse["marts"][mart]
     want = expected[mart]
-    keys = [c for c in ("run_id", "msg_id", "stimulus_id", "group_name") if c in got.columns]
+    keys = [
+        c for c in ("run_id", "run_id_a", "msg_id", "stimulus_id", "group_name") if c in got.columns
+    ]
     got = got.sort_values(keys).reset_index(drop=True)
     want = want[list(got.columns)].sort_values(keys).reset_index(drop=True)
-    assert set(got.run_id) == {"demo", "llama_bos"}  # the hidden leftover was not read
+    # the hidden leftover and the quarantined runs were not read
+    assert set(got.get("run_id", got.get("run_id_a"))) <= {"demo", "llama_bos"}
+    assert len(got) == len(want) > 0
     pd.testing.assert_frame_equal(got, want, check_dtype=False, rtol=1e-9, atol=1e-12)
 
 
@@ -200,6 +296,7 @@ def test_row_counts(warehouse):
     assert len(marts["probe_indices_group_avg"]) == 2 * 40
     assert len(marts["probe_delta_vs_baseline"]) == 2 * 30
     assert len(marts["probe_paired_summary"]) == 2 * 3
+    assert len(marts["probe_model_comparison"]) == 3  # one pair of runs, three groups
 
 
 def test_export_writes_the_six_reference_files(warehouse):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from scipy.special import logsumexp, softmax
+from scipy.special import logsumexp
 
 from probe import scoring
 from probe.modeling import load_model
@@ -14,9 +14,10 @@ from probe.scoring import (
     NonFiniteScoreError,
     TokenizationError,
     build_requests,
+    check_finite,
     score_batched,
     score_reference,
-    summarise,
+    shard,
 )
 from probe.tiny import VARIANTS
 
@@ -108,16 +109,26 @@ def test_out_of_memory_halves_the_batch(monkeypatch, tiny_model_dirs, reference_
             np.testing.assert_allclose(got, want, atol=1e-5)
 
 
-def test_summarise_matches_scipy():
-    rng = np.random.default_rng(3)
-    token_lps = [rng.normal(-3, 2, size=k) for k in (1, 3, 2, 5)]
-    scores = summarise(token_lps)
-    sums = np.array([lp.sum() for lp in token_lps])
-    np.testing.assert_allclose([s.logprob for s in scores], sums)
-    np.testing.assert_allclose([s.prob_over_candidates for s in scores], softmax(sums))
-    np.testing.assert_allclose([s.ppl for s in scores], np.exp(-sums / np.array([1, 3, 2, 5])))
-    with pytest.raises(NonFiniteScoreError):
-        summarise([np.array([np.nan]), np.array([-1.0])])
+def test_non_finite_token_logprobs_are_refused():
+    check_finite([np.array([-1.0, -2.0]), np.array([-3.0])])
+    for bad in (np.nan, np.inf, -np.inf):
+        with pytest.raises(NonFiniteScoreError):
+            check_finite([np.array([-1.0, bad]), np.array([-1.0])])
+
+
+@pytest.mark.parametrize("world_size", [1, 2, 3, 7])
+def test_shards_partition_the_requests_balanced_by_tokens(world_size):
+    rng = np.random.default_rng(world_size)
+    requests = [
+        scoring.Request(i, tuple(range(int(n))), ((1,), (2, 3)))
+        for i, n in enumerate(rng.integers(5, 200, size=101))
+    ]
+    shares = shard(requests, world_size)
+    assert sorted(r.index for s in shares for r in s) == list(range(101))
+    loads = [sum(r.packed_length for r in s) for s in shares]
+    # greedy LPT: no share exceeds the mean by more than the longest request
+    assert max(loads) - sum(loads) / world_size <= max(r.packed_length for r in requests)
+    assert shard(requests, world_size) == shares  # deterministic: every rank agrees
 
 
 class AppendsEnd:

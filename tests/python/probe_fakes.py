@@ -13,7 +13,7 @@ def fake_run_tables(design, run_id: str, seed: int = 0) -> dict[str, pa.Table]:
     """The tables of a probe run over ``design`` with random (finite) token log-probs, built
     by the runner's own row code, so that they have exactly the landing schema."""
     from probe.landing import to_table
-    from probe.runner import _rows
+    from probe.runner import build_tables
 
     rng = np.random.default_rng(seed)
     n_candidates = len(design.candidates)
@@ -24,7 +24,7 @@ def fake_run_tables(design, run_id: str, seed: int = 0) -> dict[str, pa.Table]:
         SimpleNamespace(candidate_ids=[[7, 8] for _ in range(n_candidates)], prompt_ids=[1, 2, 3])
         for _ in design.stimuli
     ]
-    scores, indices = _rows(run_id, design, requests, token_lps)
+    tables = build_tables(run_id, design, requests, token_lps)
     now = pa.scalar(0, pa.timestamp("us", tz="UTC")).as_py()
     run = {
         "run_id": run_id,
@@ -34,7 +34,13 @@ def fake_run_tables(design, run_id: str, seed: int = 0) -> dict[str, pa.Table]:
         "tokenizer": "fake",
         "dtype": "float32",
         "device": "cpu",
+        "device_map": None,
+        "revision": None,
+        "attention": "packed",
         "batch_size": 1,
+        "world_size": 1,
+        "rank_requests": [len(design.stimuli)],
+        "rank_tokens": [0],
         "template_id": design.template_id,
         "prompt_template": design.template,
         "candidate_set": [c.text for c in design.candidates],
@@ -47,8 +53,4 @@ def fake_run_tables(design, run_id: str, seed: int = 0) -> dict[str, pa.Table]:
         "torch_version": "n/a",
         "transformers_version": "n/a",
     }
-    return {
-        "runs": to_table("runs", [run]),
-        "scores": to_table("scores", scores),
-        "stimulus_indices": to_table("stimulus_indices", indices),
-    }
+    return {"runs": to_table("runs", [run]), **tables}

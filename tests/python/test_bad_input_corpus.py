@@ -61,7 +61,35 @@ def csv_lines(path: Path) -> list[str]:
     return out
 
 
+def land_probe_run(design_seed: Path, run_id: str, **changes) -> None:
+    """A probe run over the design of ``design_seed``'s folder, written straight into the
+    copy's landing folder (bypassing the probe's writer, as a hand-edited or foreign file
+    would): ``set`` {table, column, value} in every row, ``drop_file`` a table, or
+    ``drop_column`` {table, column}."""
+    import pyarrow.parquet as pq
+
+    from probe.stimuli import load_design
+
+    project = design_seed.parents[2]
+    folder = project / "landing" / "probe" / f"run_id={run_id}"
+    folder.mkdir(parents=True)
+    for name, table in fake_run_tables(load_design(design_seed.parent), run_id).items():
+        if name == changes.get("drop_file"):
+            continue
+        if changes.get("set", {}).get("table") == name:
+            column, value = changes["set"]["column"], changes["set"]["value"]
+            index = table.schema.get_field_index(column)
+            values = pa.array([value] * table.num_rows, table.schema.field(column).type)
+            table = table.set_column(index, column, values)
+        if changes.get("drop_column", {}).get("table") == name:
+            table = table.drop_columns([changes["drop_column"]["column"]])
+        pq.write_table(table, folder / f"{name}.parquet")
+
+
 def mutate(path: Path, op: str, **args) -> None:
+    if op == "land_probe_run":
+        land_probe_run(path, **args)
+        return
     if op == "prepend_bom":
         path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
         return
@@ -262,7 +290,7 @@ def test_corpus_is_well_formed():
         assert case.get("batch", "command") in {*BATCHES, "command"}, case["id"]
     for batch in BATCHES:  # the cases of a batch touch different files or different rows
         touched = [
-            (c["file"], step.get("row"), step.get("column"))
+            (c["file"], step.get("row"), step.get("column"), step.get("run_id"))
             for c in CASES
             if c.get("batch") == batch
             for step in (c["mutation"] if isinstance(c["mutation"], list) else [c["mutation"]])
@@ -284,10 +312,8 @@ def design():
     ("table", "column", "value"),
     [
         ("scores", "logprob", math.nan),
-        ("scores", "prob_over_candidates", math.inf),
+        ("scores", "logprob", math.inf),
         ("scores", "token_logprobs", -math.inf),
-        ("stimulus_indices", "p_top", math.nan),
-        ("stimulus_indices", "index_rel_minus_unrel", math.inf),
     ],
 )
 def test_probe_writer_refuses_nan_and_infinite_scores(design, tmp_path, table, column, value):
@@ -308,12 +334,12 @@ def test_probe_writer_refuses_nan_and_infinite_scores(design, tmp_path, table, c
 
 
 def test_probe_scorer_refuses_non_finite_token_logprobs():
-    from probe.scoring import NonFiniteScoreError, summarise
+    from probe.scoring import NonFiniteScoreError, check_finite
 
     with pytest.raises(NonFiniteScoreError):
-        summarise([np.array([-1.0, math.nan]), np.array([-2.0])])
+        check_finite([np.array([-1.0, math.nan]), np.array([-2.0])])
     with pytest.raises(NonFiniteScoreError):
-        summarise([np.array([-1.0]), np.array([math.inf])])
+        check_finite([np.array([-1.0]), np.array([math.inf])])
 
 
 NASTY_NAME = 'O\'Brien; "Bobby"\nمحمد‎'

@@ -147,7 +147,7 @@ landing.pq.write_table = write_then_stall
 landing.land_run(landing_dir, run_id, tables)
 """
 
-PROBE_STAGING = ["stg_probe__runs", "stg_probe__scores", "stg_probe__stimulus_indices"]
+PROBE_STAGING = ["stg_probe__runs", "stg_probe__scores", "stg_probe__stimuli"]
 
 
 def landed_runs(database: Path) -> dict[str, tuple[int, int]]:
@@ -160,7 +160,7 @@ def landed_runs(database: Path) -> dict[str, tuple[int, int]]:
         )
         indices = dict(
             con.execute(
-                "select run_id, count(*) from staging.stg_probe__stimulus_indices group by run_id"
+                "select run_id, count(*) from staging.stg_probe__stimuli group by run_id"
             ).fetchall()
         )
     return {run: (scores.get(run, 0), indices.get(run, 0)) for run in runs}
@@ -175,7 +175,7 @@ def test_probe_run_killed_mid_write_is_invisible_to_the_next_build(project_copy,
     database = project_copy / "concord.duckdb"
     complete = fake_run_tables(design, "run-complete", seed=1)
     land_run(landing, "run-complete", complete)
-    expected = (complete["scores"].num_rows, complete["stimulus_indices"].num_rows)
+    expected = (complete["scores"].num_rows, complete["stimuli"].num_rows)
 
     killed = fake_run_tables(design, "run-killed", seed=2)
     source = tmp_path / "tables"

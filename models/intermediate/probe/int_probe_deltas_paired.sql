@@ -11,7 +11,7 @@ baseline as (
         msg_id,
         index_rel_minus_unrel as baseline_index_rel_minus_unrel,
     from group_averages
-    where group_name = '{{ var("probe_baseline_group") }}'
+    where group_name = {{ sql_string_literal(var("probe_baseline_group")) }}
 ),
 
 final as (
@@ -19,7 +19,7 @@ final as (
         group_averages.run_id,
         group_averages.msg_id,
         group_averages.group_name,
-        '{{ var("probe_baseline_group") }}' as baseline_group,
+        {{ sql_string_literal(var("probe_baseline_group")) }} as baseline_group,
         group_averages.index_rel_minus_unrel,
         baseline.baseline_index_rel_minus_unrel,
         group_averages.index_rel_minus_unrel
@@ -28,7 +28,7 @@ final as (
     inner join baseline
         on group_averages.run_id = baseline.run_id
         and group_averages.msg_id = baseline.msg_id
-    where group_averages.group_name <> '{{ var("probe_baseline_group") }}'
+    where group_averages.group_name <> {{ sql_string_literal(var("probe_baseline_group")) }}
 )
 
 select * from final

@@ -24,7 +24,8 @@ SCHEMA = pa.schema(
 def model(dbt, session):
     """Per run and group: a bootstrap interval of the mean paired delta (resampling messages)
     and a sign-flip permutation p-value (labels shuffled within messages; exact, all 2^n
-    relabellings, when 2^n <= probe_permutations, i.e. up to 13 messages by default).
+    relabellings, when 2^n <= probe_permutations, i.e. up to 13 messages by default; beyond,
+    probe_permutations random ones).
     Returns a typed empty table before the first probe run."""
     dbt.config(materialized="table")
     n_resamples = int(dbt.config.get("n_resamples"))

@@ -1,8 +1,20 @@
 {#- The softmax over each stimulus's candidate set, recomputed from the landed log-probs:
     P(c) = exp(lp_c - m) / sum_j exp(lp_j - m), m = max_j lp_j (shifting by m avoids
     underflow; it cancels in the ratio). -#}
-with scores as (
+with landed_scores as (
     select * from {{ ref('stg_probe__scores') }}
+),
+
+accepted_runs as (
+    select * from {{ ref('int_probe_runs_accepted') }}
+),
+
+scores as (
+    select landed_scores.*
+    from landed_scores
+    inner join accepted_runs on landed_scores.run_id = accepted_runs.run_id
+    -- rows of a foreign folder that claim an accepted run's id are not that run's
+    where {{ probe_folder_run_id('landed_scores.landing_file') }} = landed_scores.run_id
 ),
 
 shifted as (

@@ -2,6 +2,7 @@
     it came from and why. Rows in = rows counted + rows here. -#}
 {% set quarantines = [
     ('mcq', 'int_mcq_answers_quarantined'),
+    ('probe', 'int_probe_runs_quarantined'),
     ('ranking', 'int_ranking_rankings_quarantined'),
     ('rater', 'int_rater_ratings_quarantined'),
 ] %}

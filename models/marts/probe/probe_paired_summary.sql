@@ -6,6 +6,10 @@ resampled as (
     select * from {{ ref('int_probe_deltas_resampled') }}
 ),
 
+runs as (
+    select * from {{ ref('int_probe_runs_accepted') }}
+),
+
 summarised as (
     select
         run_id,
@@ -22,6 +26,8 @@ summarised as (
 final as (
     select
         summarised.run_id,
+        runs.model,
+        runs.design_hash,
         summarised.group_name,
         summarised.baseline_group,
         summarised.n_messages,
@@ -33,12 +39,16 @@ final as (
         resampled.confidence,
         resampled.n_resamples,
         resampled.p_value,
+        {{ probe_p_value_mc_error(
+            "resampled.p_value", "resampled.n_permutations", "resampled.permutation_exact"
+        ) }} as p_value_mc_error,
         resampled.n_permutations,
         resampled.permutation_exact,
     from summarised
     inner join resampled
         on summarised.run_id = resampled.run_id
         and summarised.group_name = resampled.group_name
+    inner join runs on summarised.run_id = runs.run_id
 )
 
 select * from final

@@ -14,8 +14,6 @@ with landed as (
         'candidate_group': dbt.type_string(),
         'logprob': 'double',
         'n_tokens': dbt.type_int(),
-        'ppl': 'double',
-        'prob_over_candidates': 'double',
         'token_logprobs': 'double[]',
         'token_ids': 'bigint[]',
     }) }}

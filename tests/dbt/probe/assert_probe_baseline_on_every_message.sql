@@ -7,7 +7,7 @@ with group_averages as (
 baseline as (
     select run_id, msg_id
     from group_averages
-    where group_name = '{{ var("probe_baseline_group") }}'
+    where group_name = {{ sql_string_literal(var("probe_baseline_group")) }}
 ),
 
 final as (

@@ -1,10 +1,23 @@
-{#- A landed run is complete: n_stimuli stimuli, each with all n_candidates candidates. -#}
-with runs as (
+{#- An accepted run is complete: n_stimuli stimuli, each with all n_candidates candidates
+    (runs that fail the boundary checks are in int_probe_runs_quarantined instead). -#}
+with landed_runs as (
     select * from {{ ref('stg_probe__runs') }}
+),
+
+accepted_runs as (
+    select * from {{ ref('int_probe_runs_accepted') }}
+),
+
+runs as (
+    select landed_runs.*
+    from landed_runs
+    inner join accepted_runs on landed_runs.run_id = accepted_runs.run_id
+    where {{ probe_folder_run_id('landed_runs.landing_file') }} = landed_runs.run_id
 ),
 
 scores as (
     select * from {{ ref('stg_probe__scores') }}
+    where {{ probe_folder_run_id('landing_file') }} = run_id
 ),
 
 per_stimulus as (

@@ -1,8 +1,8 @@
--- depends_on: {{ source('probe_landing', 'stimulus_indices') }}
+-- depends_on: {{ source('probe_landing', 'stimuli') }}
 {{ config(materialized='table') }}
 
 with landed as (
-    {{ read_probe_landing('stimulus_indices', {
+    {{ read_probe_landing('stimuli', {
         'run_id': dbt.type_string(),
         'stimulus_id': dbt.type_int(),
         'msg_id': dbt.type_int(),
@@ -11,11 +11,6 @@ with landed as (
         'stimulus': dbt.type_string(),
         'prompt': dbt.type_string(),
         'n_prompt_tokens': dbt.type_int(),
-        'index_reliable_like': 'double',
-        'index_unreliable_like': 'double',
-        'index_rel_minus_unrel': 'double',
-        'top_choice': dbt.type_string(),
-        'p_top': 'double',
     }) }}
 ),
 

@@ -1,0 +1,64 @@
+import pandas as pd
+import pyarrow as pa
+
+from concord_stats.bootstrap import derive_seed
+from concord_stats.paired import bootstrap_mean_interval, sign_flip_test
+
+SCHEMA = pa.schema(
+    [
+        ("run_id_a", pa.string()),
+        ("run_id_b", pa.string()),
+        ("group_name", pa.string()),
+        ("n_messages", pa.int64()),
+        ("ci_low", pa.float64()),
+        ("ci_high", pa.float64()),
+        ("confidence", pa.float64()),
+        ("n_resamples", pa.int64()),
+        ("p_value", pa.float64()),
+        ("n_permutations", pa.int64()),
+        ("permutation_exact", pa.bool_()),
+        ("seed", pa.int64()),
+    ]
+)
+
+
+def model(dbt, session):
+    """Per pair of runs (models) and group: a bootstrap interval of the mean difference of
+    their paired deltas (resampling messages) and a sign-flip p-value of mean difference = 0
+    (the two models' labels swapped within messages; exact when 2^n <= probe_permutations,
+    else Monte Carlo: the marts state its standard error). The inputs are
+    the per-message differences, the sufficient statistic of both procedures."""
+    dbt.config(materialized="table")
+    n_resamples = int(dbt.config.get("n_resamples"))
+    confidence = float(dbt.config.get("confidence"))
+    seed = int(dbt.config.get("seed"))
+    n_permutations = int(dbt.config.get("n_permutations"))
+    pairs = dbt.ref("int_probe_model_deltas_paired").df()
+
+    rows = []
+    keys = ["run_id_a", "run_id_b", "group_name"]
+    for (run_id_a, run_id_b, group_name), cell in pairs.groupby(keys, sort=True):
+        d = cell.sort_values("msg_id")["delta_difference"].to_numpy(dtype=float)
+        cell_seed = derive_seed(seed, run_id_a, run_id_b, group_name)
+        low, high = bootstrap_mean_interval(
+            d, n_resamples=n_resamples, confidence=confidence, seed=cell_seed
+        )
+        p_value, n_used, exact = sign_flip_test(d, n_permutations=n_permutations, seed=cell_seed)
+        rows.append(
+            {
+                "run_id_a": run_id_a,
+                "run_id_b": run_id_b,
+                "group_name": group_name,
+                "n_messages": len(d),
+                "ci_low": float(low),
+                "ci_high": float(high),
+                "confidence": confidence,
+                "n_resamples": n_resamples,
+                "p_value": float(p_value),
+                "n_permutations": n_used,
+                "permutation_exact": exact,
+                "seed": seed,
+            }
+        )
+    frame = pd.DataFrame(rows, columns=SCHEMA.names)
+    return pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)

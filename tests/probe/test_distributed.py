@@ -1,0 +1,91 @@
+"""torchrun: two CPU ranks (gloo) land exactly what one process lands, once; a rank that
+fails or dies leaves nothing landed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from probe import runner
+
+HERE = Path(__file__).resolve().parent
+
+
+def _torchrun(
+    args: list[str], tmp_path: Path, script: list[str], **env
+) -> subprocess.CompletedProcess:
+    command = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc_per_node",
+        "2",
+        *script,
+        *args,
+    ]
+    return subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=HERE.parent.parent,
+        env={**os.environ, "OMP_NUM_THREADS": "1", **env},
+    )
+
+
+def _common(model: Path, landing: Path) -> list[str]:
+    return ["run", "--model", str(model), "--device", "cpu", "--landing-dir", str(landing),
+            "--no-progress"]  # fmt: skip
+
+
+def test_two_ranks_land_what_one_process_lands(tmp_path, tiny_model_dirs):
+    model = tiny_model_dirs["llama_bos"]
+    done = _torchrun([*_common(model, tmp_path), "--run-id", "two"], tmp_path, ["-m", "probe"])
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.count("run two:") == 1  # only rank 0 reports
+    one = runner.run_probe(
+        str(model), device="cpu", run_id="one", landing_dir=tmp_path, progress=False
+    )
+    two = tmp_path / "probe" / "run_id=two"
+    assert sorted(p.name for p in (tmp_path / "probe").iterdir()) == ["run_id=one", "run_id=two"]
+    got = pq.read_table(two / "scores.parquet").to_pandas()
+    want = pq.read_table(one.folder / "scores.parquet").to_pandas()
+    assert (
+        got[["stimulus_id", "candidate_id"]].values == want[["stimulus_id", "candidate_id"]].values
+    ).all()
+    np.testing.assert_allclose(got.logprob, want.logprob, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(
+        np.concatenate(got.token_logprobs), np.concatenate(want.token_logprobs), rtol=0, atol=1e-6
+    )
+    assert (got.token_ids.map(list) == want.token_ids.map(list)).all()
+    run = pq.read_table(two / "runs.parquet").to_pylist()[0]
+    assert run["world_size"] == 2 and sum(run["rank_requests"]) == 80
+    tokens = run["rank_tokens"]
+    assert abs(tokens[0] - tokens[1]) <= max(tokens) * 0.02  # balanced by token count
+    stimuli = pq.read_table(two / "stimuli.parquet").to_pandas()
+    assert stimuli.stimulus_id.tolist() == list(range(1, 81))
+
+
+@pytest.mark.parametrize("mode", ["raise", "die"])
+def test_a_failed_rank_leaves_nothing_landed(tmp_path, tiny_model_dirs, mode):
+    model = tiny_model_dirs["gpt2"]
+    done = _torchrun(
+        [*_common(model, tmp_path), "--run-id", "broken"],
+        tmp_path,
+        [str(HERE / "dist_worker.py")],
+        PROBE_TEST_FAIL=mode,
+    )
+    assert done.returncode != 0
+    if mode == "raise":  # the failing rank's reason reaches rank 0's one-line message
+        # (torchrun then prints its own summary of the failed workers)
+        assert "error: rank 1: simulated failure while scoring; nothing was landed" in done.stderr
+    landed = list((tmp_path / "probe").glob("run_id=*")) if (tmp_path / "probe").exists() else []
+    assert landed == []
+    assert not list(tmp_path.rglob("*.parquet"))
