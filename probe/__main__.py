@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"demo model ({args.arch}, random weights) saved to {model_dir}")
         _run(args, str(model_dir))
     else:
-        from probe.export import export_run
+        from concord_io.export import export_run
 
         for path in export_run(args.out, args.run_id, args.db):
             print(path)

@@ -15,10 +15,10 @@ import pytest
 from scipy import stats
 from scipy.special import softmax
 
+from concord_io.export import EXPORTS
 from concord_io.project import run_dbt
 from concord_stats.bootstrap import derive_seed
 from probe.__main__ import main
-from probe.export import EXPORTS
 from probe.stimuli import PROJECT_ROOT
 
 BASELINE = "US"

@@ -288,7 +288,7 @@ NASTY_MESSAGE = "Can we meet at 10; or \"later\"?\nRe: پیام, 'quoted' — ok
 def test_probe_names_and_messages_with_quotes_semicolons_newlines_and_rtl(project_copy, tmp_path):
     """Quotes, semicolons, newlines and right-to-left text in the probe seeds survive the
     seed load, the landing, the marts and the CSV export byte for byte."""
-    from probe.export import export_run
+    from concord_io.export import export_run
     from probe.landing import land_run
     from probe.stimuli import load_design
 
