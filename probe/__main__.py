@@ -1,4 +1,4 @@
-"""python -m probe run|demo|export: the reliability probe as a job beside the warehouse."""
+"""python -m probe run|demo: the reliability probe as a job beside the warehouse."""
 
 from __future__ import annotations
 
@@ -76,18 +76,6 @@ def main(argv: list[str] | None = None) -> int:
     _scoring_options(demo)
     demo.set_defaults(run_id="demo")
 
-    export = commands.add_parser("export", help="write the reference's six CSVs from the marts")
-    export.add_argument("--run-id", default=None, help="default: the latest run")
-    export.add_argument(
-        "--out", type=Path, default=None, help="default: warehouse/exports/probe/<run id>"
-    )
-    export.add_argument(
-        "--db",
-        type=Path,
-        default=None,
-        help="default: $CONCORD_DB_PATH, else warehouse/concord.duckdb",
-    )
-
     args = parser.parse_args(argv)
     if args.command == "run":
         _run(args, args.model)
@@ -106,11 +94,6 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"demo model ({args.arch}, random weights) saved to {model_dir}")
         _run(args, str(model_dir))
-    else:
-        from concord_io.export import export_run
-
-        for path in export_run(args.out, args.run_id, args.db):
-            print(path)
     return 0
 
 
