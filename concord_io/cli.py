@@ -231,8 +231,11 @@ def run_build(
                     hint=f"full log: {log_path}",
                 )
             console.print(f"{label} ok ({seconds:.1f} s)", style="green")
+            text = "".join(outputs).rstrip()
             if stage.show_output:
-                console.print("".join(outputs).rstrip(), markup=False)
+                console.print(text, markup=False)
+            elif text:  # the stage's own last word: dbt's PASS/WARN counts, the docs' path
+                console.print(f"  {printable(text.splitlines()[-1].strip())}", markup=False)
     total = sum(s for _, s in timings)
     console.print(f"build finished in {total:.1f} s (log: {log_path})", markup=False)
     return timings

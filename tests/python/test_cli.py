@@ -86,6 +86,7 @@ def test_build_stops_at_the_first_failing_stage_and_logs_plain_text(tmp_path):
     assert not marker.exists()
     shown = out.getvalue()
     assert "[1/3] first ok (" in shown and "[2/3] second failed after" in shown
+    assert "\n  first output\n" in shown  # the last line of a stage that passed
     assert "\x1b[" not in shown.replace("\x1b[31mred\x1b[0m", "")  # no colour of our own
     text = log.read_text(encoding="utf-8")
     assert "first output" in text and "=== [2/3] second" in text and "third" not in text
