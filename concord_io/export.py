@@ -40,6 +40,9 @@ FORMATS = ("csv", "xlsx", "parquet")
 #: Characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 SIDECAR_SUFFIX = ".columns.csv"
+#: Data rows an xlsx sheet holds (1,048,576 rows less the header): a larger mart is refused,
+#: never truncated (the xlsx writer would silently drop the rows past the limit).
+XLSX_MAX_ROWS = 1_048_575
 
 # The probe's six files of the reference: file name -> query over the published probe marts of
 # one run ($run_id), in the reference's naming (group, name). One mapping, so a change of the
@@ -232,6 +235,15 @@ def export_marts(
                 f"--mart {unknown[0]!r} is not a published mart",
                 hint=f"published marts: {', '.join(available)}",
             )
+        if fmt == "xlsx":
+            for mart in chosen:
+                (n_rows,) = con.execute(f'select count(*) from {SCHEMA}."{mart}"').fetchall()[0]
+                if n_rows > XLSX_MAX_ROWS:
+                    raise ConcordError(
+                        f"--mart {mart}: {n_rows} rows, more than an xlsx sheet holds "
+                        f"({XLSX_MAX_ROWS})",
+                        hint="export it with --format csv or --format parquet",
+                    )
         out.mkdir(parents=True, exist_ok=True)
         for mart in dict.fromkeys(chosen):
             target = paths.inside(out, f"{mart}.{fmt}", what="export file")

@@ -141,6 +141,13 @@ def test_flags_and_names_are_checked(nasty_serving, tmp_path):
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
 
 
+def test_a_mart_too_large_for_xlsx_is_refused_not_truncated(nasty_serving, tmp_path, monkeypatch):
+    monkeypatch.setattr("concord_io.export.XLSX_MAX_ROWS", 5)
+    with pytest.raises(ConcordError, match=r"--mart nasty: 12 rows, more than an xlsx sheet"):
+        export_marts("xlsx", ["nasty"], tmp_path / "out", nasty_serving)
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_mart_name_cannot_escape_the_export_folder(tmp_path):
     serving = tmp_path / "serving.duckdb"
     with duckdb.connect(str(serving)) as con:
