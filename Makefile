@@ -6,13 +6,6 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 export CONCORD_DB_PATH ?= warehouse/concord.duckdb
-DBT := $(BIN)/dbt
-DBT_FLAGS := --profiles-dir . --project-dir .
-WAREHOUSE_DIR := $(patsubst %/,%,$(dir $(CONCORD_DB_PATH)))
-SERVING_DIR ?= $(WAREHOUSE_DIR)/serving
-REPORT_DIR ?= $(WAREHOUSE_DIR)/report
-# dbt writes manifest.json there (dbt itself reads DBT_TARGET_PATH too)
-DBT_TARGET := $(or $(DBT_TARGET_PATH),target)
 
 .PHONY: install build dbt-build quality publish report chromium summary test lint bench clean
 
@@ -25,44 +18,22 @@ $(VENV)/.installed: pyproject.toml requirements.lock | $(BIN)/python
 
 install: $(VENV)/.installed
 
-build: install dbt-build quality publish report summary
+# `concord build` (concord_io/cli.py) runs the stages in order and stops at the first that
+# fails: dbt build; the Great Expectations checkpoint (read-only; a failed expectation stops
+# here and the data docs say why); publish (only reached when everything before passed:
+# readers use serving/concord.duckdb beside the build database, never the build file); the report and
+# dbt docs; the summary. Each stage alone: make dbt-build|quality|publish|report|summary.
+build: install
+	$(BIN)/concord build
 
-# profiles.yml's plugin (concord_io.dbt_plugin) checks CONCORD_DB_PATH and creates its folder;
-# dbt parses every seed as UTF-8 before the project's strict reader runs: refuse a
-# non-UTF-8 seed first, with the reader's one line instead of dbt's traceback.
-dbt-build:
-	$(BIN)/python -m concord_io.input_encoding seeds
-	$(DBT) build $(DBT_FLAGS)
-
-# Great Expectations suites (quality/suites/) over the built warehouse, read-only; a failed
-# expectation stops make build here (nothing is published) and the data docs say why.
-quality:
-	$(BIN)/python -m concord_io.quality --database $(CONCORD_DB_PATH) \
-		--out $(WAREHOUSE_DIR)/quality
-
-# Only reached when dbt build (and the checks before it) passed: a failed build publishes
-# nothing. Readers use $(SERVING_DIR)/concord.duckdb, never the build file.
-publish:
-	$(BIN)/python -m concord_io.publish --database $(CONCORD_DB_PATH) \
-		--serving-dir $(SERVING_DIR) --manifest $(DBT_TARGET)/manifest.json
-
-# The static report from the serving file, and dbt docs (--static: one file that opens
-# offline; usage stats off, so the page loads no tracker) beside it.
-report:
-	DBT_SEND_ANONYMOUS_USAGE_STATS=false $(DBT) docs generate $(DBT_FLAGS) --static --quiet
-	mkdir -p $(REPORT_DIR)/docs
-	cp $(DBT_TARGET)/static_index.html $(REPORT_DIR)/docs/index.html
-	$(BIN)/python -m concord_io.report --serving $(SERVING_DIR)/concord.duckdb --out $(REPORT_DIR)
+dbt-build quality publish report summary: install
+	$(BIN)/concord build --stage $@
 
 # The report test renders the page in Debian's chromium; without it that test is skipped.
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; } \
 		|| echo "chromium could not be installed: the report's browser test will be skipped"
-
-summary:
-	$(BIN)/python -m concord_io.summary --database $(CONCORD_DB_PATH) \
-		--serving-dir $(SERVING_DIR) --report-dir $(REPORT_DIR)
 
 lint: install
 	$(BIN)/ruff check .

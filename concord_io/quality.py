@@ -11,8 +11,9 @@ lists Great Expectations expectations by their snake_case type with their argume
 Each relation is read through a read-only DuckDB connection (the build file is never
 written; GX's SQL path does not work with DuckDB) into a Parquet snapshot, which GX reads
 with pandas. One checkpoint validates every suite and writes the data docs (HTML) under
-``<out>/gx/uncommitted/data_docs/local_site/``; a failed expectation makes the command
-exit non-zero, and the data docs show which expectation failed, on what values.
+``<out>/gx/uncommitted/data_docs/local_site/`` (made to work offline by
+:mod:`concord_io.gx_offline`); a failed expectation makes the command exit non-zero, and the
+data docs show which expectation failed, on what values.
 
 A passing run records the identity of the build file it checked (size and SHA-256, taken
 before the snapshot and again after the checkpoint: a build that changed the file meanwhile
@@ -41,6 +42,7 @@ import yaml
 
 from concord_io.connect import build_lock_error
 from concord_io.errors import ConcordError, disk_error, run_main
+from concord_io.gx_offline import make_offline
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SUITES_DIR = PROJECT_ROOT / "quality" / "suites"
@@ -261,6 +263,8 @@ def run_quality(
             )
         )
         result = checkpoint.run()
+    # GX's pages load their styles and scripts from CDNs: point them at bundled copies
+    make_offline(out_dir / DOCS_SITE)
 
     failed = []
     for validation in result.run_results.values():

@@ -1,4 +1,4 @@
-"""python -m probe run|demo|runs|export: the reliability probe as a job beside the warehouse.
+"""python -m probe run|demo|runs: the reliability probe as a job beside the warehouse.
 
 Expected failures print one line (and a hint) and exit with status 2; --debug (or
 CONCORD_DEBUG=1) shows the traceback. Under torchrun only rank 0 prints.
@@ -159,18 +159,6 @@ def main(argv: list[str] | None = None) -> int:
     remove.add_argument("run_id")
     _landing_option(remove)
 
-    export = commands.add_parser("export", help="write the reference's six CSVs from the marts")
-    export.add_argument("--run-id", default=None, help="default: the latest run")
-    export.add_argument(
-        "--out", type=Path, default=None, help="default: warehouse/exports/probe/<run id>"
-    )
-    export.add_argument(
-        "--db",
-        type=Path,
-        default=None,
-        help="default: $CONCORD_DB_PATH, else warehouse/concord.duckdb",
-    )
-
     args = parser.parse_args(argv)
     from probe import distributed
 
@@ -204,11 +192,6 @@ def main(argv: list[str] | None = None) -> int:
             _run(args, [str(model_dir)])
         elif args.command == "runs":
             _runs(args)
-        else:
-            from probe.export import export_run
-
-            for path in export_run(args.out, args.run_id, args.db):
-                print(path)
     finally:
         distributed.stop()
     return 0

@@ -1,7 +1,7 @@
 """End to end: probe runs land, dbt builds the probe marts, and every mart equals an
 independent pandas / scipy computation from the landed scores. Also: dbt build works before
-any probe run (empty marts), hidden leftovers of a killed run are never read, and export
-writes the reference's six CSV files."""
+any probe run (empty marts), and hidden leftovers of a killed run are never read. (The six CSV
+files of the reference are written by `concord export --probe-csv`: tests/python.)"""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from scipy.special import softmax
 from concord_io.project import run_dbt
 from concord_stats.bootstrap import derive_seed
 from probe.__main__ import main
-from probe.export import EXPORTS
 from probe.stimuli import PROJECT_ROOT
 
 BASELINE = "US"
@@ -297,15 +296,3 @@ def test_row_counts(warehouse):
     assert len(marts["probe_delta_vs_baseline"]) == 2 * 30
     assert len(marts["probe_paired_summary"]) == 2 * 3
     assert len(marts["probe_model_comparison"]) == 3  # one pair of runs, three groups
-
-
-def test_export_writes_the_six_reference_files(warehouse):
-    out = warehouse["tmp"] / "export"
-    assert (
-        main(["export", "--db", str(warehouse["db"]), "--run-id", "demo", "--out", str(out)]) == 0
-    )
-    assert sorted(p.name for p in out.iterdir()) == sorted(EXPORTS)
-    per_name = pd.read_csv(out / "results_indices_reliability_per_name.csv")
-    assert len(per_name) == 80 and {"group", "name"} <= set(per_name.columns)
-    stimuli = pd.read_csv(out / "stimuli_ambiguous_10_two_names.csv")
-    assert stimuli.text.str.startswith("Hi, I'm ").all()

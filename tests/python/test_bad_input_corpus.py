@@ -348,8 +348,9 @@ NASTY_MESSAGE = "Can we meet at 10; or \"later\"?\nRe: پیام, 'quoted' — ok
 
 def test_probe_names_and_messages_with_quotes_semicolons_newlines_and_rtl(project_copy, tmp_path):
     """Quotes, semicolons, newlines and right-to-left text in the probe seeds survive the
-    seed load, the landing, the marts and the CSV export byte for byte."""
-    from probe.export import export_run
+    seed load, the landing, the marts, the publish and the CSV export byte for byte."""
+    from concord_io.export import export_probe
+    from concord_io.publish import publish
     from probe.landing import land_run
     from probe.stimuli import load_design
 
@@ -383,7 +384,9 @@ def test_probe_names_and_messages_with_quotes_semicolons_newlines_and_rtl(projec
         ).fetchall()
     assert seeded == NASTY_NAME
     assert in_marts == [(NASTY_NAME, f"Hi, I'm {NASTY_NAME}. {NASTY_MESSAGE}")]
-    files = export_run(tmp_path / "export", "nasty-run", database)
+    serving = project_copy / "serving"
+    publish(database, serving, project_copy / "target" / "manifest.json")
+    files = export_probe(tmp_path / "export", "nasty-run", serving)
     stimuli = next(f for f in files if f.name == "stimuli_ambiguous_10_two_names.csv")
     with stimuli.open(encoding="utf-8", newline="") as f:
         exported = list(csv.DictReader(f))

@@ -381,13 +381,24 @@ def test_reader_settings_as_sql_must_lock_last(served):
 
 
 def test_make_build_publishes_only_after_the_build_and_its_checks():
+    """make build is `concord build`, whose stages run dbt build, the quality checkpoint,
+    publish and the report in that order (and stop at the first that fails:
+    tests/python/test_cli.py)."""
+    from concord_io.cli import build_stages
+
     dry = subprocess.run(
         ["make", "-n", "build"], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True
     ).stdout
-    lines = dry.splitlines()
+    assert "concord build" in dry
+    commands = [
+        " ".join(step)
+        for stage in build_stages(PROJECT_ROOT / "warehouse" / "concord.duckdb")
+        for step in stage.steps
+        if isinstance(step, list)
+    ]
 
     def first(fragment: str) -> int:
-        return next(i for i, line in enumerate(lines) if fragment in line)
+        return next(i for i, line in enumerate(commands) if fragment in line)
 
     build = first("dbt build")
     published = first("concord_io.publish")

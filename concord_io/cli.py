@@ -1,0 +1,503 @@
+"""``concord``: the project's command line (build, status, export, probe, open).
+
+Built on Typer (Click underneath): every flag is parsed and checked by the library, and a bad
+flag gives one line that names it. Failures go through :func:`concord_io.errors.run_main`:
+one line (and a hint), a traceback only with ``--debug`` or ``CONCORD_DEBUG=1``.
+
+``concord build`` runs the pipeline that ``make build`` runs, stage by stage, each as the
+same module command line the stage has on its own (``dbt build``, ``python -m
+concord_io.quality``, ``python -m concord_io.publish``, dbt docs and ``python -m
+concord_io.report``, ``python -m concord_io.summary``), so the stages stay one
+implementation each. Each stage shows one progress line with its time; its output goes to a
+plain-text log (``<warehouse>/logs/concord-build.log``), and the end of it is printed when
+the stage fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import webbrowser
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from concord_io import paths
+from concord_io.errors import ConcordError, printable, run_main
+from concord_io.publish import CURRENT_DB, KEEP, SCHEMA, VERSIONS
+
+app = typer.Typer(
+    name="concord",
+    help="Concord: build, inspect and export the warehouse.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+DBT = Path(sys.executable).parent / "dbt"
+BUILD_LOG = "concord-build.log"
+#: The published summary of failing dbt tests (written by the on-run-end hook).
+TEST_FAILURES_TABLE = "dq_test_failures"
+_TAIL_LINES = 30
+
+
+def _console(stream=None) -> Console:
+    # colour only on a terminal: a log or a pipe gets plain text (rich honours NO_COLOR too)
+    stream = stream or sys.stdout
+    return Console(file=stream, highlight=False, soft_wrap=True)
+
+
+def _target_dir() -> Path:
+    configured = os.environ.get("DBT_TARGET_PATH", "").strip()
+    path = Path(configured or "target")
+    return path if path.is_absolute() else paths.PROJECT_ROOT / path
+
+
+# ---------------------------------------------------------------------------------------------
+# build
+
+
+@dataclass
+class Stage:
+    """One stage of the build: commands run in order (argv lists, or Python callables)."""
+
+    name: str
+    steps: list[list[str] | Callable[[], None]]
+    show_output: bool = False  # print the stage's output after it (the summary)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def build_stages(database: Path, keep: int = KEEP) -> list[Stage]:
+    """The stages of ``concord build``, in order, with the command lines they run."""
+    root = paths.PROJECT_ROOT
+    warehouse = database.parent
+    serving, report, quality = warehouse / "serving", warehouse / "report", warehouse / "quality"
+    target = _target_dir()
+    python = sys.executable
+    dbt_flags = ["--profiles-dir", str(root), "--project-dir", str(root), "--no-use-colors"]
+
+    def copy_docs() -> None:
+        (report / "docs").mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(target / "static_index.html", report / "docs" / "index.html")
+
+    return [
+        # dbt parses every seed as UTF-8 before the strict reader runs: the encoding check
+        # first gives a non-UTF-8 seed the reader's one line instead of dbt's traceback
+        Stage(
+            "dbt-build",
+            [[python, "-m", "concord_io.input_encoding"], [str(DBT), "build", *dbt_flags]],
+        ),
+        Stage(
+            "quality",
+            [
+                [
+                    python,
+                    "-m",
+                    "concord_io.quality",
+                    "--database",
+                    str(database),
+                    "--out",
+                    str(quality),
+                ]
+            ],
+        ),
+        Stage(
+            "publish",
+            [
+                [
+                    python,
+                    "-m",
+                    "concord_io.publish",
+                    "--database",
+                    str(database),
+                    "--serving-dir",
+                    str(serving),
+                    "--manifest",
+                    str(target / "manifest.json"),
+                    "--keep",
+                    str(keep),
+                ]
+            ],
+        ),
+        Stage(
+            "report",
+            [
+                # --static: one file that opens offline; usage stats off: no tracker
+                [str(DBT), "docs", "generate", *dbt_flags, "--static", "--quiet"],
+                copy_docs,
+                [
+                    python,
+                    "-m",
+                    "concord_io.report",
+                    "--serving",
+                    str(serving / CURRENT_DB),
+                    "--out",
+                    str(report),
+                ],
+            ],
+            env={"DBT_SEND_ANONYMOUS_USAGE_STATS": "false"},
+        ),
+        Stage(
+            "summary",
+            [
+                [
+                    python,
+                    "-m",
+                    "concord_io.summary",
+                    "--database",
+                    str(database),
+                    "--serving-dir",
+                    str(serving),
+                    "--report-dir",
+                    str(report),
+                ]
+            ],
+            show_output=True,
+        ),
+    ]
+
+
+STAGE_NAMES = ("dbt-build", "quality", "publish", "report", "summary")
+
+
+def _run_step(step, env: dict[str, str], log) -> tuple[int, str]:
+    """Run one step; its output is appended to ``log`` and returned."""
+    if callable(step):
+        try:
+            step()
+        except OSError as error:
+            text = f"{error}\n"
+            log.write(text)
+            return 1, text
+        return 0, ""
+    log.write(f"$ {' '.join(step)}\n")
+    log.flush()
+    result = subprocess.run(
+        step,
+        cwd=paths.PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+        check=False,
+    )
+    log.write(result.stdout)
+    log.flush()
+    return result.returncode, result.stdout
+
+
+def run_build(
+    database: Path,
+    stages: list[Stage],
+    log_path: Path,
+    console: Console,
+) -> list[tuple[str, float]]:
+    """Run ``stages`` in order; stop at the first that fails (nothing after it runs)."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    database.parent.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "CONCORD_DB_PATH": str(database), "NO_COLOR": "1"}
+    timings = []
+    with log_path.open("w", encoding="utf-8") as log:
+        log.write(f"concord build {datetime.now(UTC).isoformat()} database {database}\n")
+        for number, stage in enumerate(stages, start=1):
+            label = f"[{number}/{len(stages)}] {stage.name}"
+            log.write(f"\n=== {label}\n")
+            start = time.perf_counter()
+            outputs = []
+            status = 0
+            with console.status(label) if console.is_terminal else _nothing():
+                for step in stage.steps:
+                    status, output = _run_step(step, {**env, **stage.env}, log)
+                    outputs.append(output)
+                    if status != 0:
+                        break
+            seconds = time.perf_counter() - start
+            timings.append((stage.name, seconds))
+            if status != 0:
+                console.print(f"{label} failed after {seconds:.1f} s", style="bold red")
+                tail = "".join(outputs).rstrip().splitlines()[-_TAIL_LINES:]
+                for line in tail:
+                    console.print(f"  {printable(line)}", markup=False)
+                raise ConcordError(
+                    f"build stopped at stage '{stage.name}' (exit {status}); "
+                    "later stages did not run and nothing more was published",
+                    hint=f"full log: {log_path}",
+                )
+            console.print(f"{label} ok ({seconds:.1f} s)", style="green")
+            text = "".join(outputs).rstrip()
+            if stage.show_output:
+                console.print(text, markup=False)
+            elif text:  # the stage's own last word: dbt's PASS/WARN counts, the docs' path
+                console.print(f"  {printable(text.splitlines()[-1].strip())}", markup=False)
+    total = sum(s for _, s in timings)
+    console.print(f"build finished in {total:.1f} s (log: {log_path})", markup=False)
+    return timings
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@app.command()
+def build(
+    database: Annotated[
+        Path | None,
+        typer.Option(
+            help="build database (default: $CONCORD_DB_PATH, else warehouse/concord.duckdb)"
+        ),
+    ] = None,
+    keep: Annotated[
+        int, typer.Option(min=1, help="published versions to keep (at least 1)")
+    ] = KEEP,
+    log: Annotated[Path | None, typer.Option(help="plain-text log of every stage")] = None,
+    stage: Annotated[
+        list[str] | None,
+        typer.Option(help=f"run only this stage (repeatable): {', '.join(STAGE_NAMES)}"),
+    ] = None,
+) -> None:
+    """Build the warehouse: dbt build, quality checkpoint, publish, report (with dbt docs),
+    summary; stops at the first stage that fails."""
+    database = (database or paths.build_db_path()).absolute()
+    log_path = (log or database.parent / "logs" / BUILD_LOG).absolute()
+    stages = build_stages(database, keep)
+    if stage:
+        unknown = [s for s in stage if s not in STAGE_NAMES]
+        if unknown:
+            raise ConcordError(
+                f"--stage {unknown[0]!r} is not a stage", hint=f"stages: {', '.join(STAGE_NAMES)}"
+            )
+        stages = [s for s in stages if s.name in stage]
+    run_build(database, stages, log_path, _console())
+
+
+# ---------------------------------------------------------------------------------------------
+# status
+
+
+def _landed_runs() -> list[str]:
+    folder = paths.landing_dir() / "probe"
+    if not folder.is_dir():
+        return []
+    return sorted(
+        p.name.removeprefix("run_id=")
+        for p in folder.iterdir()
+        if p.is_dir() and p.name.startswith("run_id=")
+    )
+
+
+def _last_build_failures(target: Path) -> tuple[str | None, list[str]]:
+    """When dbt's last invocation ran, and its tests that did not pass (run_results.json)."""
+    run_results = target / "run_results.json"
+    if not run_results.is_file():
+        return None, []
+    data = json.loads(run_results.read_text(encoding="utf-8"))
+    failures = [
+        f"{r['unique_id']}: {r['status']}"
+        + (f" ({r['failures']} rows)" if r.get("failures") else "")
+        for r in data.get("results", [])
+        if r.get("unique_id", "").startswith("test.") and r.get("status") not in ("pass", "success")
+    ]
+    return data.get("metadata", {}).get("generated_at"), failures
+
+
+def status_report(serving: Path | None = None) -> str:
+    """What is published, when and from which build; probe runs; quarantine; failing tests."""
+    from concord_io.connect import connect_serving
+    from concord_io.export import probe_runs, published_marts
+
+    serving = serving or paths.serving_dir()
+    current = serving / CURRENT_DB
+    lines = []
+    landed = _landed_runs()
+    if not current.exists():
+        lines.append(f"Nothing published in {serving} yet: run `concord build`.")
+        published_runs: list[str] = []
+    else:
+        with connect_serving(current) as con:
+            (version, built_at, published_at) = con.execute(
+                "select version, built_at, published_at from meta.publication"
+            ).fetchall()[0]
+            versions = sorted((serving / VERSIONS).glob("concord-*.duckdb"))
+            lines += [
+                f"Published version {version} -> {current.resolve()}",
+                f"  built {built_at}, published {published_at}; {len(versions)} version(s) kept",
+            ]
+            marts = published_marts(con)
+            rows = {
+                m: con.execute(f'select count(*) from {SCHEMA}."{m}"').fetchall()[0][0]
+                for m in marts
+            }
+            lines.append(f"  {len(marts)} tables in schema {SCHEMA}, {sum(rows.values())} rows")
+            published_runs = probe_runs(con)
+            if "dq_quarantine" in marts:
+                quarantined = con.execute(
+                    "select study, reason, count(*) from marts.dq_quarantine "
+                    "group by study, reason order by study, count(*) desc, reason"
+                ).fetchall()
+                total = sum(n for *_, n in quarantined)
+                lines.append(f"Quarantined rows: {total}")
+                lines += [f"  {s}: {n} x {printable(r)}" for s, r, n in quarantined]
+            if TEST_FAILURES_TABLE in marts:
+                failing = con.execute(
+                    f"select test_name, model_name, status, n_failures, failures_relation "
+                    f"from marts.{TEST_FAILURES_TABLE} order by model_name, test_name"
+                ).fetchall()
+                lines.append(f"Failing tests in the published build: {len(failing)}")
+                lines += [
+                    f"  {t} on {m}: {s}, {n} rows" + (f" (rows in {rel})" if rel else "")
+                    for t, m, s, n, rel in failing
+                ]
+    lines.append(
+        f"Probe runs landed in {paths.landing_dir() / 'probe'}: {len(landed)}"
+        + "".join(
+            f"\n  {printable(r)}" + ("  (published)" if r in published_runs else "  (not built)")
+            for r in landed
+        )
+    )
+    generated, last_failures = _last_build_failures(_target_dir())
+    if generated:
+        lines.append(f"Last dbt invocation {generated}: {len(last_failures)} test(s) not passing")
+        lines += [f"  {printable(f)}" for f in last_failures]
+    return "\n".join(lines)
+
+
+@app.command()
+def status(
+    serving: Annotated[
+        Path | None, typer.Option(help="serving folder (default: warehouse/serving)")
+    ] = None,
+) -> None:
+    """What is published, when, from which build; probe runs; quarantined rows; failing tests."""
+    _console().print(status_report(serving), markup=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# export
+
+
+@app.command()
+def export(
+    format: Annotated[str, typer.Option("--format", "-f", help="csv, xlsx or parquet")] = "csv",
+    mart: Annotated[
+        list[str] | None,
+        typer.Option("--mart", "-m", help="a mart to export (repeatable; default all)"),
+    ] = None,
+    out: Annotated[Path | None, typer.Option(help="folder (default: warehouse/exports)")] = None,
+    serving: Annotated[
+        Path | None, typer.Option(help="serving folder or file (default: warehouse/serving)")
+    ] = None,
+    probe_csv: Annotated[
+        bool, typer.Option("--probe-csv", help="the probe's six CSV files of the reference")
+    ] = False,
+    run: Annotated[
+        str | None,
+        typer.Option("--run", help="probe run (with --probe-csv; default: the only one)"),
+    ] = None,
+) -> None:
+    """Export published marts (one stable file per mart, with column descriptions)."""
+    from concord_io.export import export_marts, export_probe
+
+    if probe_csv:
+        if mart:
+            raise ConcordError("--mart cannot be combined with --probe-csv")
+        written = export_probe(out, run, serving)
+    else:
+        if run is not None:
+            raise ConcordError("--run only applies with --probe-csv")
+        written = export_marts(format, mart, out, serving)
+    for path in written:
+        print(printable(path))
+
+
+# ---------------------------------------------------------------------------------------------
+# probe, open
+
+
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)
+def probe(ctx: typer.Context) -> None:
+    """The probe job: `concord probe run|demo ...` is `python -m probe run|demo ...`."""
+    # a subprocess, not an import: concord_io and probe never import each other
+    result = subprocess.run([sys.executable, "-m", "probe", *ctx.args], check=False)
+    raise typer.Exit(result.returncode)
+
+
+class Page(StrEnum):
+    report = "report"
+    docs = "docs"
+    quality = "quality"
+
+
+OPENABLE = {
+    "report": lambda: paths.report_dir() / "index.html",
+    "docs": lambda: paths.report_dir() / "docs" / "index.html",
+    "quality": lambda: (
+        paths.quality_dir() / "gx" / "uncommitted" / "data_docs" / "local_site" / "index.html"
+    ),
+}
+
+
+@app.command("open")
+def open_(
+    what: Annotated[Page, typer.Argument(help="which page")] = Page.report,
+    browser: Annotated[
+        bool, typer.Option("--browser", help="open it in a web browser instead of printing")
+    ] = False,
+) -> None:
+    """Print the path of the report (or dbt docs, or the quality data docs), or open it."""
+    what = Page(what).value
+    page = OPENABLE[what]()
+    if not page.is_file():
+        raise ConcordError(f"{page}: no {what} page yet", hint="run `concord build` first")
+    if browser and webbrowser.open(page.as_uri()):
+        return
+    print(page)
+
+
+@app.callback()
+def _options(
+    debug: Annotated[
+        bool, typer.Option("--debug", help="show tracebacks (also CONCORD_DEBUG=1)")
+    ] = False,
+) -> None:
+    """Concord: build, inspect and export the warehouse."""
+
+
+def _invoke(argv: list[str] | None) -> int:
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(args=argv, prog_name="concord", standalone_mode=False)
+    except typer.Abort:
+        raise KeyboardInterrupt from None
+    except typer.TyperException as error:  # a bad flag or argument (Click's UsageError)
+        context = getattr(error, "ctx", None)
+        path = context.command_path if context else "concord"
+        message = error.format_message() if hasattr(error, "format_message") else str(error)
+        raise ConcordError(message, hint=f"see `{path} --help`") from None
+    return result if isinstance(result, int) else 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    run_main(_invoke, argv)
+
+
+if __name__ == "__main__":
+    main()

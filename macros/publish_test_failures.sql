@@ -1,0 +1,61 @@
+{#-
+    on-run-end: one row per dbt test of this invocation that did not pass, in
+    marts.dq_test_failures, so the failing tests travel with the published marts (publish
+    copies schema marts) and `concord status` and the report can list them. The failing rows
+    themselves are in the dq_failures schema of the build database (store_failures).
+    Only `dbt build` and `dbt test` rewrite it: a `dbt run` has no test results to report.
+-#}
+{% macro publish_test_failures(results) %}
+    {%- if execute and flags.WHICH in ('build', 'test') -%}
+        {%- set rows = [] -%}
+        {%- for result in results -%}
+            {%- set node = result.node -%}
+            {%- if node.resource_type == 'test' and result.status not in ('pass', 'success', 'skipped') -%}
+                {#- generic tests name the model they are attached to; singular ones their first parent -#}
+                {%- set parent = node.attached_node or (node.depends_on.nodes | first) or '' -%}
+                {%- set model_name = parent.split('.') | last -%}
+                {%- do rows.append([
+                    node.name,
+                    model_name,
+                    node.column_name or '',
+                    result.status | string,
+                    result.failures or 0,
+                    (result.message or '') | string,
+                    node.relation_name or '',
+                ]) -%}
+            {%- endif -%}
+        {%- endfor -%}
+        {%- set text = dbt.type_string() -%}
+        {%- set create -%}
+        create or replace table marts.dq_test_failures as
+        {% for row in rows %}
+        select
+            cast({{ concord_sql_literal(row[0]) }} as {{ text }}) as test_name,
+            cast({{ concord_sql_literal(row[1]) }} as {{ text }}) as model_name,
+            cast({{ concord_sql_literal(row[2]) }} as {{ text }}) as column_name,
+            cast({{ concord_sql_literal(row[3]) }} as {{ text }}) as status,
+            cast({{ row[4] | int }} as {{ dbt.type_bigint() }}) as n_failures,
+            cast({{ concord_sql_literal(row[5]) }} as {{ text }}) as message,
+            cast({{ concord_sql_literal(row[6]) }} as {{ text }}) as failures_relation
+        {% if not loop.last %}union all{% endif %}
+        {% else %}
+        select
+            cast(null as {{ text }}) as test_name,
+            cast(null as {{ text }}) as model_name,
+            cast(null as {{ text }}) as column_name,
+            cast(null as {{ text }}) as status,
+            cast(null as {{ dbt.type_bigint() }}) as n_failures,
+            cast(null as {{ text }}) as message,
+            cast(null as {{ text }}) as failures_relation
+        where 1 = 0
+        {% endfor %}
+        {%- endset -%}
+        {%- do run_query('create schema if not exists marts') -%}
+        {%- do run_query(create) -%}
+        {%- do run_query("comment on table marts.dq_test_failures is 'One row per dbt test of the last dbt build that did not pass (warn, fail or error): the test, the model it tests, the column, the status, the number of failing rows and where they are stored (schema dq_failures of the build database).'") -%}
+    {%- endif -%}
+{% endmacro %}
+
+{% macro concord_sql_literal(text) -%}
+    '{{ text | string | replace("'", "''") }}'
+{%- endmacro %}

@@ -1,0 +1,87 @@
+"""The serving file through SQLAlchemy and duckdb-engine, the way Superset uses it (the URL of
+the README's BI recipes): list schemas and tables with their comments, reflect columns with
+types and comments (what Superset does when a dataset is added), and run a query, read-only.
+Expected names, types and descriptions come from the build database and dbt's manifest."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pandas as pd
+import pytest
+import sqlalchemy as sa
+
+from concord_io.connect import sqlalchemy_url
+from concord_io.publish import CURRENT_DB, publish
+
+MART = "mcq_agreement_summary"
+
+
+@pytest.fixture(scope="module")
+def engine(warehouse, tmp_path_factory):
+    serving = tmp_path_factory.mktemp("serving")
+    publish(warehouse, serving, warehouse.parent / "target" / "manifest.json")
+    engine = sa.create_engine(sqlalchemy_url(serving / CURRENT_DB))
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def described(warehouse) -> dict:
+    """The mart's description and column descriptions, from dbt's manifest."""
+    manifest = json.loads((warehouse.parent / "target" / "manifest.json").read_text())
+    (node,) = [
+        n for n in manifest["nodes"].values() if n["resource_type"] == "model" and n["name"] == MART
+    ]
+    return node
+
+
+def build_columns(warehouse) -> list[tuple[str, str]]:
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        return con.execute(
+            "select column_name, data_type from duckdb_columns() "
+            "where schema_name = 'marts' and table_name = ? order by column_index",
+            [MART],
+        ).fetchall()
+
+
+def test_lists_schemas_tables_and_table_comments(engine, warehouse, described):
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        marts = {
+            n
+            for (n,) in con.execute(
+                "select table_name from information_schema.tables where table_schema = 'marts'"
+            ).fetchall()
+        }
+    with engine.connect() as connection:
+        inspector = sa.inspect(connection)
+        # duckdb-engine lists schemas qualified by the catalog, which DuckDB names after the
+        # version file the symlink points to ("concord-<version>".marts); plain `marts` works
+        listed = inspector.get_schema_names()
+        assert {"marts", "meta"} <= {name.rsplit(".", 1)[-1] for name in listed}
+        assert set(inspector.get_table_names(schema="marts")) == marts
+        comment = inspector.get_table_comment(MART, schema="marts")["text"]
+    assert comment == described["description"].strip()
+
+
+def test_reflects_columns_with_types_and_comments(engine, warehouse, described):
+    with engine.connect() as connection:
+        columns = sa.inspect(connection).get_columns(MART, schema="marts")
+        frame = pd.read_sql_table(MART, connection, schema="marts")
+    assert [c["name"] for c in columns] == [name for name, _ in build_columns(warehouse)]
+    for column in columns:
+        want = (described["columns"].get(column["name"], {}).get("description") or "").strip()
+        assert (column.get("comment") or "") == want, column["name"]
+    assert len(frame) == 8 and list(frame.columns) == [c["name"] for c in columns]
+
+
+def test_runs_a_query_and_cannot_write(engine, warehouse):
+    query = f"select model, run, agreement_pct from marts.{MART} order by model, run"
+    with engine.connect() as connection:
+        got = pd.read_sql(sa.text(query), connection)
+        with pytest.raises(sa.exc.DBAPIError):
+            connection.execute(sa.text("create table marts.superset_scratch (a int)"))
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        want = con.execute(query).df()
+    pd.testing.assert_frame_equal(got, want)

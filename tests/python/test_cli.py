@@ -1,0 +1,194 @@
+"""The `concord` command line: bad flags give one line naming the flag; build runs its stages in
+order, stops at the first that fails and logs plain text; status reads what is published,
+the probe runs landed, quarantined rows and failing tests; store_failures and the on-run-end
+hook record a failing test in marts.dq_test_failures."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+from rich.console import Console
+
+from concord_io.cli import STAGE_NAMES, Stage, build_stages, run_build, status_report
+from concord_io.errors import ConcordError
+from concord_io.project import copy_project, run_dbt
+
+CONCORD = Path(sys.executable).parent / "concord"
+
+
+def concord(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(CONCORD), *args], capture_output=True, text=True, check=False, **kwargs
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["build", "--keep", "0"], "'--keep'"),
+        (["build", "--stage", "deploy"], "--stage 'deploy'"),
+        (["export", "--format", "pdf"], "--format 'pdf'"),
+        (["export", "--bogus"], "--bogus"),
+        (["export", "--run", "x"], "--run"),
+        (["open", "nowhere"], "'what'"),
+        (["frobnicate"], "'frobnicate'"),
+    ],
+)
+def test_bad_flags_give_one_line_naming_the_flag(args, flag, tmp_path):
+    result = concord(
+        *args, env={"PATH": "/usr/bin:/bin", "CONCORD_DB_PATH": str(tmp_path / "w.duckdb")}
+    )
+    assert result.returncode == 2, result.stderr
+    first, *rest = result.stderr.splitlines()
+    assert first.startswith("error: ") and flag in first, result.stderr
+    assert len(rest) <= 1 and "Traceback" not in result.stderr
+    assert not list(tmp_path.iterdir()), "a refused command wrote something"
+
+
+def test_unknown_mart_and_missing_serving_name_what_to_do(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "CONCORD_DB_PATH": str(tmp_path / "w.duckdb")}
+    result = concord("export", "--mart", "nope", env=env)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        f"error: {tmp_path / 'serving' / 'concord.duckdb'}: nothing has been published yet",
+        "  run `concord build` first",
+    ]
+
+
+def test_build_stages_are_the_pipeline_in_order(tmp_path):
+    stages = build_stages(tmp_path / "concord.duckdb", keep=2)
+    assert [s.name for s in stages] == list(STAGE_NAMES)
+    publish = " ".join(stages[2].steps[0])
+    assert "concord_io.publish" in publish and "--keep 2" in publish
+    assert str(tmp_path / "serving") in publish
+    assert any("docs generate" in " ".join(s) for s in stages[3].steps if isinstance(s, list))
+
+
+def test_build_stops_at_the_first_failing_stage_and_logs_plain_text(tmp_path):
+    marker = tmp_path / "later-stage-ran"
+    colour = "print('\\x1b[31mred\\x1b[0m text')"
+    stages = [
+        Stage("first", [[sys.executable, "-c", "print('first output')"]]),
+        Stage("second", [[sys.executable, "-c", f"{colour}; import sys; sys.exit(3)"]]),
+        Stage("third", [[sys.executable, "-c", f"open({str(marker)!r}, 'w')"]]),
+    ]
+    out = io.StringIO()
+    log = tmp_path / "logs" / "build.log"
+    with pytest.raises(ConcordError, match=r"stage 'second' \(exit 3\)") as error:
+        run_build(tmp_path / "w.duckdb", stages, log, Console(file=out))
+    assert str(log) in error.value.hint
+    assert not marker.exists()
+    shown = out.getvalue()
+    assert "[1/3] first ok (" in shown and "[2/3] second failed after" in shown
+    assert "\n  first output\n" in shown  # the last line of a stage that passed
+    assert "\x1b[" not in shown.replace("\x1b[31mred\x1b[0m", "")  # no colour of our own
+    text = log.read_text(encoding="utf-8")
+    assert "first output" in text and "=== [2/3] second" in text and "third" not in text
+
+
+def test_build_with_all_stages_ok_reports_each_timing(tmp_path):
+    stages = [Stage(n, [[sys.executable, "-c", "print(1)"]]) for n in ("a", "b")]
+    stages.append(Stage("summary", [[sys.executable, "-c", "print('the summary')"]], True))
+    out = io.StringIO()
+    timings = run_build(tmp_path / "w.duckdb", stages, tmp_path / "b.log", Console(file=out))
+    assert [n for n, _ in timings] == ["a", "b", "summary"]
+    assert all(seconds >= 0 for _, seconds in timings)
+    assert "the summary" in out.getvalue() and "build finished in" in out.getvalue()
+
+
+@pytest.fixture
+def fake_serving(tmp_path, monkeypatch) -> Path:
+    """A serving folder with a publication record, quarantined rows, a failing test and a
+    probe run; a landing folder with two runs; dbt's run_results with a failing test."""
+    serving = tmp_path / "serving"
+    (serving / "versions").mkdir(parents=True)
+    version = serving / "versions" / "concord-20260101T000000000000Z.duckdb"
+    with duckdb.connect(str(version)) as con:
+        con.execute("create schema meta; create schema marts")
+        con.execute(
+            "create table meta.publication as select '20260101T000000000000Z' as version, "
+            "'2026-01-01T00:00:00Z' as built_at, '2026-01-01T00:01:00Z' as published_at"
+        )
+        con.execute(
+            "create table marts.dq_quarantine as select * from (values "
+            "('rater', 'undeclared category'), ('rater', 'undeclared category'), "
+            "('mcq', 'invalid answer: E')) t(study, reason)"
+        )
+        con.execute(
+            "create table marts.dq_test_failures as select 'unique_x' as test_name, "
+            "'stg_x' as model_name, 'warn' as status, 2::bigint as n_failures, "
+            "'dq_failures.unique_x' as failures_relation"
+        )
+        con.execute("create table marts.probe_indices_per_name as select 'run-a' as run_id")
+    (serving / "concord.duckdb").symlink_to(Path("versions") / version.name)
+    landing = tmp_path / "landing"
+    for run in ("run-a", "run-b"):
+        (landing / "probe" / f"run_id={run}").mkdir(parents=True)
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "run_results.json").write_text(
+        json.dumps(
+            {
+                "metadata": {"generated_at": "2026-01-02T00:00:00Z"},
+                "results": [
+                    {"unique_id": "test.concord.a", "status": "pass", "failures": 0},
+                    {"unique_id": "test.concord.b", "status": "fail", "failures": 4},
+                    {"unique_id": "model.concord.m", "status": "success"},
+                ],
+            }
+        )
+    )
+    monkeypatch.setenv("CONCORD_LANDING_DIR", str(landing))
+    monkeypatch.setenv("DBT_TARGET_PATH", str(target))
+    return serving
+
+
+def test_status_lists_publication_runs_quarantine_and_failing_tests(fake_serving):
+    text = status_report(fake_serving)
+    assert "Published version 20260101T000000000000Z" in text
+    assert "built 2026-01-01T00:00:00Z, published 2026-01-01T00:01:00Z; 1 version(s)" in text
+    assert (
+        "Quarantined rows: 3\n  mcq: 1 x invalid answer: E\n  rater: 2 x undeclared category"
+        in text
+    )
+    assert "Failing tests in the published build: 1\n  unique_x on stg_x: warn, 2 rows" in text
+    assert "run-a  (published)" in text and "run-b  (not built)" in text
+    assert "1 test(s) not passing\n  test.concord.b: fail (4 rows)" in text
+
+
+def test_status_before_any_publish(tmp_path, monkeypatch):
+    monkeypatch.setenv("CONCORD_LANDING_DIR", str(tmp_path / "landing"))
+    monkeypatch.setenv("DBT_TARGET_PATH", str(tmp_path / "target"))
+    text = status_report(tmp_path / "serving")
+    assert text.startswith("Nothing published in")
+    assert "Probe runs landed" in text
+
+
+def test_a_failing_test_is_stored_and_listed_in_dq_test_failures(tmp_path):
+    """A duplicate rating fails the warn-severity uniqueness test of stg_rater__ratings: the
+    build goes on, the failing rows are kept in schema dq_failures, and the on-run-end hook
+    lists the test in marts.dq_test_failures (which publish copies)."""
+    project = copy_project(tmp_path / "project")
+    seed = project / "seeds" / "rater" / "rater_ratings.csv"
+    first_row = seed.read_text(encoding="utf-8").splitlines()[1]
+    with seed.open("a", encoding="utf-8") as f:
+        f.write(first_row + "\n")
+    database = tmp_path / "concord.duckdb"
+    run_dbt(["build", "--select", "rater_ratings", "stg_rater__ratings"], project, database)
+    with duckdb.connect(str(database), read_only=True) as con:
+        rows = con.execute(
+            "select model_name, status, n_failures, failures_relation from marts.dq_test_failures"
+        ).fetchall()
+        assert len(rows) == 1, rows
+        model, status, n_failures, relation = rows[0]
+        assert (model, status, n_failures) == ("stg_rater__ratings", "warn", 1)
+        assert '"dq_failures".' in relation
+        dataset, item, rater = first_row.split(",")[:3]
+        stored = con.execute(f"select dataset, item_id, rater_id from {relation}").fetchall()
+        assert stored == [(dataset, item, rater)]

@@ -1,0 +1,109 @@
+"""Great Expectations data docs work offline (concord_io.gx_offline): every remote style and
+script the pages load is replaced by a bundled copy, a page that still loads something remote
+is refused naming it, and headless Chromium with no network renders the index's table of
+validations (which GX's bootstrap-table script draws)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from concord_io import quality
+from concord_io.gx_offline import ASSETS, VENDOR, OfflineDocsError, asset_files, make_offline
+from concord_io.gx_offline import package_folder as vendored
+
+PAGE = """<html><head>
+<link rel="stylesheet" href="{css}"/>
+<script src="{js}"></script>
+</head><body><img src="https://great-expectations-web-assets.s3.us-east-2.amazonaws.com/logo-long.png?d=1&dataContextId=x"/>
+<a href="https://greatexpectations.io">a link, not a load</a></body></html>"""
+
+
+def test_every_bundled_file_is_shipped_with_a_licence_note():
+    for spec, name in asset_files():
+        assert (vendored(spec) / name).is_file(), f"{spec}/{name} missing: run the vendor script"
+    readme = (vendored("x").parent / "README.md").read_text(encoding="utf-8")
+    for spec in {spec for spec, _ in asset_files()}:
+        assert f"| {spec} |" in readme
+
+
+def test_pages_at_any_depth_point_at_the_local_copies(tmp_path):
+    site = tmp_path / "site"
+    css = next(u for u, (_, f) in ASSETS.items() if f.endswith(".css"))
+    js = next(u for u, (_, f) in ASSETS.items() if f.endswith(".js"))
+    nested = site / "validations" / "suite" / "run" / "page.html"
+    for page in (site / "index.html", nested):
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(PAGE.format(css=css, js=js), encoding="utf-8")
+    (site / "static" / "images").mkdir(parents=True)
+    (site / "static" / "images" / "logo-long.png").write_bytes(b"GX writes its logo here")
+    assert make_offline(site) == 2
+    for page in (site / "index.html", nested):
+        text = page.read_text(encoding="utf-8")
+        assert "https://great-expectations-web-assets" not in text
+        assert 'href="https://greatexpectations.io"' in text  # plain links stay
+        loaded = re.findall(r'(?:src|href)="([^"]+\.(?:css|js|png))"', text)
+        assert len(loaded) == 3
+        for relative in loaded:
+            assert (page.parent / relative).resolve().is_file(), relative
+    assert (site / VENDOR).is_dir()
+
+
+def test_a_page_that_still_loads_something_remote_is_refused(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text(
+        '<script src="https://cdn.example.org/new-library.js"></script>', encoding="utf-8"
+    )
+    with pytest.raises(OfflineDocsError, match=r"index.html: still loads .*new-library\.js"):
+        make_offline(site)
+
+
+def chromium_offline() -> list[str]:
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    if binary is None:
+        pytest.skip("chromium is not installed (`make chromium` installs Debian's package)")
+    isolate = ["unshare", "--net"] if shutil.which("unshare") else []
+    if isolate and subprocess.run([*isolate, "true"], capture_output=True).returncode != 0:
+        isolate = []
+    return [
+        *isolate,
+        binary,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--proxy-server=127.0.0.1:9",
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+    ]
+
+
+def test_the_data_docs_index_shows_the_validations_offline(warehouse, tmp_path):
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    names = ["mcq_agreement_summary", "dq_quarantine"]  # two suites keep the run short
+    for name in names:
+        shutil.copy(quality.SUITES_DIR / f"{name}.yml", suites / f"{name}.yml")
+    result = quality.run_quality(warehouse, tmp_path / "quality", suites)
+    assert result.success
+    html = result.docs_index.read_text(encoding="utf-8")
+    assert not re.search(r'(?:src|<link[^>]*href)="https?://', html)
+    dom = subprocess.run(
+        [
+            *chromium_offline(),
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+            result.docs_index.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    # bootstrap-table (a bundled script) turned the index's data into one row per validation
+    rows = re.findall(r'<tr class="clickable-row" data-href="validations/([^/"]+)/', dom)
+    assert sorted(rows) == sorted(names)
+    assert "bootstrap-table bootstrap4" in dom
