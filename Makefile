@@ -14,7 +14,8 @@ REPORT_DIR ?= $(WAREHOUSE_DIR)/report
 # dbt writes manifest.json there (dbt itself reads DBT_TARGET_PATH too)
 DBT_TARGET := $(or $(DBT_TARGET_PATH),target)
 
-.PHONY: install build dbt-build quality publish report chromium summary test lint bench clean
+.PHONY: install install-spark build dbt-build quality publish report chromium summary test test-spark \
+	lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +25,13 @@ $(VENV)/.installed: pyproject.toml requirements.lock | $(BIN)/python
 	touch $@
 
 install: $(VENV)/.installed
+
+# The spark extra (dbt-spark with a local pyspark) only for the Spark target and its tests.
+$(VENV)/.installed-spark: $(VENV)/.installed
+	$(BIN)/pip install --quiet -c requirements.lock -e '.[probe,dev,spark]'
+	touch $@
+
+install-spark: $(VENV)/.installed-spark
 
 build: install dbt-build quality publish report summary
 
@@ -69,6 +77,13 @@ lint: install
 
 test: install lint chromium
 	$(BIN)/pytest
+	$(MAKE) test-spark
+
+# The same SQL models and tests on a local Spark, compared value by value with DuckDB's, and
+# the Python models called with Spark DataFrames (tests/spark/; one SparkSession, small data).
+test-spark: install-spark
+	@command -v java >/dev/null || { echo "test-spark: Spark needs Java 17 (apt-get install openjdk-17-jre-headless)"; exit 2; }
+	$(BIN)/pytest tests/spark
 
 bench: install
 	$(BIN)/python bench/bench_mcq.py

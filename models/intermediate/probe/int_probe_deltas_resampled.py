@@ -1,6 +1,7 @@
 import pandas as pd
 import pyarrow as pa
 
+from concord_io.frames import to_pandas
 from concord_stats.bootstrap import derive_seed
 from concord_stats.paired import bootstrap_mean_interval, sign_flip_test
 
@@ -31,7 +32,7 @@ def model(dbt, session):
     confidence = float(dbt.config.get("confidence"))
     seed = int(dbt.config.get("seed"))
     n_permutations = int(dbt.config.get("n_permutations"))
-    deltas = dbt.ref("int_probe_deltas_paired").df()
+    deltas = to_pandas(dbt.ref("int_probe_deltas_paired"))
 
     rows = []
     for (run_id, group_name), cell in deltas.groupby(["run_id", "group_name"], sort=True):

@@ -3,6 +3,7 @@ percentile bootstrap interval of Fleiss' kappa resampling items (concord_stats.r
 
 import pandas as pd
 
+from concord_io.frames import to_pandas
 from concord_stats.rater import agreement_summary
 
 
@@ -10,7 +11,7 @@ def model(dbt, session):
     n_resamples = int(dbt.config.get("bootstrap_resamples"))
     confidence = float(dbt.config.get("bootstrap_confidence"))
     seed = int(dbt.config.get("bootstrap_seed"))
-    counts = dbt.ref("int_rater_counts_aggregated").df()
+    counts = to_pandas(dbt.ref("int_rater_counts_aggregated"))
 
     rows = []
     for dataset, long in counts.groupby("dataset", sort=True):
