@@ -58,4 +58,7 @@ def model(dbt, session):
             }
         )
     frame = pd.DataFrame(rows, columns=SCHEMA.names)
-    return pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)
+    # pandas, which dbt's Python materialization on Spark accepts (Arrow it does not); Arrow
+    # dtypes keep the columns typed when there is no row
+    typed = pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)
+    return typed.to_pandas(types_mapper=pd.ArrowDtype)
