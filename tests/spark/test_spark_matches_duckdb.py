@@ -15,13 +15,15 @@ PASSED = {"success", "pass"}
 
 
 def test_every_model_and_test_passes_on_spark(builds):
+    # exposures are listed as no-op: nothing runs for them
+    results = [r for r in builds.spark_results if not r["unique_id"].startswith("exposure.")]
     failed = [
         f"{r['unique_id']}: {r['status']} {(r.get('message') or '')[:300]}"
-        for r in builds.spark_results
+        for r in results
         if r["status"] not in PASSED
     ]
     assert not failed, "\n".join(failed)
-    built = {r["unique_id"] for r in builds.spark_results}
+    built = {r["unique_id"] for r in results}
     expected = {
         uid
         for uid, node in builds.duckdb_manifest["nodes"].items()
