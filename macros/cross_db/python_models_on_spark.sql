@@ -1,5 +1,6 @@
 {#- dbt Python models on Spark. dbt-spark submits Python models to Databricks clusters only;
-    on open-source Spark (method: session, the `spark` target) it cannot run them. Rather
+    on open-source Spark (the `spark` target, or any dbt-spark connection) it cannot run
+    them, so on adapter type spark this project never asks it to. Rather
     than fail every model downstream, this table materialization gives each Python model
     the table of results that a DuckDB build of the same model wrote
     (`python -m concord_io.python_results`: <dir>/<model>.parquet, with dir the var

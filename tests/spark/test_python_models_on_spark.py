@@ -60,6 +60,10 @@ def _load_model(node: dict):
     return module.model
 
 
+def _text(values: pd.Series) -> list:
+    return [None if pd.isna(v) else str(v) for v in values]
+
+
 def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(list(frame.columns)).reset_index(drop=True)
 
@@ -83,7 +87,7 @@ def duck(builds):
 def _spark_input(spark, duck, manifest: dict, name: str):
     """The DuckDB build's table `name` as a Spark DataFrame (through Arrow: typed, even empty)."""
     node = _node(manifest, name)
-    table = duck.sql(f"select * from {node['schema']}.{name}").fetch_arrow_table()
+    table = duck.sql(f"select * from {node['schema']}.{name}").to_arrow_table()
     return spark.createDataFrame(table)
 
 
@@ -109,4 +113,4 @@ def test_python_model_on_spark_dataframes(builds, duck, spark, name):
                 left.astype(float), right, check_names=False, rtol=1e-12, atol=1e-12
             )
         else:
-            assert left.astype(str).tolist() == right.astype(str).tolist(), column
+            assert _text(left) == _text(right), column

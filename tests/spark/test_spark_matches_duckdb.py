@@ -124,4 +124,5 @@ def test_every_table_equals_duckdbs(builds):
 @pytest.mark.parametrize("mart", ["mcq_agreement_summary", "rater_agreement_summary"])
 def test_marts_are_not_empty(builds, mart):
     folder = builds.spark_dir / "marts.db" / mart
-    assert duckdb.sql(f"select count(*) from read_parquet('{folder}/*.parquet')").fetchone()[0] > 0
+    count = duckdb.sql(f"select count(*) from read_parquet('{folder}/*.parquet')").fetchall()
+    assert count[0][0] > 0
