@@ -7,7 +7,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 export CONCORD_DB_PATH ?= warehouse/concord.duckdb
 
-.PHONY: install build dbt-build quality publish report chromium summary test lint bench clean
+.PHONY: install install-spark build dbt-build quality publish report chromium summary test test-spark \
+	lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +18,13 @@ $(VENV)/.installed: pyproject.toml requirements.lock | $(BIN)/python
 	touch $@
 
 install: $(VENV)/.installed
+
+# The spark extra (dbt-spark with a local pyspark) only for the Spark target and its tests.
+$(VENV)/.installed-spark: $(VENV)/.installed
+	$(BIN)/pip install --quiet -c requirements.lock -e '.[probe,dev,spark]'
+	touch $@
+
+install-spark: $(VENV)/.installed-spark
 
 # `concord build` (concord_io/cli.py) runs the stages in order and stops at the first that
 # fails: dbt build; the Great Expectations checkpoint (read-only; a failed expectation stops
@@ -43,6 +51,13 @@ lint: install
 
 test: install lint chromium
 	$(BIN)/pytest
+	$(MAKE) test-spark
+
+# The same SQL models and tests on a local Spark, compared value by value with DuckDB's, and
+# the Python models called with Spark DataFrames (tests/spark/; one SparkSession, small data).
+test-spark: install-spark
+	@command -v java >/dev/null || { echo "test-spark: Spark needs Java 17 (apt-get install openjdk-17-jre-headless)"; exit 2; }
+	$(BIN)/pytest tests/spark
 
 bench: install
 	$(BIN)/python bench/bench_mcq.py

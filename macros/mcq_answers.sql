@@ -12,8 +12,8 @@
     case
         when {{ raw }} in ('A', 'B', 'C', 'D') then {{ raw }}
         else regexp_extract(
-            upper(trim(regexp_replace(coalesce({{ raw }}, ''), '[\s*_`"'']+', ' ', 'g'))),
-            '^(?:(?:ANSWER|OPTION|CHOICE|RISPOSTA)\s*[:.\-]?\s*)?\(?([A-Z])\)?[.):]?$',
+            upper(trim({{ regexp_replace_all('coalesce(' ~ raw ~ ", '')", '[\s*_`"\']+', ' ') }})),
+            {{ regex_literal('^(?:(?:ANSWER|OPTION|CHOICE|RISPOSTA)\s*[:.\-]?\s*)?\(?([A-Z])\)?[.):]?$') }},
             1
         )
     end
@@ -21,7 +21,7 @@
 
 {#- Text compared case- and space-insensitively (answer against option text). -#}
 {% macro mcq_text_key(text) -%}
-    lower(trim(regexp_replace(coalesce({{ text }}, ''), '\s+', ' ', 'g')))
+    lower(trim({{ regexp_replace_all('coalesce(' ~ text ~ ", '')", '\\s+', ' ') }}))
 {%- endmacro %}
 
 {#- The presented letter, or null. `letter_form` and `answer_key` are the two columns
@@ -49,7 +49,7 @@
         when {{ answer }} is not null then null
         when {{ answer_key }} = '' then 'empty'
         when {{ letter_form }} <> '' then 'letter_out_of_range'
-        when regexp_matches({{ answer_key }}, '(invalid|error|fail|retr|timeout|n/a)')
+        when {{ regexp_contains(answer_key, '(invalid|error|fail|retr|timeout|n/a)') }}
             then 'pipeline_error'
         else 'unrecognised'
     end

@@ -4,7 +4,8 @@
     count(*) as n_rows,
     {%- for index in ['index_reliable_like', 'index_unreliable_like', 'index_rel_minus_unrel'] %}
     avg({{ index }}) as {{ index }}_mean,
-    stddev_samp({{ index }}) as {{ index }}_std,
+    stddev_samp({{ index }}) as {{ index }}_std
+    {%- if not loop.last %},{% endif %}
     {%- endfor %}
 {%- endmacro %}
 

@@ -24,7 +24,7 @@
                  order by source_file, source_row limit 5
              )
              select source_file, source_row,
-                    string_agg(language || \\'=\\' || domain, \\', \\' order by language) as domains
+                    ' ~ string_agg_ordered(\"language || '=' || domain\", \"', '\", \"language\") ~ ' as domains
              from ' ~ this ~ ' inner join misaligned using (source_file, source_row)
              group by source_file, source_row order by source_file, source_row',
             'Misaligned rows: the languages of one row are not the same item') }}",

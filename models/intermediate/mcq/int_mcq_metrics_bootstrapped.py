@@ -1,5 +1,6 @@
 import pandas as pd
 
+from concord_io.frames import to_pandas
 from concord_stats.agreement import disagreement_rate_statistics
 from concord_stats.bootstrap import bootstrap, derive_seed
 from concord_stats.entropy import shannon_entropy
@@ -19,8 +20,8 @@ def model(dbt, session):
     }
     seed = int(dbt.config.get("seed"))
     types = dbt.config.get("disagreement_types").split(",")
-    type_counts = dbt.ref("int_mcq_types_counted").df()
-    option_counts = dbt.ref("int_mcq_options_counted").df()
+    type_counts = to_pandas(dbt.ref("int_mcq_types_counted"))
+    option_counts = to_pandas(dbt.ref("int_mcq_options_counted"))
 
     cells = []  # (model, run, metric, counts, statistic, stream)
     count_columns = [f"n_{t}" for t in [*types, "incomplete"]]

@@ -1,6 +1,7 @@
 import numpy as np
 import pandas as pd
 
+from concord_io.frames import to_pandas
 from concord_stats.agreement import share_pct
 from concord_stats.bootstrap import bootstrap, derive_seed
 
@@ -13,7 +14,7 @@ def model(dbt, session):
     n_resamples = int(dbt.config.get("n_resamples"))
     confidence = float(dbt.config.get("confidence"))
     seed = int(dbt.config.get("seed"))
-    pairs = dbt.ref("int_mcq_runs_paired").df()
+    pairs = to_pandas(dbt.ref("int_mcq_runs_paired"))
     rows = []
     for cell in pairs.itertuples(index=False):
         counts = np.array([cell.n_same_original, cell.n_paired - cell.n_same_original])

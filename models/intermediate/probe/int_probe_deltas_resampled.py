@@ -1,6 +1,7 @@
 import pandas as pd
 import pyarrow as pa
 
+from concord_io.frames import to_pandas
 from concord_stats.bootstrap import derive_seed
 from concord_stats.paired import bootstrap_mean_interval, sign_flip_test
 
@@ -32,7 +33,7 @@ def model(dbt, session):
     confidence = float(dbt.config.get("confidence"))
     seed = int(dbt.config.get("seed"))
     n_permutations = int(dbt.config.get("n_permutations"))
-    deltas = dbt.ref("int_probe_deltas_paired").df()
+    deltas = to_pandas(dbt.ref("int_probe_deltas_paired"))
 
     rows = []
     for (run_id, group_name), cell in deltas.groupby(["run_id", "group_name"], sort=True):
@@ -58,4 +59,7 @@ def model(dbt, session):
             }
         )
     frame = pd.DataFrame(rows, columns=SCHEMA.names)
-    return pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)
+    # pandas, which dbt's Python materialization on Spark accepts (Arrow it does not); Arrow
+    # dtypes keep the columns typed when there is no row
+    typed = pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)
+    return typed.to_pandas(types_mapper=pd.ArrowDtype)

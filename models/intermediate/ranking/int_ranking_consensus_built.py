@@ -5,6 +5,7 @@ kemeny (exact up to KEMENY_MAX_EXACT tasks, a local-search heuristic beyond)."""
 import numpy as np
 import pandas as pd
 
+from concord_io.frames import to_pandas
 from concord_stats.consensus import KEMENY_MAX_EXACT, borda, kemeny, position_mode
 from concord_stats.kendall import rank_cube
 
@@ -12,7 +13,7 @@ METHODS = {"position_mode": position_mode, "borda": borda, "kemeny": kemeny}
 
 
 def model(dbt, session):
-    orders = dbt.ref("int_ranking_orders_validated").df()
+    orders = to_pandas(dbt.ref("int_ranking_orders_validated"))
     cube = rank_cube(
         orders["rater_id"],
         orders["scenario_id"],

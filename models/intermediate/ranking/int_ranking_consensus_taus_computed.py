@@ -4,11 +4,12 @@ document's A matrix, one row per (rater, scenario, method) (concord_stats.kendal
 import numpy as np
 import pandas as pd
 
+from concord_io.frames import to_pandas
 from concord_stats.kendall import rank_array, rank_cube, tau_b
 
 
 def model(dbt, session):
-    orders = dbt.ref("int_ranking_orders_validated").df()
+    orders = to_pandas(dbt.ref("int_ranking_orders_validated"))
     cube = rank_cube(
         orders["rater_id"],
         orders["scenario_id"],
@@ -16,7 +17,7 @@ def model(dbt, session):
         orders["position"],
         orders["n_tasks"],
     )
-    consensus = dbt.ref("int_ranking_consensus_built").df()
+    consensus = to_pandas(dbt.ref("int_ranking_consensus_built"))
     tasks = orders[["scenario_id", "task_id", "task_index", "n_tasks"]].drop_duplicates()
     consensus = consensus.merge(tasks, on=["scenario_id", "task_id"], validate="many_to_one")
 

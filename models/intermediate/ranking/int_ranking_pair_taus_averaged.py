@@ -4,6 +4,7 @@ those scenarios (concord_stats.kendall)."""
 
 import pandas as pd
 
+from concord_io.frames import to_pandas
 from concord_stats.kendall import (
     pairwise_mean_tau_b,
     pairwise_tau_b,
@@ -16,7 +17,7 @@ def model(dbt, session):
     n_resamples = int(dbt.config.get("bootstrap_resamples"))
     confidence = float(dbt.config.get("bootstrap_confidence"))
     seed = int(dbt.config.get("bootstrap_seed"))
-    orders = dbt.ref("int_ranking_orders_validated").df()
+    orders = to_pandas(dbt.ref("int_ranking_orders_validated"))
     # Orders -> ranks: R[rater, scenario, task] = position.
     cube = rank_cube(
         orders["rater_id"],

@@ -3,11 +3,12 @@
 
 import pandas as pd
 
+from concord_io.frames import to_pandas
 from concord_stats.kendall import kendall_w, rank_cube
 
 
 def model(dbt, session):
-    orders = dbt.ref("int_ranking_orders_validated").df()
+    orders = to_pandas(dbt.ref("int_ranking_orders_validated"))
     cube = rank_cube(
         orders["rater_id"],
         orders["scenario_id"],

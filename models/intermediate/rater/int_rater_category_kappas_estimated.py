@@ -2,11 +2,12 @@
 
 import pandas as pd
 
+from concord_io.frames import to_pandas
 from concord_stats.rater import category_kappas
 
 
 def model(dbt, session):
-    counts = dbt.ref("int_rater_counts_aggregated").df()
+    counts = to_pandas(dbt.ref("int_rater_counts_aggregated"))
 
     frames = []
     for dataset, long in counts.groupby("dataset", sort=True):

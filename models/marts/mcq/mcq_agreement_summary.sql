@@ -21,8 +21,8 @@ rates as (
     select
         *,
         n_items - n_incomplete as n_complete,
-        100.0 * n_all_same / nullif(n_items - n_incomplete, 0) as agreement_pct,
-        100.0 * n_all_different / nullif(n_items - n_incomplete, 0) as all_different_pct
+        {{ share_pct('n_all_same', 'n_items - n_incomplete') }} as agreement_pct,
+        {{ share_pct('n_all_different', 'n_items - n_incomplete') }} as all_different_pct
     from type_counts
 
 ),
@@ -33,8 +33,8 @@ persian_options as (
         model,
         run,
         {% for option in var('mcq_options') %}
-        100.0 * sum(n_presented) filter (where option = '{{ option }}') / nullif(max(n_valid), 0)
-            as fa_pct_{{ option | lower }},
+        {{ share_pct("sum(n_presented) filter (where option = '" ~ option ~ "')", 'max(n_valid)') }}
+            as fa_pct_{{ option | lower }}{% if not loop.last %},{% endif %}
         {% endfor %}
     from option_counts
     where language = 'fa'

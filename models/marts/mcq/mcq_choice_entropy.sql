@@ -17,7 +17,7 @@ final as (
         ci_low,
         ci_high
     from bootstrapped
-    where metric like 'entropy\_%\_bits' escape '\'
+    where metric like 'entropy!_%!_bits' escape '!'
 
 )
 

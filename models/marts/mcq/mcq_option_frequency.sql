@@ -12,9 +12,9 @@ final as (
         language,
         option,
         n_presented as n,
-        100.0 * n_presented / nullif(n_valid, 0) as pct,
+        {{ share_pct('n_presented', 'n_valid') }} as pct,
         n_original,
-        100.0 * n_original / nullif(n_valid, 0) as pct_original,
+        {{ share_pct('n_original', 'n_valid') }} as pct_original,
         n_valid
     from option_counts
 

@@ -32,14 +32,14 @@ both_runs as (
 types_by_run as (
 
     select
-        model,
         {% for run in ['base', 'shuffled'] %}
-        max(100.0 * n_all_same / nullif(n_items - n_incomplete, 0))
+        max({{ share_pct('n_all_same', 'n_items - n_incomplete') }})
             filter (where run = '{{ run }}') as agreement_pct_{{ run }},
         {% for type in var('mcq_disagreement_types') %}
         max(n_{{ type }}) filter (where run = '{{ run }}') as n_{{ type }}_{{ run }},
         {% endfor %}
         {% endfor %}
+        model
     from type_counts
     group by model
 
@@ -48,18 +48,20 @@ types_by_run as (
 options_by_run as (
 
     select
-        model,
         {% for lang in var('mcq_languages') %}
         {% for option in var('mcq_options') %}
         {% set cell = "language = '" ~ lang ~ "' and option = '" ~ option ~ "'" %}
-        max(100.0 * n_presented / nullif(n_valid, 0)) filter (where run = 'shuffled' and {{ cell }})
-        - max(100.0 * n_presented / nullif(n_valid, 0)) filter (where run = 'base' and {{ cell }})
+        {% set presented_pct = share_pct('n_presented', 'n_valid') %}
+        {% set original_pct = share_pct('n_original', 'n_valid') %}
+        max({{ presented_pct }}) filter (where run = 'shuffled' and {{ cell }})
+        - max({{ presented_pct }}) filter (where run = 'base' and {{ cell }})
             as presented_shift_{{ lang }}_{{ option | lower }},
-        max(100.0 * n_original / nullif(n_valid, 0)) filter (where run = 'shuffled' and {{ cell }})
-        - max(100.0 * n_original / nullif(n_valid, 0)) filter (where run = 'base' and {{ cell }})
+        max({{ original_pct }}) filter (where run = 'shuffled' and {{ cell }})
+        - max({{ original_pct }}) filter (where run = 'base' and {{ cell }})
             as original_shift_{{ lang }}_{{ option | lower }},
         {% endfor %}
         {% endfor %}
+        model
     from option_counts
     group by model
 
@@ -68,13 +70,13 @@ options_by_run as (
 consistency_by_language as (
 
     select
-        model,
         {% for lang in var('mcq_languages') %}
         max(same_original_pct) filter (where language = '{{ lang }}')
             as same_original_pct_{{ lang }},
         max(ci_low) filter (where language = '{{ lang }}') as same_original_ci_low_{{ lang }},
         max(ci_high) filter (where language = '{{ lang }}') as same_original_ci_high_{{ lang }},
         {% endfor %}
+        model
     from consistency
     group by model
 
@@ -100,7 +102,7 @@ final as (
         {% endfor %}
         consistency_by_language.same_original_pct_{{ lang }},
         consistency_by_language.same_original_ci_low_{{ lang }},
-        consistency_by_language.same_original_ci_high_{{ lang }},
+        consistency_by_language.same_original_ci_high_{{ lang }}{% if not loop.last %},{% endif %}
         {% endfor %}
     from both_runs
     inner join types_by_run on both_runs.model = types_by_run.model

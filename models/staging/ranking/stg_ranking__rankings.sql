@@ -13,7 +13,7 @@ numbered as (
 
     select
         source.*,
-        row_number() over () as source_row
+        {{ load_order_row_number() }} as source_row
     from source
 
 ),

@@ -12,7 +12,7 @@ renamed as (
         cast(rater_id as {{ dbt.type_string() }}) as rater_id,
         cast(category as {{ dbt.type_string() }}) as category,
         -- the seed's data row (DuckDB keeps the load order of a seed), for the quarantine
-        row_number() over () as source_row
+        {{ load_order_row_number() }} as source_row
     from source
 
 )

@@ -1,0 +1,96 @@
+"""One DuckDB build and one Spark build of the shipped seeds (plus one fake probe run),
+shared by every Spark test, and one local SparkSession for the tests that call the Python
+models. Small data and few resamples keep `make test-spark` inside CI's time."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from concord_io.project import PROJECT_ROOT, run_dbt
+from concord_io.python_results import write_python_results
+
+# Few resamples: the comparisons are exact whatever the number, the build is faster.
+VARS = "{bootstrap_resamples: 200, probe_permutations: 200}"
+
+
+@dataclass(frozen=True)
+class Builds:
+    duckdb: Path  # the DuckDB build database
+    duckdb_manifest: dict
+    spark_dir: Path  # Spark's warehouse folder: <schema>.db/<table>/ Parquet files
+    spark_results: list[dict]  # run_results.json of `dbt build --target spark`
+    spark_log: str
+
+
+def _land_fake_probe_run(landing: Path) -> None:
+    sys.path.insert(0, str(PROJECT_ROOT / "tests" / "python"))
+    from probe_fakes import fake_run_tables
+
+    from probe.landing import land_run
+    from probe.stimuli import load_design
+
+    design = load_design(PROJECT_ROOT / "seeds" / "probe")
+    land_run(landing, "run-spark", fake_run_tables(design, "run-spark", seed=7))
+
+
+@pytest.fixture(scope="session")
+def builds(tmp_path_factory) -> Builds:
+    work = tmp_path_factory.mktemp("spark")
+    landing = work / "landing"
+    _land_fake_probe_run(landing)
+    env = {"CONCORD_LANDING_DIR": str(landing)}
+
+    duck = work / "duckdb" / "concord.duckdb"
+    duck.parent.mkdir()
+    run_dbt(["build", "--vars", VARS], PROJECT_ROOT, duck, extra_env=env)
+    manifest_path = duck.parent / "target" / "manifest.json"
+    python_results = work / "python_results"
+    write_python_results(duck, manifest_path, python_results)
+
+    spark_work = work / "spark"
+    spark_work.mkdir()
+    spark_env = {
+        **env,
+        "CONCORD_SPARK_DIR": str(spark_work / "warehouse"),
+        "CONCORD_SPARK_PYTHON_RESULTS": str(python_results),
+    }
+    # the database argument only places target/ and logs/ beside it
+    result = run_dbt(
+        ["build", "--target", "spark", "--vars", VARS],
+        PROJECT_ROOT,
+        spark_work / "unused.duckdb",
+        extra_env=spark_env,
+        check=False,
+    )
+    run_results = json.loads((spark_work / "target" / "run_results.json").read_text())
+    return Builds(
+        duckdb=duck,
+        duckdb_manifest=json.loads(manifest_path.read_text()),
+        spark_dir=spark_work / "warehouse",
+        spark_results=run_results["results"],
+        spark_log=result.stdout,
+    )
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local SparkSession for the whole session (starting one costs seconds)."""
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[1]")
+        .appName("concord-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.catalogImplementation", "in-memory")
+        .getOrCreate()
+    )
+    yield session
+    session.stop()

@@ -1,0 +1,128 @@
+"""The `spark` target builds every model and runs every dbt test on a local Spark, and every
+table it builds equals the DuckDB build's, value by value (floats to 1e-9 relative: the
+engines sum in different orders)."""
+
+from __future__ import annotations
+
+import math
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+
+PASSED = {"success", "pass"}
+
+
+def test_every_model_and_test_passes_on_spark(builds):
+    # exposures are listed as no-op: nothing runs for them
+    results = [r for r in builds.spark_results if not r["unique_id"].startswith("exposure.")]
+    failed = [
+        f"{r['unique_id']}: {r['status']} {(r.get('message') or '')[:300]}"
+        for r in results
+        if r["status"] not in PASSED
+    ]
+    assert not failed, "\n".join(failed)
+    built = {r["unique_id"] for r in results}
+    expected = {
+        uid
+        for uid, node in builds.duckdb_manifest["nodes"].items()
+        if node["resource_type"] in ("model", "seed", "test", "unit_test")
+    } | set(builds.duckdb_manifest.get("unit_tests", {}))
+    assert built == expected
+
+
+def test_python_models_are_named_as_not_run_on_spark(builds):
+    python_models = sorted(
+        node["name"]
+        for node in builds.duckdb_manifest["nodes"].values()
+        if node["resource_type"] == "model" and node["language"] == "python"
+    )
+    assert python_models
+    for name in python_models:
+        assert f"{name} is a dbt Python model, which dbt-spark cannot run" in builds.spark_log
+
+
+def _tables(manifest: dict) -> list[tuple[str, str]]:
+    return sorted(
+        (node["schema"], node["name"])
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "seed"
+        or (node["resource_type"] == "model" and node["config"]["materialized"] != "view")
+    )
+
+
+def _value(value):
+    """One cell, normalised so that the two engines' Python values compare equal."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if value is pd.NaT:
+        return None
+    if isinstance(value, pd.Timestamp):
+        stamp = value.tz_convert("UTC") if value.tzinfo else value.tz_localize("UTC")
+        return stamp.isoformat()
+    if isinstance(value, list | tuple | np.ndarray):
+        return tuple(_value(v) for v in value)
+    if isinstance(value, np.bool_ | bool):
+        return bool(value)
+    if isinstance(value, np.integer | int):
+        return int(value)
+    if isinstance(value, np.floating | float):
+        return float(value)
+    return str(value)
+
+
+def _rows(frame: pd.DataFrame) -> list[tuple]:
+    """Rows in a canonical order: sorted by every column, floats rounded for the sort only."""
+    rows = [tuple(_value(v) for v in row) for row in frame.itertuples(index=False)]
+
+    def key(row):
+        return tuple(
+            (0, "") if v is None else (1, f"{v:.6e}" if isinstance(v, float) else repr(v))
+            for v in row
+        )
+
+    return sorted(rows, key=key)
+
+
+def _close(left, right) -> bool:
+    if isinstance(left, float) or isinstance(right, float):
+        if left is None or right is None:
+            return left is right
+        return math.isclose(left, right, rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(left, tuple) and isinstance(right, tuple):
+        return len(left) == len(right) and all(map(_close, left, right))
+    return left == right
+
+
+def test_every_table_equals_duckdbs(builds):
+    tables = _tables(builds.duckdb_manifest)
+    assert len(tables) >= 60
+    differences = []
+    with duckdb.connect(str(builds.duckdb), read_only=True) as duck:
+        for schema, name in tables:
+            folder = builds.spark_dir / f"{schema}.db" / name
+            if not folder.is_dir():
+                differences.append(f"{schema}.{name}: not built on Spark")
+                continue
+            expected = duck.sql(f"select * from {schema}.{name}").df()
+            got = duckdb.sql(f"select * from read_parquet('{folder}/*.parquet')").df()
+            if list(got.columns) != list(expected.columns):
+                differences.append(f"{name}: columns {list(got.columns)} != {list(expected)}")
+                continue
+            got_rows, expected_rows = _rows(got), _rows(expected)
+            if len(got_rows) != len(expected_rows):
+                differences.append(f"{name}: {len(got_rows)} rows != {len(expected_rows)}")
+                continue
+            for got_row, expected_row in zip(got_rows, expected_rows, strict=True):
+                if not all(map(_close, got_row, expected_row)):
+                    differences.append(f"{name}: {got_row} != {expected_row}")
+                    break
+    assert not differences, "\n".join(differences)
+
+
+@pytest.mark.parametrize("mart", ["mcq_agreement_summary", "rater_agreement_summary"])
+def test_marts_are_not_empty(builds, mart):
+    folder = builds.spark_dir / "marts.db" / mart
+    count = duckdb.sql(f"select count(*) from read_parquet('{folder}/*.parquet')").fetchall()
+    assert count[0][0] > 0
