@@ -1,5 +1,6 @@
 # Concord: `make build` builds the warehouse from the embedded seeds; `make test` runs
-# every check the project has. Both create .venv and install the pinned dependencies.
+# every check the project has. Both create .venv and install the pinned dependencies: the
+# warehouse's only for `make build` (no torch), everything for `make test`.
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -14,18 +15,33 @@ REPORT_DIR ?= $(WAREHOUSE_DIR)/report
 # dbt writes manifest.json there (dbt itself reads DBT_TARGET_PATH too)
 DBT_TARGET := $(or $(DBT_TARGET_PATH),target)
 
-.PHONY: install build dbt-build quality publish report chromium summary test lint bench clean
+.PHONY: install warehouse-install probe-install build dbt-build quality publish report chromium \
+	summary test test-fast lint sql-fix bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# One stamp per set of extras: the warehouse alone (make build), with the probe's torch and
+# transformers (make probe-install), and everything for development and tests (make install).
+$(VENV)/.installed-warehouse: pyproject.toml requirements.lock | $(BIN)/python
+	$(BIN)/pip install --quiet -c requirements.lock -e .
+	touch $@
+
+$(VENV)/.installed-probe: pyproject.toml requirements.lock | $(BIN)/python
+	$(BIN)/pip install --quiet -c requirements.lock -e '.[probe]'
+	touch $@ $(VENV)/.installed-warehouse
+
 $(VENV)/.installed: pyproject.toml requirements.lock | $(BIN)/python
 	$(BIN)/pip install --quiet -c requirements.lock -e '.[probe,dev]'
-	touch $@
+	touch $@ $(VENV)/.installed-warehouse $(VENV)/.installed-probe
 
 install: $(VENV)/.installed
 
-build: install dbt-build quality publish report summary
+warehouse-install: $(VENV)/.installed-warehouse
+
+probe-install: $(VENV)/.installed-probe
+
+build: warehouse-install dbt-build quality publish report summary
 
 dbt-build:
 	mkdir -p $(dir $(CONCORD_DB_PATH))
@@ -69,6 +85,11 @@ lint: install
 
 test: install lint chromium
 	$(BIN)/pytest
+
+# The statistics and the unit tests: no dbt, no probe model, no browser (markers in
+# pyproject.toml; tests/conftest.py marks what uses a warehouse or the probe).
+test-fast: install
+	$(BIN)/pytest -m "not warehouse and not probe and not browser and not slow"
 
 bench: install
 	$(BIN)/python bench/bench_mcq.py

@@ -31,7 +31,8 @@ from pathlib import Path
 import duckdb
 import yaml
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+from concord_io.paths import PROJECT_ROOT
+
 SUITES_DIR = PROJECT_ROOT / "quality" / "suites"
 CHECKPOINT = "concord_warehouse"
 DOCS_SITE = Path("gx") / "uncommitted" / "data_docs" / "local_site"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import duckdb
 
+from concord_io.paths import build_db_path
 from concord_io.publish import CURRENT_DB, CURRENT_PARQUET, SCHEMA
 
 
@@ -42,7 +43,7 @@ def summarise(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--database", type=Path, default=Path("warehouse/concord.duckdb"))
+    parser.add_argument("--database", type=Path, default=build_db_path())
     parser.add_argument("--serving-dir", type=Path, default=None)
     parser.add_argument("--report-dir", type=Path, default=None)
     args = parser.parse_args()

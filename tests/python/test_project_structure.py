@@ -22,7 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from concord_io.project import PROJECT_ROOT, run_dbt
+from concord_io.paths import PROJECT_ROOT
+from concord_io.project import run_dbt
+
+pytestmark = pytest.mark.warehouse  # the checks read the manifest of a dbt parse
 
 LAYERS = ("staging", "intermediate", "marts")
 STAGING_NAME = re.compile(r"^stg_[a-z0-9]+(_[a-z0-9]+)*__[a-z0-9]+(_[a-z0-9]+)*$")

@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from pathlib import Path
 
 import duckdb
 import jinja2
@@ -27,9 +26,9 @@ from scipy.stats import entropy as scipy_entropy
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
+from concord_io.paths import PROJECT_ROOT as ROOT
 from concord_stats import rater
 
-ROOT = Path(__file__).resolve().parents[2]
 TOL = 1e-9
 
 # The reference document's eight rating sets (6 raters, 4 categories A-D).
@@ -618,6 +617,7 @@ def test_marts_match_peers(marts):
                 )
 
 
+@pytest.mark.slow
 def test_bench_quick(tmp_path):
     import subprocess
     import sys

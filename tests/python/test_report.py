@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from concord_io.project import PROJECT_ROOT
+from concord_io.paths import PROJECT_ROOT
 from concord_io.publish import CURRENT_DB, publish
 from concord_io.report import STUDIES, build_report
 
@@ -146,6 +146,7 @@ def chromium() -> list[str]:
     ]
 
 
+@pytest.mark.browser
 def test_report_renders_in_headless_chromium(report):
     command = chromium()
     url = report.resolve().as_uri()

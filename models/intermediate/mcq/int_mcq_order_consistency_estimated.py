@@ -1,6 +1,7 @@
 import numpy as np
 import pandas as pd
 
+from concord_io.settings import dbt_vars
 from concord_stats.agreement import share_pct
 from concord_stats.bootstrap import bootstrap_counts, derive_seed
 
@@ -10,9 +11,9 @@ def model(dbt, session):
     the base-run answer, per model and language, with a percentile bootstrap interval
     (resampling the paired items, drawn as binomial counts)."""
     dbt.config(materialized="table")
-    n_resamples = int(dbt.config.get("n_resamples"))
-    confidence = float(dbt.config.get("confidence"))
-    seed = int(dbt.config.get("seed"))
+    n_resamples, confidence, seed = dbt_vars(
+        dbt.config.get("vars"), "bootstrap_resamples", "bootstrap_confidence", "bootstrap_seed"
+    )
     pairs = dbt.ref("int_mcq_runs_paired").df()
     rows = []
     for cell in pairs.itertuples(index=False):

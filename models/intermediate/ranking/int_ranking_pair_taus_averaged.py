@@ -4,6 +4,7 @@ those scenarios (concord_stats.kendall)."""
 
 import pandas as pd
 
+from concord_io.settings import dbt_vars
 from concord_stats.kendall import (
     pairwise_mean_tau_b,
     pairwise_tau_b,
@@ -13,9 +14,9 @@ from concord_stats.kendall import (
 
 
 def model(dbt, session):
-    n_resamples = int(dbt.config.get("bootstrap_resamples"))
-    confidence = float(dbt.config.get("bootstrap_confidence"))
-    seed = int(dbt.config.get("bootstrap_seed"))
+    n_resamples, confidence, seed = dbt_vars(
+        dbt.config.get("vars"), "bootstrap_resamples", "bootstrap_confidence", "bootstrap_seed"
+    )
     orders = dbt.ref("int_ranking_orders_validated").df()
     # Orders -> ranks: R[rater, scenario, task] = position.
     cube = rank_cube(

@@ -3,13 +3,14 @@ percentile bootstrap interval of Fleiss' kappa resampling items (concord_stats.r
 
 import pandas as pd
 
+from concord_io.settings import dbt_vars
 from concord_stats.rater import agreement_summary
 
 
 def model(dbt, session):
-    n_resamples = int(dbt.config.get("bootstrap_resamples"))
-    confidence = float(dbt.config.get("bootstrap_confidence"))
-    seed = int(dbt.config.get("bootstrap_seed"))
+    n_resamples, confidence, seed = dbt_vars(
+        dbt.config.get("vars"), "bootstrap_resamples", "bootstrap_confidence", "bootstrap_seed"
+    )
     counts = dbt.ref("int_rater_counts_aggregated").df()
 
     rows = []
