@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import duckdb
 import pytest
@@ -103,3 +105,26 @@ def test_vars_given_on_the_command_line_reach_the_python_models(tmp_path):
             " from intermediate.int_ranking_pair_taus_averaged"
         ).fetchall()
     assert settings == [(50, 0.8)]
+
+
+def test_the_warehouse_imports_no_torch():
+    """make build installs no torch: no concord_io or concord_stats module, and no dbt Python
+    model, may import it (or transformers) even where the probe's extra is installed."""
+    code = """
+import importlib, importlib.util, pkgutil, sys
+from pathlib import Path
+sys.modules["torch"] = None  # any `import torch` now raises ImportError
+sys.modules["transformers"] = None
+import concord_io, concord_stats
+for package in (concord_io, concord_stats):
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{module.name}")
+for path in sorted(Path("models").rglob("*.py")):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+print("ok")
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]

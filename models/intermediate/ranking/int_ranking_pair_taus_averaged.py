@@ -1,6 +1,7 @@
 """Mean Kendall tau-b of every ordered pair of raters over the scenarios both ranked (the
-ordered-task document's N x N matrix K), with a percentile bootstrap interval resampling
-those scenarios (concord_stats.kendall)."""
+N x N matrix K of the ordered-task method, docs/formulas.md), with a percentile bootstrap
+interval resampling those
+scenarios (concord_stats.kendall)."""
 
 import pandas as pd
 
