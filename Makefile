@@ -83,6 +83,12 @@ lint: install
 	# the dbt templater compiles the project: point it at a throw-away database
 	CONCORD_DB_PATH=$$(mktemp -d)/lint.duckdb $(BIN)/sqlfluff lint models tests/dbt --processes 2
 
+# sqlfluff's mechanical fixes of every SQL file (layout, case, trailing commas); what it
+# cannot fix (a comma a Jinja loop leaves after the last column, a long line) `make lint`
+# then names.
+sql-fix: install
+	CONCORD_DB_PATH=$$(mktemp -d)/lint.duckdb $(BIN)/sqlfluff fix models tests/dbt --processes 2
+
 test: install lint chromium
 	$(BIN)/pytest
 

@@ -9,7 +9,7 @@ baseline as (
     select
         run_id,
         msg_id,
-        index_rel_minus_unrel as baseline_index_rel_minus_unrel,
+        index_rel_minus_unrel as baseline_index_rel_minus_unrel
     from group_averages
     where group_name = '{{ var("probe_baseline_group") }}'
 ),
@@ -23,7 +23,7 @@ final as (
         group_averages.index_rel_minus_unrel,
         baseline.baseline_index_rel_minus_unrel,
         group_averages.index_rel_minus_unrel
-        - baseline.baseline_index_rel_minus_unrel as delta_vs_baseline,
+        - baseline.baseline_index_rel_minus_unrel as delta_vs_baseline
     from group_averages
     inner join baseline
         on group_averages.run_id = baseline.run_id

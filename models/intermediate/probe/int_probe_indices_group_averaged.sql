@@ -12,7 +12,7 @@ final as (
         count(*) as n_names,
         avg(index_reliable_like) as index_reliable_like,
         avg(index_unreliable_like) as index_unreliable_like,
-        avg(index_rel_minus_unrel) as index_rel_minus_unrel,
+        avg(index_rel_minus_unrel) as index_rel_minus_unrel
     from stimuli
     group by run_id, msg_id, group_name
 )

@@ -19,7 +19,7 @@ shifted as (
         logprob,
         n_tokens,
         exp(-logprob / n_tokens) as ppl,
-        exp(logprob - max(logprob) over (partition by run_id, stimulus_id)) as shifted_prob,
+        exp(logprob - max(logprob) over (partition by run_id, stimulus_id)) as shifted_prob
     from scores
 ),
 
@@ -30,7 +30,7 @@ normalised as (
         / sum(shifted_prob) over (partition by run_id, stimulus_id) as prob_over_candidates,
         row_number() over (
             partition by run_id, stimulus_id order by logprob desc, candidate_id
-        ) as logprob_rank,
+        ) as logprob_rank
     from shifted
 ),
 
@@ -49,7 +49,7 @@ final as (
         n_tokens,
         ppl,
         prob_over_candidates,
-        logprob_rank,
+        logprob_rank
     from normalised
 )
 

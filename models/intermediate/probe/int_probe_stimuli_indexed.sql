@@ -20,7 +20,7 @@ indexed as (
         sum(
             case when candidate_group = 'unreliable_like' then prob_over_candidates else 0 end
         ) as index_unreliable_like,
-        count(*) as n_candidates,
+        count(*) as n_candidates
     from normalised
     group by run_id, stimulus_id, msg_id, group_name, sender_name, stimulus
 ),
@@ -30,7 +30,7 @@ top_choices as (
         run_id,
         stimulus_id,
         candidate as top_choice,
-        prob_over_candidates as p_top,
+        prob_over_candidates as p_top
     from normalised
     where logprob_rank = 1
 ),
@@ -48,7 +48,7 @@ final as (
         indexed.index_unreliable_like,
         indexed.index_reliable_like - indexed.index_unreliable_like as index_rel_minus_unrel,
         top_choices.top_choice,
-        top_choices.p_top,
+        top_choices.p_top
     from indexed
     inner join top_choices
         on indexed.run_id = top_choices.run_id

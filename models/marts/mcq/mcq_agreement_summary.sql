@@ -34,7 +34,7 @@ persian_options as (
         run,
         {% for option in var('mcq_options') %}
         100.0 * sum(n_presented) filter (where option = '{{ option }}') / nullif(max(n_valid), 0)
-            as fa_pct_{{ option | lower }},
+            as fa_pct_{{ option | lower }}{{ "," if not loop.last }}
         {% endfor %}
     from option_counts
     where language = 'fa'

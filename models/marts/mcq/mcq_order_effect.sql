@@ -34,10 +34,12 @@ types_by_run as (
     select
         model,
         {% for run in ['base', 'shuffled'] %}
+        {% set last_run = loop.last %}
         max(100.0 * n_all_same / nullif(n_items - n_incomplete, 0))
             filter (where run = '{{ run }}') as agreement_pct_{{ run }},
         {% for type in var('mcq_disagreement_types') %}
-        max(n_{{ type }}) filter (where run = '{{ run }}') as n_{{ type }}_{{ run }},
+        max(n_{{ type }}) filter (where run = '{{ run }}')
+            as n_{{ type }}_{{ run }}{{ "," if not (loop.last and last_run) }}
         {% endfor %}
         {% endfor %}
     from type_counts
@@ -50,6 +52,7 @@ options_by_run as (
     select
         model,
         {% for lang in var('mcq_languages') %}
+        {% set last_lang = loop.last %}
         {% for option in var('mcq_options') %}
         {% set cell = "language = '" ~ lang ~ "' and option = '" ~ option ~ "'" %}
         max(100.0 * n_presented / nullif(n_valid, 0)) filter (where run = 'shuffled' and {{ cell }})
@@ -57,7 +60,8 @@ options_by_run as (
             as presented_shift_{{ lang }}_{{ option | lower }},
         max(100.0 * n_original / nullif(n_valid, 0)) filter (where run = 'shuffled' and {{ cell }})
         - max(100.0 * n_original / nullif(n_valid, 0)) filter (where run = 'base' and {{ cell }})
-            as original_shift_{{ lang }}_{{ option | lower }},
+            as original_shift_{{ lang }}_{{ option | lower }}
+        {{- "," if not (loop.last and last_lang) }}
         {% endfor %}
         {% endfor %}
     from option_counts
@@ -73,7 +77,8 @@ consistency_by_language as (
         max(same_original_pct) filter (where language = '{{ lang }}')
             as same_original_pct_{{ lang }},
         max(ci_low) filter (where language = '{{ lang }}') as same_original_ci_low_{{ lang }},
-        max(ci_high) filter (where language = '{{ lang }}') as same_original_ci_high_{{ lang }},
+        max(ci_high) filter (where language = '{{ lang }}')
+            as same_original_ci_high_{{ lang }}{{ "," if not loop.last }}
         {% endfor %}
     from consistency
     group by model
@@ -100,7 +105,7 @@ final as (
         {% endfor %}
         consistency_by_language.same_original_pct_{{ lang }},
         consistency_by_language.same_original_ci_low_{{ lang }},
-        consistency_by_language.same_original_ci_high_{{ lang }},
+        consistency_by_language.same_original_ci_high_{{ lang }}{{ "," if not loop.last }}
         {% endfor %}
     from both_runs
     inner join types_by_run on both_runs.model = types_by_run.model

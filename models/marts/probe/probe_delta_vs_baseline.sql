@@ -10,7 +10,7 @@ final as (
         baseline_group,
         index_rel_minus_unrel,
         baseline_index_rel_minus_unrel,
-        delta_vs_baseline,
+        delta_vs_baseline
     from deltas
 )
 

@@ -10,7 +10,7 @@ final as (
         n_names,
         index_reliable_like,
         index_unreliable_like,
-        index_rel_minus_unrel,
+        index_rel_minus_unrel
     from group_averages
 )
 

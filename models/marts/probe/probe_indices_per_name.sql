@@ -14,7 +14,7 @@ final as (
         index_unreliable_like,
         index_rel_minus_unrel,
         top_choice,
-        p_top,
+        p_top
     from stimuli
 )
 

@@ -14,7 +14,7 @@ summarised as (
         count(*) as n_messages,
         avg(delta_vs_baseline) as mean_delta,
         stddev_samp(delta_vs_baseline) as std_delta,
-        avg(cast(case when delta_vs_baseline < 0 then 1 else 0 end as double)) as frac_negative,
+        avg(cast(case when delta_vs_baseline < 0 then 1 else 0 end as double)) as frac_negative
     from deltas
     group by run_id, group_name, baseline_group
 ),
@@ -34,7 +34,7 @@ final as (
         resampled.n_resamples,
         resampled.p_value,
         resampled.n_permutations,
-        resampled.permutation_exact,
+        resampled.permutation_exact
     from summarised
     inner join resampled
         on summarised.run_id = resampled.run_id

@@ -14,7 +14,7 @@ final as (
     select
         group_averages.run_id,
         group_averages.msg_id,
-        group_averages.group_name,
+        group_averages.group_name
     from group_averages
     left join baseline
         on group_averages.run_id = baseline.run_id

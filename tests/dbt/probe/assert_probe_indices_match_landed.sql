@@ -15,7 +15,7 @@ compared as (
         landed.index_rel_minus_unrel as landed_index,
         recomputed.index_rel_minus_unrel as recomputed_index,
         landed.top_choice as landed_top_choice,
-        recomputed.top_choice as recomputed_top_choice,
+        recomputed.top_choice as recomputed_top_choice
     from landed
     full outer join recomputed
         on landed.run_id = recomputed.run_id

@@ -18,7 +18,7 @@ per_run as (
         run_id,
         count(*) as n_stimuli,
         min(n_candidates) as min_candidates,
-        max(n_candidates) as max_candidates,
+        max(n_candidates) as max_candidates
     from per_stimulus
     group by run_id
 ),
@@ -30,7 +30,7 @@ final as (
         per_run.n_stimuli as landed_stimuli,
         runs.n_candidates as declared_candidates,
         per_run.min_candidates,
-        per_run.max_candidates,
+        per_run.max_candidates
     from runs
     left join per_run on runs.run_id = per_run.run_id
     where per_run.run_id is null
