@@ -1,5 +1,6 @@
 # Concord: `make build` builds the warehouse from the embedded seeds; `make test` runs
-# every check the project has. Both create .venv and install the pinned dependencies.
+# every check the project has. Both create .venv and install the pinned dependencies: the
+# warehouse's only for `make build` (no torch), everything for `make test`.
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -7,15 +8,25 @@ VENV := .venv
 BIN := $(VENV)/bin
 export CONCORD_DB_PATH ?= warehouse/concord.duckdb
 
-.PHONY: install install-spark build dbt-build quality publish report chromium summary test test-spark \
-	lint bench clean
+.PHONY: install warehouse-install probe-install install-spark build dbt-build quality publish report \
+	chromium summary test test-fast test-spark lint sql-fix bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# One stamp per set of extras: the warehouse alone (make build), with the probe's torch and
+# transformers (make probe-install), and everything for development and tests (make install).
+$(VENV)/.installed-warehouse: pyproject.toml requirements.lock | $(BIN)/python
+	$(BIN)/pip install --quiet -c requirements.lock -e .
+	touch $@
+
+$(VENV)/.installed-probe: pyproject.toml requirements.lock | $(BIN)/python
+	$(BIN)/pip install --quiet -c requirements.lock -e '.[probe]'
+	touch $@ $(VENV)/.installed-warehouse
+
 $(VENV)/.installed: pyproject.toml requirements.lock | $(BIN)/python
 	$(BIN)/pip install --quiet -c requirements.lock -e '.[probe,dev]'
-	touch $@
+	touch $@ $(VENV)/.installed-warehouse $(VENV)/.installed-probe
 
 install: $(VENV)/.installed
 
@@ -24,17 +35,21 @@ $(VENV)/.installed-spark: $(VENV)/.installed
 	$(BIN)/pip install --quiet -c requirements.lock -e '.[probe,dev,spark]'
 	touch $@
 
+warehouse-install: $(VENV)/.installed-warehouse
+
+probe-install: $(VENV)/.installed-probe
+
 install-spark: $(VENV)/.installed-spark
 
 # `concord build` (concord_io/cli.py) runs the stages in order and stops at the first that
 # fails: dbt build; the Great Expectations checkpoint (read-only; a failed expectation stops
 # here and the data docs say why); publish (only reached when everything before passed:
-# readers use serving/concord.duckdb beside the build database, never the build file); the report and
-# dbt docs; the summary. Each stage alone: make dbt-build|quality|publish|report|summary.
-build: install
+# readers use serving/concord.duckdb beside the build database, never the build file); the
+# report and dbt docs; the summary. Each stage alone: make dbt-build|quality|publish|report|summary.
+build: warehouse-install
 	$(BIN)/concord build
 
-dbt-build quality publish report summary: install
+dbt-build quality publish report summary: warehouse-install
 	$(BIN)/concord build --stage $@
 
 # The report test renders the page in Debian's chromium; without it that test is skipped.
@@ -49,6 +64,13 @@ lint: install
 	# the dbt templater compiles the project: point it at a throw-away database
 	CONCORD_DB_PATH=$$(mktemp -d)/lint.duckdb $(BIN)/sqlfluff lint models tests/dbt --processes 2
 
+# sqlfluff's mechanical fixes of every SQL file (layout, case, trailing commas); what it
+# cannot fix (a comma a Jinja loop leaves after the last column, a long line) `make lint`
+# then names.
+sql-fix: install
+	CONCORD_DB_PATH=$$(mktemp -d)/lint.duckdb $(BIN)/sqlfluff fix models tests/dbt --processes 2 \
+		|| echo "sqlfluff fixed what it could: make lint names what is left"
+
 test: install lint chromium
 	$(BIN)/pytest
 	$(MAKE) test-spark
@@ -58,6 +80,11 @@ test: install lint chromium
 test-spark: install-spark
 	@command -v java >/dev/null || { echo "test-spark: Spark needs Java 17 (apt-get install openjdk-17-jre-headless)"; exit 2; }
 	$(BIN)/pytest tests/spark
+
+# The statistics and the unit tests: no dbt, no probe model, no browser (markers in
+# pyproject.toml; tests/conftest.py marks what uses a warehouse or the probe).
+test-fast: install
+	$(BIN)/pytest -m "not warehouse and not probe and not browser and not slow"
 
 bench: install
 	$(BIN)/python bench/bench_mcq.py

@@ -32,10 +32,8 @@ from pathlib import Path
 import numpy as np
 import scipy
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from concord_stats.kendall import (  # noqa: E402
+from concord_io.paths import PROJECT_ROOT as ROOT
+from concord_stats.kendall import (
     orders_to_ranks,
     pairwise_mean_tau_b,
     pairwise_tau_b,

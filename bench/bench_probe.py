@@ -25,17 +25,14 @@ import argparse
 import json
 import os
 import platform
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # the probe package puts Hugging Face offline on import
-
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from concord_io.paths import PROJECT_ROOT as ROOT
 from probe.modeling import dtype_name, load_model  # noqa: E402
 from probe.scoring import build_requests, score_batched, score_reference  # noqa: E402
 from probe.stimuli import load_design  # noqa: E402

@@ -36,8 +36,9 @@ from pathlib import Path
 
 import numpy as np
 
+from concord_io.paths import PROJECT_ROOT as ROOT
+
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
 RESULTS = HERE / "results"
 
 

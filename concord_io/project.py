@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+from concord_io.paths import PROJECT_ROOT
+
 DBT = Path(sys.executable).parent / "dbt"
 # what a dbt build needs; the venv, warehouse and target stay behind
 PROJECT_PARTS = (

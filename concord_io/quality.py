@@ -43,8 +43,8 @@ import yaml
 from concord_io.connect import build_lock_error
 from concord_io.errors import ConcordError, disk_error, run_main
 from concord_io.gx_offline import make_offline
+from concord_io.paths import PROJECT_ROOT
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SUITES_DIR = PROJECT_ROOT / "quality" / "suites"
 CHECKPOINT = "concord_warehouse"
 DOCS_SITE = Path("gx") / "uncommitted" / "data_docs" / "local_site"

@@ -1,5 +1,5 @@
 {#- Per-item agreement and disagreement of several raters over K nominal categories
-    (reference/rater-disagreement-measures.md with the corrections of reference/README.md).
+    (the rater-disagreement method, with its errors corrected: docs/formulas.md).
     One macro per formula, over per-item aggregates of the category counts n_j:
       n          number of raters of the item, Σ n_j
       sum_sq     Σ n_j²

@@ -7,6 +7,7 @@ import math
 import pyarrow.parquet as pq
 import pytest
 
+from concord_io import paths
 from probe import landing
 from probe.landing import LandingError, land_run, run_dir, to_table
 
@@ -117,7 +118,10 @@ def test_default_landing_dir(monkeypatch, tmp_path):
     monkeypatch.setenv("CONCORD_LANDING_DIR", str(tmp_path))
     assert landing.default_landing_dir() == tmp_path
     monkeypatch.delenv("CONCORD_LANDING_DIR")
-    assert landing.default_landing_dir() == landing.PROJECT_ROOT / "warehouse" / "landing"
+    # the probe cannot import concord_io: its default must still be the one concord_io.paths has
+    assert landing.default_landing_dir() == paths.landing_dir()
+    monkeypatch.setenv("CONCORD_LANDING_DIR", "elsewhere/landing")
+    assert landing.default_landing_dir() == paths.landing_dir()
 
 
 def test_list_and_remove_runs(tmp_path):

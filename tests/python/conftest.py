@@ -8,7 +8,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from concord_io.project import PROJECT_ROOT, copy_project, run_dbt
+from concord_io.paths import PROJECT_ROOT
+from concord_io.project import copy_project, run_dbt
 
 
 @pytest.fixture(scope="session")

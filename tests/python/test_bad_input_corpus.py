@@ -246,6 +246,7 @@ def corpus_run(tmp_path_factory):
     return get
 
 
+@pytest.mark.warehouse
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_bad_input_case(case, corpus_run):
     outcome = corpus_run(case)
@@ -333,6 +334,7 @@ def test_probe_writer_refuses_nan_and_infinite_scores(design, tmp_path, table, c
     assert not list(tmp_path.rglob("*.parquet"))
 
 
+@pytest.mark.probe
 def test_probe_scorer_refuses_non_finite_token_logprobs():
     from probe.scoring import NonFiniteScoreError, check_finite
 

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_kendall.py"
+import pytest
+
+from concord_io.paths import PROJECT_ROOT as ROOT
+
+pytestmark = pytest.mark.slow  # the benchmark's quick mode
+
+BENCH = ROOT / "bench" / "bench_kendall.py"
 
 
 def test_bench_kendall_quick_mode(tmp_path):

@@ -32,7 +32,7 @@ def test_percentile_interval_matches_scipy_percentile_bootstrap():
 
 
 def test_thirty_of_sixty_converges_to_the_documented_interval():
-    # reference/README: the percentile CI of 30/60 converges to [36.67 %, 63.33 %]
+    # docs/formulas.md: the percentile CI of 30/60 converges to [36.67 %, 63.33 %]
     result = bootstrap(
         np.array([30, 30]),
         lambda c: share_pct(c, [0], [0, 1]),

@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import warnings
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -15,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from concord_io.paths import PROJECT_ROOT as ROOT
 from concord_stats.bootstrap import bootstrap_indices, make_rng
 from concord_stats.kendall import (
     kendall_w,
@@ -27,7 +27,6 @@ from concord_stats.kendall import (
     tau_b,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "seeds" / "ranking" / "ranking_rankings.csv"
 MODELS = ROOT / "models" / "intermediate" / "ranking"
 
@@ -356,9 +355,7 @@ def test_python_models_correlate_ranks_not_orders():
     pairs = run_model(
         "int_ranking_pair_taus_averaged",
         {"int_ranking_orders_validated": orders},
-        bootstrap_resamples="200",
-        bootstrap_confidence="0.95",
-        bootstrap_seed="1",
+        vars={"bootstrap_resamples": 200, "bootstrap_confidence": 0.95, "bootstrap_seed": 1},
     ).set_index(["rater_id", "other_rater_id"])
     # tau-b on ranks is +0.4 (see test_tau_on_orders_differs_from_tau_on_ranks); on the
     # orders it would be -0.4.

@@ -6,8 +6,8 @@ does (that package needs dbt's package hub, which this project does not use):
 - every mart enforces its contract and documents every column with a data type;
 - no intermediate model or mart reads a seed or source directly, and no staging model
   reads another staging model;
-- names follow STYLE.md: stg_<source>__<entity>, int_<entity>_<verb>, marts fct_/dim_ or a
-  plain entity noun, one _<dir>__models.yml per folder;
+- names follow docs/conventions.md: stg_<source>__<entity>, int_<entity>_<verb>, marts
+  fct_/dim_ or a plain entity noun, one _<dir>__models.yml per folder;
 - every seed declares column_types for every column it documents, and has a description.
 
 Each rule lists every offender, so one run shows all that is wrong.
@@ -22,7 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from concord_io.project import PROJECT_ROOT, run_dbt
+from concord_io.paths import PROJECT_ROOT
+from concord_io.project import run_dbt
+
+pytestmark = pytest.mark.warehouse  # the checks read the manifest of a dbt parse
 
 LAYERS = ("staging", "intermediate", "marts")
 STAGING_NAME = re.compile(r"^stg_[a-z0-9]+(_[a-z0-9]+)*__[a-z0-9]+(_[a-z0-9]+)*$")
@@ -137,7 +140,7 @@ def test_names_follow_the_style_guide(manifest):
             wrong.append(f"{node['name']} ({where})")
         if where == "marts" and node["name"].startswith(("stg_", "int_")):
             wrong.append(f"{node['name']} (a mart named like another layer)")
-    assert not wrong, f"names that break STYLE.md: {wrong}"
+    assert not wrong, f"names that break docs/conventions.md: {wrong}"
 
 
 def test_one_models_yml_per_folder_named_after_it(manifest):

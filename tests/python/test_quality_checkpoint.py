@@ -14,6 +14,7 @@ import pytest
 from concord_io import quality
 
 
+@pytest.mark.slow  # importing Great Expectations takes about 10 s
 def test_every_suite_is_well_formed_and_names_a_known_expectation():
     import great_expectations.expectations as gxe
 
@@ -25,6 +26,7 @@ def test_every_suite_is_well_formed_and_names_a_known_expectation():
             quality._expectation(gxe, suite, kind, kwargs)  # raises on a bad entry
 
 
+@pytest.mark.slow
 def test_unknown_expectation_is_refused_naming_the_file(tmp_path):
     (tmp_path / "bad.yml").write_text(
         "name: bad\nrelation: marts.x\nexpectations:\n  - expect_nothing_at_all: {column: a}\n"

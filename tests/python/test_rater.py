@@ -35,6 +35,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
+from concord_io.paths import PROJECT_ROOT as ROOT
 from concord_stats import rater
 from concord_stats.rater_coefficients import (
     Ratings,
@@ -43,7 +44,6 @@ from concord_stats.rater_coefficients import (
     weight_matrix,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
 TOL = 1e-9
 
 # The reference document's eight rating sets (6 raters, 4 categories A-D).
@@ -687,6 +687,7 @@ def test_marts_match_peers(marts):
     assert light == pytest.approx(en["cohen_kappa"].mean(), abs=TOL)
 
 
+@pytest.mark.slow
 def test_bench_quick(tmp_path):
     import subprocess
     import sys

@@ -413,6 +413,7 @@ def chromium() -> list[str]:
     ]
 
 
+@pytest.mark.browser
 def test_report_renders_in_headless_chromium(report):
     command = chromium()
     url = report.resolve().as_uri()

@@ -1,6 +1,7 @@
 import pandas as pd
 
 from concord_io.frames import to_pandas
+from concord_io.settings import dbt_vars
 from concord_stats.agreement import disagreement_rate_statistics
 from concord_stats.bootstrap import bootstrap, derive_seed
 from concord_stats.entropy import shannon_entropy
@@ -14,12 +15,14 @@ def model(dbt, session):
     and run share one stream, so they are computed on the same resamples (disagreement is
     100 − agreement in every replicate)."""
     dbt.config(materialized="table")
-    settings = {
-        "n_resamples": int(dbt.config.get("n_resamples")),
-        "confidence": float(dbt.config.get("confidence")),
-    }
-    seed = int(dbt.config.get("seed"))
-    types = dbt.config.get("disagreement_types").split(",")
+    n_resamples, confidence, seed, types = dbt_vars(
+        dbt.config.get("vars"),
+        "bootstrap_resamples",
+        "bootstrap_confidence",
+        "bootstrap_seed",
+        "mcq_disagreement_types",
+    )
+    settings = {"n_resamples": n_resamples, "confidence": confidence}
     type_counts = to_pandas(dbt.ref("int_mcq_types_counted"))
     option_counts = to_pandas(dbt.ref("int_mcq_options_counted"))
 

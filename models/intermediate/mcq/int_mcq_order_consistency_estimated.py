@@ -2,6 +2,7 @@ import numpy as np
 import pandas as pd
 
 from concord_io.frames import to_pandas
+from concord_io.settings import dbt_vars
 from concord_stats.agreement import share_pct
 from concord_stats.bootstrap import bootstrap, derive_seed
 
@@ -11,9 +12,9 @@ def model(dbt, session):
     the base-run answer, per model and language, with a percentile bootstrap interval
     (resampling the paired items, drawn as binomial counts)."""
     dbt.config(materialized="table")
-    n_resamples = int(dbt.config.get("n_resamples"))
-    confidence = float(dbt.config.get("confidence"))
-    seed = int(dbt.config.get("seed"))
+    n_resamples, confidence, seed = dbt_vars(
+        dbt.config.get("vars"), "bootstrap_resamples", "bootstrap_confidence", "bootstrap_seed"
+    )
     pairs = to_pandas(dbt.ref("int_mcq_runs_paired"))
     rows = []
     for cell in pairs.itertuples(index=False):

@@ -2,6 +2,7 @@ import pandas as pd
 import pyarrow as pa
 
 from concord_io.frames import to_pandas
+from concord_io.settings import dbt_vars
 from concord_stats.bootstrap import derive_seed
 from concord_stats.paired import bootstrap_mean_interval, sign_flip_test
 
@@ -29,10 +30,13 @@ def model(dbt, session):
     probe_permutations random ones).
     Returns a typed empty table before the first probe run."""
     dbt.config(materialized="table")
-    n_resamples = int(dbt.config.get("n_resamples"))
-    confidence = float(dbt.config.get("confidence"))
-    seed = int(dbt.config.get("seed"))
-    n_permutations = int(dbt.config.get("n_permutations"))
+    n_resamples, confidence, seed, n_permutations = dbt_vars(
+        dbt.config.get("vars"),
+        "bootstrap_resamples",
+        "bootstrap_confidence",
+        "bootstrap_seed",
+        "probe_permutations",
+    )
     deltas = to_pandas(dbt.ref("int_probe_deltas_paired"))
 
     rows = []

@@ -1,6 +1,8 @@
 import pandas as pd
 import pyarrow as pa
 
+from concord_io.frames import to_pandas
+from concord_io.settings import dbt_vars
 from concord_stats.bootstrap import derive_seed
 from concord_stats.paired import bootstrap_mean_interval, sign_flip_test
 
@@ -29,11 +31,14 @@ def model(dbt, session):
     else Monte Carlo: the marts state its standard error). The inputs are
     the per-message differences, the sufficient statistic of both procedures."""
     dbt.config(materialized="table")
-    n_resamples = int(dbt.config.get("n_resamples"))
-    confidence = float(dbt.config.get("confidence"))
-    seed = int(dbt.config.get("seed"))
-    n_permutations = int(dbt.config.get("n_permutations"))
-    pairs = dbt.ref("int_probe_model_deltas_paired").df()
+    n_resamples, confidence, seed, n_permutations = dbt_vars(
+        dbt.config.get("vars"),
+        "bootstrap_resamples",
+        "bootstrap_confidence",
+        "bootstrap_seed",
+        "probe_permutations",
+    )
+    pairs = to_pandas(dbt.ref("int_probe_model_deltas_paired"))
 
     rows = []
     keys = ["run_id_a", "run_id_b", "group_name"]
@@ -61,4 +66,6 @@ def model(dbt, session):
             }
         )
     frame = pd.DataFrame(rows, columns=SCHEMA.names)
-    return pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)
+    # pandas (Arrow dtypes keep the types when empty): dbt-spark and Databricks take no Arrow table
+    typed = pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)
+    return typed.to_pandas(types_mapper=pd.ArrowDtype)

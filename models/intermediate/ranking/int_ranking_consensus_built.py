@@ -1,5 +1,5 @@
 """Consensus order of each scenario's tasks by three methods (concord_stats.consensus):
-position_mode (the document's position-wise mode, repaired into a permutation), borda and
+position_mode (the method's position-wise mode, repaired into a permutation), borda and
 kemeny (exact up to KEMENY_MAX_EXACT tasks, a local-search heuristic beyond)."""
 
 import numpy as np

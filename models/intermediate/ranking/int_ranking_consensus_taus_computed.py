@@ -1,5 +1,5 @@
 """Tau-b of each rater's ranks against each consensus, per scenario: the ordered-task
-document's A matrix, one row per (rater, scenario, method) (concord_stats.kendall)."""
+method's A matrix, one row per (rater, scenario, method) (concord_stats.kendall)."""
 
 import numpy as np
 import pandas as pd

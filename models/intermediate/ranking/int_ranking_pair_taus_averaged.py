@@ -1,10 +1,12 @@
 """Mean Kendall tau-b of every ordered pair of raters over the scenarios both ranked (the
-ordered-task document's N x N matrix K), with a percentile bootstrap interval resampling
-those scenarios (concord_stats.kendall)."""
+N x N matrix K of the ordered-task method, docs/formulas.md), with a percentile bootstrap
+interval resampling those
+scenarios (concord_stats.kendall)."""
 
 import pandas as pd
 
 from concord_io.frames import to_pandas
+from concord_io.settings import dbt_vars
 from concord_stats.kendall import (
     pairwise_mean_tau_b,
     pairwise_tau_b,
@@ -14,9 +16,9 @@ from concord_stats.kendall import (
 
 
 def model(dbt, session):
-    n_resamples = int(dbt.config.get("bootstrap_resamples"))
-    confidence = float(dbt.config.get("bootstrap_confidence"))
-    seed = int(dbt.config.get("bootstrap_seed"))
+    n_resamples, confidence, seed = dbt_vars(
+        dbt.config.get("vars"), "bootstrap_resamples", "bootstrap_confidence", "bootstrap_seed"
+    )
     orders = to_pandas(dbt.ref("int_ranking_orders_validated"))
     # Orders -> ranks: R[rater, scenario, task] = position.
     cube = rank_cube(

@@ -108,8 +108,9 @@ row_checks as (
             when position is null then 'position is not a whole number'
             when identical_row_number > 1
                 then 'duplicate row: same rater, scenario, position and task as an earlier row'
+            -- a reason is one string, kept whole as the quarantine shows it
             when not is_scenario_task
-                then 'extra task: not among the scenario''s tasks (those ranked by more than half of its raters)'
+                then 'extra task: not among the scenario''s tasks (those ranked by more than half of its raters)'  -- noqa: LT05
             when n_positions_of_task > 1 then 'task repeated in the ranking'
             when n_tasks_at_position > 1 then 'position repeated in the ranking'
             when position < 1 or position > n_tasks

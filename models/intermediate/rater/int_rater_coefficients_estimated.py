@@ -6,6 +6,8 @@ pair. One row per dataset, coefficient, weighting and (for pair rows) rater pair
 import numpy as np
 import pandas as pd
 
+from concord_io.frames import to_pandas
+from concord_io.settings import dbt_vars
 from concord_stats.bootstrap import derive_seed
 from concord_stats.rater_coefficients import dataset_coefficients
 
@@ -43,12 +45,12 @@ def ordered_categories(labels):
 
 
 def model(dbt, session):
-    n_resamples = int(dbt.config.get("bootstrap_resamples"))
-    confidence = float(dbt.config.get("bootstrap_confidence"))
-    seed = int(dbt.config.get("bootstrap_seed"))
-    ratings = dbt.ref("int_rater_ratings_validated").df()
-    declared = dbt.ref("int_rater_categories_declared").df()
-    datasets = dbt.ref("int_rater_datasets_described").df().set_index("dataset")
+    n_resamples, confidence, seed = dbt_vars(
+        dbt.config.get("vars"), "bootstrap_resamples", "bootstrap_confidence", "bootstrap_seed"
+    )
+    ratings = to_pandas(dbt.ref("int_rater_ratings_validated"))
+    declared = to_pandas(dbt.ref("int_rater_categories_declared"))
+    datasets = to_pandas(dbt.ref("int_rater_datasets_described")).set_index("dataset")
 
     rows = []
     for dataset, long in ratings.groupby("dataset", sort=True):

@@ -40,8 +40,9 @@ checked as (
             when counted.n_ratings_of_key > 1
                 then 'duplicate rating: this rater rated this item more than once'
             when counted.category is null then 'missing category'
+            -- a reason is one string, kept whole as the quarantine shows it
             when declared.category is null
-                then 'category not declared for this dataset (seed rater_categories, or var mcq_options for derived datasets)'
+                then 'category not declared for this dataset (seed rater_categories, or var mcq_options for derived datasets)'  -- noqa: LT05
         end as rejection_reason
     from counted
     left join declared

@@ -36,7 +36,8 @@ types_by_run as (
         max({{ share_pct('n_all_same', 'n_items - n_incomplete') }})
             filter (where run = '{{ run }}') as agreement_pct_{{ run }},
         {% for type in var('mcq_disagreement_types') %}
-        max(n_{{ type }}) filter (where run = '{{ run }}') as n_{{ type }}_{{ run }},
+        max(n_{{ type }}) filter (where run = '{{ run }}')
+            as n_{{ type }}_{{ run }}{{ "," if not (loop.last and last_run) }}
         {% endfor %}
         {% endfor %}
         model
@@ -49,6 +50,7 @@ options_by_run as (
 
     select
         {% for lang in var('mcq_languages') %}
+        {% set last_lang = loop.last %}
         {% for option in var('mcq_options') %}
         {% set cell = "language = '" ~ lang ~ "' and option = '" ~ option ~ "'" %}
         {% set presented_pct = share_pct('n_presented', 'n_valid') %}
@@ -74,7 +76,8 @@ consistency_by_language as (
         max(same_original_pct) filter (where language = '{{ lang }}')
             as same_original_pct_{{ lang }},
         max(ci_low) filter (where language = '{{ lang }}') as same_original_ci_low_{{ lang }},
-        max(ci_high) filter (where language = '{{ lang }}') as same_original_ci_high_{{ lang }},
+        max(ci_high) filter (where language = '{{ lang }}')
+            as same_original_ci_high_{{ lang }}{{ "," if not loop.last }}
         {% endfor %}
         model
     from consistency

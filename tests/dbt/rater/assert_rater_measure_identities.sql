@@ -24,7 +24,10 @@ violations as (
             - group_disagreement * n_categories * (n_raters - 1)
             / ((n_categories - 1) * {{ rater_as_double('n_raters') }})
         ) > 1e-9
-        or abs(gini_simpson - (n_raters - 1) * group_disagreement / {{ rater_as_double('n_raters') }})
+        or abs(
+            gini_simpson
+            - (n_raters - 1) * group_disagreement / {{ rater_as_double('n_raters') }}
+        )
         > 1e-9
 
 )

@@ -1,0 +1,108 @@
+"""The dbt vars a Python model reads, typed and checked in one place.
+
+dbt Python models cannot call ``var()``, and dbt renders the configs in ``dbt_project.yml``
+before the project's vars exist, so a project-level ``+config`` cannot carry them either.
+``macros/python_model_vars.sql`` therefore hands every Python model the vars listed in
+:data:`VARS` as ``dbt.config.get("vars")`` (rendered at run time, so ``--vars`` overrides
+apply), and the model reads them through :func:`dbt_vars`::
+
+    n_resamples, seed = dbt_vars(dbt.config.get("vars"), "bootstrap_resamples", "bootstrap_seed")
+
+The vars themselves are declared once, in ``dbt_project.yml``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from concord_io.errors import ConcordError
+
+
+def _whole(minimum: int) -> Callable[[Any], int]:
+    def check(value: Any) -> int:
+        if isinstance(value, bool):
+            raise ValueError
+        number = int(str(value).strip())
+        if number < minimum:
+            raise ValueError
+        return number
+
+    check.__doc__ = f"a whole number >= {minimum}"
+    return check
+
+
+def _probability(value: Any) -> float:
+    """a number strictly between 0 and 1"""
+    number = float(str(value).strip())
+    if not 0 < number < 1:
+        raise ValueError
+    return number
+
+
+def _names(value: Any) -> list[str]:
+    """a non-empty list of names"""
+    if isinstance(value, str):  # "--vars '{x: [a, b]}'" arrives as a list, "a,b" as text
+        text = value.strip()
+        value = ast.literal_eval(text) if text.startswith("[") else text.split(",")
+    names = [str(item).strip() for item in value]
+    if not names or not all(names):
+        raise ValueError
+    return names
+
+
+def _text(value: Any) -> str:
+    """a non-empty text"""
+    text = str(value).strip() if value is not None else ""
+    if not text:
+        raise ValueError
+    return text
+
+
+# Every var a Python model may read, with its type; the macro passes exactly these.
+VARS: dict[str, Callable[[Any], Any]] = {
+    "bootstrap_resamples": _whole(1),
+    "bootstrap_confidence": _probability,
+    "bootstrap_seed": _whole(0),
+    "probe_permutations": _whole(1),
+    "mcq_languages": _names,
+    "mcq_disagreement_types": _names,
+    "mcq_answers_dir": _text,
+    "mcq_items_dir": _text,
+}
+
+
+def dbt_vars(passed: Mapping[str, Any] | None, *names: str) -> tuple[Any, ...]:
+    """The vars ``names`` from ``passed`` (``dbt.config.get("vars")``), typed and checked.
+
+    Raises :class:`ConcordError` naming the var when it was not passed or has a value of the
+    wrong type (a resample count of ``"ten"``, a confidence of 95).
+    """
+    if passed is None:
+        raise ConcordError(
+            "this Python model received no dbt vars",
+            hint="macros/python_model_vars.sql passes them; check it still wraps "
+            "dbt's build_config_dict",
+        )
+    values = []
+    for name in names:
+        if name not in VARS:
+            raise ConcordError(
+                f"var {name!r} is not one the Python models read",
+                hint="add it to VARS in concord_io/settings.py and to macros/python_model_vars.sql",
+            )
+        if name not in passed:
+            raise ConcordError(
+                f"var {name!r} was not passed to this Python model",
+                hint="list it in macros/python_model_vars.sql",
+            )
+        check = VARS[name]
+        try:
+            values.append(check(passed[name]))
+        except (TypeError, ValueError, SyntaxError):
+            raise ConcordError(
+                f"var {name} must be {check.__doc__}, got {passed[name]!r}",
+                hint="set it in dbt_project.yml (vars:) or with dbt --vars",
+            ) from None
+    return tuple(values)

@@ -1,0 +1,130 @@
+"""The vars the Python models read: typed and checked by one helper, passed by one macro."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import duckdb
+import pytest
+import yaml
+
+from concord_io.errors import ConcordError
+from concord_io.paths import PROJECT_ROOT
+from concord_io.project import run_dbt
+from concord_io.settings import VARS, dbt_vars
+
+MACRO = PROJECT_ROOT / "macros" / "python_model_vars.sql"
+
+
+def test_macro_passes_exactly_the_vars_the_helper_types():
+    passed = re.findall(r'"(\w+)": var\("(\w+)"\)', MACRO.read_text())
+    assert all(key == name for key, name in passed)
+    assert sorted(name for name, _ in passed) == sorted(VARS)
+
+
+def test_every_var_is_declared_in_dbt_project_yml():
+    declared = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text())["vars"]
+    assert set(VARS) <= set(declared)
+
+
+def test_values_are_typed_whatever_form_they_arrive_in():
+    passed = {
+        "bootstrap_resamples": "2000",  # --vars '{bootstrap_resamples: "2000"}'
+        "bootstrap_confidence": 0.9,
+        "bootstrap_seed": 0,
+        "mcq_languages": "['en', 'it']",
+        "mcq_disagreement_types": "all_same, fa_diverged",
+        "mcq_items_dir": " seeds/mcq/items ",
+    }
+    assert dbt_vars(passed, "bootstrap_resamples", "bootstrap_confidence", "bootstrap_seed") == (
+        2000,
+        0.9,
+        0,
+    )
+    assert dbt_vars(passed, "mcq_languages", "mcq_disagreement_types", "mcq_items_dir") == (
+        ["en", "it"],
+        ["all_same", "fa_diverged"],
+        "seeds/mcq/items",
+    )
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("bootstrap_resamples", "ten"),
+        ("bootstrap_resamples", 0),
+        ("bootstrap_resamples", 2.5),
+        ("bootstrap_resamples", True),
+        ("bootstrap_confidence", 95),
+        ("bootstrap_confidence", 0),
+        ("bootstrap_seed", -1),
+        ("probe_permutations", None),
+        ("mcq_languages", []),
+        ("mcq_languages", "en,,fa"),
+        ("mcq_answers_dir", ""),
+    ],
+)
+def test_a_wrong_value_is_refused_naming_the_var(name, value):
+    with pytest.raises(ConcordError, match=f"var {name} must be") as error:
+        dbt_vars({name: value}, name)
+    assert "--vars" in error.value.hint
+
+
+def test_missing_and_unknown_vars_are_refused():
+    with pytest.raises(ConcordError, match="no dbt vars"):
+        dbt_vars(None, "bootstrap_seed")
+    with pytest.raises(ConcordError, match="'bootstrap_seed' was not passed"):
+        dbt_vars({}, "bootstrap_seed")
+    with pytest.raises(ConcordError, match="'probe_baseline' is not one"):
+        dbt_vars({"probe_baseline": "US"}, "probe_baseline")
+
+
+@pytest.mark.warehouse
+def test_vars_given_on_the_command_line_reach_the_python_models(tmp_path):
+    database = tmp_path / "vars.duckdb"
+    run_dbt(
+        [
+            "build",
+            "--select",
+            "+int_ranking_pair_taus_averaged",
+            "--resource-type",
+            "seed",
+            "--resource-type",
+            "model",
+            "--vars",
+            "{bootstrap_resamples: 50, bootstrap_confidence: 0.8}",
+        ],
+        PROJECT_ROOT,
+        database,
+    )
+    with duckdb.connect(str(database), read_only=True) as con:
+        settings = con.sql(
+            "select distinct bootstrap_resamples, bootstrap_confidence"
+            " from intermediate.int_ranking_pair_taus_averaged"
+        ).fetchall()
+    assert settings == [(50, 0.8)]
+
+
+def test_the_warehouse_imports_no_torch():
+    """make build installs no torch: no concord_io or concord_stats module, and no dbt Python
+    model, may import it (or transformers) even where the probe's extra is installed."""
+    code = """
+import importlib, importlib.util, pkgutil, sys
+from pathlib import Path
+sys.modules["torch"] = None  # any `import torch` now raises ImportError
+sys.modules["transformers"] = None
+import concord_io, concord_stats
+for package in (concord_io, concord_stats):
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{module.name}")
+for path in sorted(Path("models").rglob("*.py")):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+print("ok")
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
