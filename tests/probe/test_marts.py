@@ -21,7 +21,6 @@ from concord_io.paths import PROJECT_ROOT
 from concord_io.project import run_dbt
 from concord_stats.bootstrap import derive_seed
 from probe.__main__ import main
-from probe.stimuli import PROJECT_ROOT
 
 BASELINE = "US"
 RESAMPLES, CONFIDENCE, SEED = 2000, 0.95, 20250505

@@ -10,12 +10,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 from concord_io.project import PROJECT_ROOT, run_dbt
 from concord_io.python_results import write_python_results
 
 # Few resamples: the comparisons are exact whatever the number, the build is faster.
 VARS = "{bootstrap_resamples: 200, probe_permutations: 200}"
+
+
+@pytest.fixture(scope="session")
+def python_model_vars() -> dict:
+    """What macros/python_model_vars.sql hands a Python model as dbt.config.get("vars")."""
+    declared = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text())["vars"]
+    return {**declared, **yaml.safe_load(VARS)}
 
 
 @dataclass(frozen=True)

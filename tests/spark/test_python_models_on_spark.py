@@ -43,8 +43,8 @@ class _Config(dict):
 class FakeDbt:
     """The part of dbt's Python model API that the models use."""
 
-    def __init__(self, node: dict, tables: dict):
-        self.config = _Config(node["config"])
+    def __init__(self, node: dict, tables: dict, variables: dict):
+        self.config = _Config({**node["config"], "vars": variables})
         self.this = f"{node['schema']}.{node['name']}"
         self._tables = tables
 
@@ -92,11 +92,11 @@ def _spark_input(spark, duck, manifest: dict, name: str):
 
 
 @pytest.mark.parametrize("name", MODELS)
-def test_python_model_on_spark_dataframes(builds, duck, spark, name):
+def test_python_model_on_spark_dataframes(builds, duck, spark, python_model_vars, name):
     manifest = builds.duckdb_manifest
     node = _node(manifest, name)
     tables = {ref["name"]: _spark_input(spark, duck, manifest, ref["name"]) for ref in node["refs"]}
-    result = _load_model(node)(FakeDbt(node, tables), spark)
+    result = _load_model(node)(FakeDbt(node, tables, python_model_vars), spark)
 
     # what dbt's Python materialization on Spark turns into a table: pandas or Spark
     assert isinstance(result, pd.DataFrame) or hasattr(result, "toPandas"), type(result)
