@@ -32,7 +32,9 @@ both_runs as (
 types_by_run as (
 
     select
+        model,
         {% for run in ['base', 'shuffled'] %}
+        {% set last_run = loop.last %}
         max({{ share_pct('n_all_same', 'n_items - n_incomplete') }})
             filter (where run = '{{ run }}') as agreement_pct_{{ run }},
         {% for type in var('mcq_disagreement_types') %}
@@ -40,7 +42,6 @@ types_by_run as (
             as n_{{ type }}_{{ run }}{{ "," if not (loop.last and last_run) }}
         {% endfor %}
         {% endfor %}
-        model
     from type_counts
     group by model
 
@@ -49,21 +50,20 @@ types_by_run as (
 options_by_run as (
 
     select
+        model,
         {% for lang in var('mcq_languages') %}
         {% set last_lang = loop.last %}
         {% for option in var('mcq_options') %}
         {% set cell = "language = '" ~ lang ~ "' and option = '" ~ option ~ "'" %}
-        {% set presented_pct = share_pct('n_presented', 'n_valid') %}
-        {% set original_pct = share_pct('n_original', 'n_valid') %}
-        max({{ presented_pct }}) filter (where run = 'shuffled' and {{ cell }})
-        - max({{ presented_pct }}) filter (where run = 'base' and {{ cell }})
+        max({{ share_pct('n_presented', 'n_valid') }}) filter (where run = 'shuffled' and {{ cell }})
+        - max({{ share_pct('n_presented', 'n_valid') }}) filter (where run = 'base' and {{ cell }})
             as presented_shift_{{ lang }}_{{ option | lower }},
-        max({{ original_pct }}) filter (where run = 'shuffled' and {{ cell }})
-        - max({{ original_pct }}) filter (where run = 'base' and {{ cell }})
-            as original_shift_{{ lang }}_{{ option | lower }},
+        max({{ share_pct('n_original', 'n_valid') }}) filter (where run = 'shuffled' and {{ cell }})
+        - max({{ share_pct('n_original', 'n_valid') }}) filter (where run = 'base' and {{ cell }})
+            as original_shift_{{ lang }}_{{ option | lower }}
+        {{- "," if not (loop.last and last_lang) }}
         {% endfor %}
         {% endfor %}
-        model
     from option_counts
     group by model
 
@@ -72,6 +72,7 @@ options_by_run as (
 consistency_by_language as (
 
     select
+        model,
         {% for lang in var('mcq_languages') %}
         max(same_original_pct) filter (where language = '{{ lang }}')
             as same_original_pct_{{ lang }},
@@ -79,7 +80,6 @@ consistency_by_language as (
         max(ci_high) filter (where language = '{{ lang }}')
             as same_original_ci_high_{{ lang }}{{ "," if not loop.last }}
         {% endfor %}
-        model
     from consistency
     group by model
 
@@ -105,7 +105,7 @@ final as (
         {% endfor %}
         consistency_by_language.same_original_pct_{{ lang }},
         consistency_by_language.same_original_ci_low_{{ lang }},
-        consistency_by_language.same_original_ci_high_{{ lang }}{% if not loop.last %},{% endif %}
+        consistency_by_language.same_original_ci_high_{{ lang }}{{ "," if not loop.last }}
         {% endfor %}
     from both_runs
     inner join types_by_run on both_runs.model = types_by_run.model
