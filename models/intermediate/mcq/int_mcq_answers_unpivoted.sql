@@ -102,7 +102,8 @@ records as (
             when records_checked.run not in ('base', 'shuffled') or records_checked.run is null
                 then 'run is not base or shuffled'
             when records_checked.language not in (
-                {%- for lang in var('mcq_languages') %}'{{ lang }}'{{ ', ' if not loop.last }}{% endfor -%}
+                {%- for lang in var('mcq_languages') %}'{{ lang }}'{{ ', ' if not loop.last }}
+                    {% endfor -%}
             ) or records_checked.language is null
                 then 'language not one of mcq_languages'
             when records_checked.item_id is null or records_checked.item_id < 1

@@ -55,7 +55,9 @@ options_by_run as (
         {% set last_lang = loop.last %}
         {% for option in var('mcq_options') %}
         {% set cell = "language = '" ~ lang ~ "' and option = '" ~ option ~ "'" %}
-        max({{ share_pct('n_presented', 'n_valid') }}) filter (where run = 'shuffled' and {{ cell }})
+        max({{ share_pct('n_presented', 'n_valid') }}) filter (
+            where run = 'shuffled' and {{ cell }}
+        )
         - max({{ share_pct('n_presented', 'n_valid') }}) filter (where run = 'base' and {{ cell }})
             as presented_shift_{{ lang }}_{{ option | lower }},
         max({{ share_pct('n_original', 'n_valid') }}) filter (where run = 'shuffled' and {{ cell }})

@@ -37,7 +37,10 @@ final as (
             ('cohen_kappa', 'declared_weights', 'weighted_cohen_kappa'),
             ('percent_agreement', "'unweighted'", 'percent_agreement'),
         ] %}
-        {%- for column, suffix in [('estimate', ''), ('ci_low', '_ci_low'), ('ci_high', '_ci_high')] %}
+        {%- set interval_columns = [
+            ('estimate', ''), ('ci_low', '_ci_low'), ('ci_high', '_ci_high')
+        ] %}
+        {%- for column, suffix in interval_columns %}
         {{ rater_as_double(
             "max(case when coefficient = '" ~ measure ~ "' and weights = " ~ weighting
             ~ " then " ~ column ~ " end)"
