@@ -1,42 +1,29 @@
-"""Expected failures and how every command line reports them: one line, no traceback.
-
-An expected failure (bad input, a refused flag, a locked file) raises :class:`ConcordError`
-with a message that names the file, row, column, variable or flag at fault, and optionally a
-hint that says what to do. :func:`run_main` turns it into one line on stderr and exit status
-2. Anything else is a bug: one line too, unless ``--debug`` is on the command line or
-``CONCORD_DEBUG=1`` is set, which shows the traceback.
+"""Expected failures of the warehouse's command lines: :class:`ConcordError` and the one-line
+reporting they share with the probe job (:mod:`concord_common`), plus :func:`disk_error`.
 """
 
 from __future__ import annotations
 
 import errno
-import os
-import re
-import sys
-import traceback
-from collections.abc import Callable, Sequence
 
-EXIT_USER_ERROR = 2
-EXIT_BUG = 1
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from concord_common import (
+    EXIT_BUG,
+    EXIT_USER_ERROR,
+    debug_requested,
+    printable,
+    run_main,
+)
+from concord_common import UserError as ConcordError
 
-
-class ConcordError(Exception):
-    """A failure the user can fix; ``hint`` says how."""
-
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
-
-
-def printable(text: object) -> str:
-    """``text`` with control characters (escape sequences, carriage returns) removed.
-
-    Names that come from data or file systems are printed through this, so a crafted name
-    cannot move the cursor or rewrite a terminal line.
-    """
-    return _CONTROL.sub("", str(text))
+__all__ = [
+    "EXIT_BUG",
+    "EXIT_USER_ERROR",
+    "ConcordError",
+    "debug_requested",
+    "disk_error",
+    "printable",
+    "run_main",
+]
 
 
 def disk_error(error: BaseException, where: object, hint: str) -> ConcordError | None:
@@ -54,37 +41,3 @@ def disk_error(error: BaseException, where: object, hint: str) -> ConcordError |
         return None
     detail = getattr(error, "filename", None) or text
     return ConcordError(f"{printable(where)}: {what} ({printable(detail)})", hint=hint)
-
-
-def debug_requested(argv: Sequence[str] | None = None) -> bool:
-    argv = sys.argv[1:] if argv is None else argv
-    return "--debug" in argv or os.environ.get("CONCORD_DEBUG", "") not in ("", "0")
-
-
-def run_main(main: Callable[[list[str] | None], int | None], argv: list[str] | None = None):
-    """Call ``main(argv)`` and exit with its status; failures become one line on stderr."""
-    args = sys.argv[1:] if argv is None else argv
-    debug = debug_requested(args)
-    try:
-        status = main([a for a in args if a != "--debug"])
-    except ConcordError as error:
-        if debug:
-            traceback.print_exc()
-        print(f"error: {printable(error.message)}", file=sys.stderr)
-        if error.hint:
-            print(f"  {printable(error.hint)}", file=sys.stderr)
-        raise SystemExit(EXIT_USER_ERROR) from None
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        raise SystemExit(130) from None
-    except Exception as error:  # noqa: BLE001 - the last line of defence of a command line
-        if debug:
-            traceback.print_exc()
-        else:
-            print(
-                f"unexpected error: {type(error).__name__}: {printable(error)}\n"
-                "  run again with --debug (or CONCORD_DEBUG=1) for the traceback",
-                file=sys.stderr,
-            )
-        raise SystemExit(EXIT_BUG) from None
-    raise SystemExit(status or 0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import concord_common
 from concord_io.errors import ConcordError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -50,56 +51,7 @@ def landing_dir() -> Path:
     return _from_env("CONCORD_LANDING_DIR", DEFAULT_LANDING_DIR)
 
 
-def inside(folder: Path, target: Path | str, *, what: str = "path") -> Path:
-    """``folder / target`` resolved, refused unless it stays inside ``folder``.
-
-    Every writer calls this before it writes: a name taken from data (a run id, a mart name)
-    must never reach a path outside the folder it belongs to (``../x``, an absolute path, a
-    symbolic link that points out).
-    """
-    base = Path(folder).resolve()
-    resolved = (base / target).resolve()
-    if resolved != base and base not in resolved.parents:
-        raise ConcordError(
-            f"{what} {str(target)!r} would be written outside {base}",
-            hint="use a plain name without '/', '..' or a leading '/'",
-        )
-    return resolved
-
-
-#: Files that only a serving folder holds (concord_io.publish writes them).
-SERVING_MARKERS = ("published.json", ".publish.lock")
-
-
-def serving_folder_of(path: Path | str) -> Path | None:
-    """The serving folder that ``path`` (resolved, symlinks followed) lies in, or None."""
-    resolved = Path(path).resolve()
-    for folder in resolved.parents:
-        if any((folder / marker).exists() for marker in SERVING_MARKERS):
-            return folder
-    return None
-
-
-def prepare_build_db(path: Path | str, *, variable: str = "CONCORD_DB_PATH") -> Path:
-    """Check the build database path before anything opens it, and create its folder.
-
-    Refused: a path inside a serving folder (the published file itself, through its symlink,
-    or a new file beside it): a build would write into the version readers hold. The
-    folder is created, so a fresh clone builds with plain ``dbt build``.
-    """
-    path = Path(path)
-    serving = serving_folder_of(path)
-    if serving is not None:
-        raise ConcordError(
-            f"{variable}={path}: the build database points into the serving folder {serving}",
-            hint="builds write their file and readers hold the published ones: set "
-            f"{variable} to a file outside it (default {DEFAULT_DB_PATH})",
-        )
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise ConcordError(
-            f"{variable}={path}: cannot create its folder {path.parent} ({error.strerror})",
-            hint=f"set {variable} to a file in a writable folder",
-        ) from error
-    return path
+def inside(folder: Path | str, target: Path | str, *, what: str = "path") -> Path:
+    """``folder / target`` resolved, refused unless it stays inside ``folder``
+    (:func:`concord_common.inside`): every writer calls this before it writes."""
+    return concord_common.inside(folder, target, what=what, error=ConcordError)
