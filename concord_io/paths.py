@@ -55,3 +55,41 @@ def inside(folder: Path | str, target: Path | str, *, what: str = "path") -> Pat
     """``folder / target`` resolved, refused unless it stays inside ``folder``
     (:func:`concord_common.inside`): every writer calls this before it writes."""
     return concord_common.inside(folder, target, what=what, error=ConcordError)
+
+
+#: Files that only a serving folder holds (concord_io.publish writes them).
+SERVING_MARKERS = ("published.json", ".publish.lock")
+
+
+def serving_folder_of(path: Path | str) -> Path | None:
+    """The serving folder that ``path`` (resolved, symlinks followed) lies in, or None."""
+    resolved = Path(path).resolve()
+    for folder in resolved.parents:
+        if any((folder / marker).exists() for marker in SERVING_MARKERS):
+            return folder
+    return None
+
+
+def prepare_build_db(path: Path | str, *, variable: str = "CONCORD_DB_PATH") -> Path:
+    """Check the build database path before anything opens it, and create its folder.
+
+    Refused: a path inside a serving folder (the published file itself, through its symlink,
+    or a new file beside it): a build would write into the version readers hold. The
+    folder is created, so a fresh clone builds with plain ``dbt build``.
+    """
+    path = Path(path)
+    serving = serving_folder_of(path)
+    if serving is not None:
+        raise ConcordError(
+            f"{variable}={path}: the build database points into the serving folder {serving}",
+            hint="builds write their file and readers hold the published ones: set "
+            f"{variable} to a file outside it (default {DEFAULT_DB_PATH})",
+        )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConcordError(
+            f"{variable}={path}: cannot create its folder {path.parent} ({error.strerror})",
+            hint=f"set {variable} to a file in a writable folder",
+        ) from error
+    return path
