@@ -203,3 +203,25 @@ def test_every_quarantine_model_is_unioned_into_dq_quarantine(manifest):
         if missing:
             problems.append(f"{node['name']} does not document {sorted(missing)}")
     assert not problems, "\n".join(problems)
+
+
+def test_project_yaml_repeats_no_key():
+    """A key written twice in a dbt yml file loads as its last copy: the first is silently
+    dropped (two merged `on-run-start` hooks once lost one this way)."""
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        pass
+
+    def mapping(loader, node, deep=False):
+        keys = [loader.construct_object(key, deep=deep) for key, _ in node.value]
+        repeated = sorted({str(key) for key in keys if keys.count(key) > 1})
+        assert not repeated, f"{node.start_mark.name} line {node.start_mark.line + 1}: {repeated}"
+        return yaml.SafeLoader.construct_mapping(loader, node, deep)
+
+    StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    files = [PROJECT_ROOT / "dbt_project.yml", PROJECT_ROOT / "profiles.yml"]
+    files += sorted((PROJECT_ROOT / "models").rglob("*.yml"))
+    files += sorted((PROJECT_ROOT / "seeds").rglob("*.yml"))
+    for path in files:
+        yaml.load(path.read_text(), StrictLoader)
