@@ -45,7 +45,7 @@ def model(dbt, session):
     for (run_id_a, run_id_b, group_name), cell in pairs.groupby(keys, sort=True):
         d = cell.sort_values("msg_id")["delta_difference"].to_numpy(dtype=float)
         cell_seed = derive_seed(seed, run_id_a, run_id_b, group_name)
-        low, high = bootstrap_mean_interval(
+        interval = bootstrap_mean_interval(
             d, n_resamples=n_resamples, confidence=confidence, seed=cell_seed
         )
         p_value, n_used, exact = sign_flip_test(d, n_permutations=n_permutations, seed=cell_seed)
@@ -55,8 +55,8 @@ def model(dbt, session):
                 "run_id_b": run_id_b,
                 "group_name": group_name,
                 "n_messages": len(d),
-                "ci_low": float(low),
-                "ci_high": float(high),
+                "ci_low": float(interval.ci_low),
+                "ci_high": float(interval.ci_high),
                 "confidence": confidence,
                 "n_resamples": n_resamples,
                 "p_value": float(p_value),
