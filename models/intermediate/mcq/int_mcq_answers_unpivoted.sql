@@ -57,7 +57,7 @@ wide as (
         option_c_{{ lang }} as option_c,
         option_d_{{ lang }} as option_d,
         answer_{{ lang }} as answer_raw,
-        cast(null as varchar) as record_problem,
+        cast(null as {{ dbt.type_string() }}) as record_problem,
         file_version
     from answer_files
     {% if not loop.last %}union all{% endif %}

@@ -17,7 +17,7 @@ located as (
         deltas.group_name,
         deltas.delta_vs_baseline,
         runs.model,
-        runs.design_hash,
+        runs.design_hash
     from deltas
     inner join runs on deltas.run_id = runs.run_id
 ),
@@ -33,7 +33,7 @@ final as (
         run_a.msg_id,
         run_a.delta_vs_baseline as delta_a,
         run_b.delta_vs_baseline as delta_b,
-        run_a.delta_vs_baseline - run_b.delta_vs_baseline as delta_difference,
+        run_a.delta_vs_baseline - run_b.delta_vs_baseline as delta_difference
     from located as run_a
     inner join located as run_b
         on run_a.design_hash = run_b.design_hash

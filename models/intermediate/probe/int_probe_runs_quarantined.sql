@@ -34,7 +34,7 @@ design as (
         messages.msg_id,
         names.group_name,
         names.sender_name,
-        'Hi, I''m ' || names.sender_name || '. ' || messages.message as stimulus,
+        {{ concord_sql_literal("Hi, I'm ") }} || names.sender_name || '. ' || messages.message as stimulus
     from messages
     cross join names
 ),
@@ -46,7 +46,7 @@ landed_rows as (
         run_id,
         landing_file,
         regexp_extract(landing_file, '^(.*)/[^/]*$', 1) as folder,
-        {{ probe_folder_run_id('landing_file') }} as folder_run_id,
+        {{ probe_folder_run_id('landing_file') }} as folder_run_id
     from {{ table }}
     {% if not loop.last %}union all{% endif %}
     {%- endfor %}
@@ -56,7 +56,7 @@ stimuli_located as (
     select
         stimuli.*,
         regexp_extract(landing_file, '^(.*)/[^/]*$', 1) as folder,
-        {{ probe_folder_run_id('landing_file') }} as folder_run_id,
+        {{ probe_folder_run_id('landing_file') }} as folder_run_id
     from stimuli
 ),
 
@@ -64,7 +64,7 @@ scores_located as (
     select
         scores.*,
         regexp_extract(landing_file, '^(.*)/[^/]*$', 1) as folder,
-        {{ probe_folder_run_id('landing_file') }} as folder_run_id,
+        {{ probe_folder_run_id('landing_file') }} as folder_run_id
     from scores
 ),
 
@@ -73,7 +73,7 @@ distinct_stimuli as (
         folder,
         folder_run_id,
         msg_id,
-        sender_name,
+        sender_name
     from stimuli_located
 ),
 
@@ -81,7 +81,7 @@ coverage as (
     select
         folder,
         folder_run_id,
-        count(*) as n_stimuli,
+        count(*) as n_stimuli
     from distinct_stimuli
     group by folder, folder_run_id
 ),
@@ -94,7 +94,7 @@ problems as (
         min(run_id) as value,
         'run_id is not a valid run id (1-128 letters, digits, _ - ., starting with a letter '
         || 'or digit)' as reason,
-        count(*) as n_rows,
+        count(*) as n_rows
     from landed_rows
     where not regexp_full_match(coalesce(run_id, ''), '[A-Za-z0-9][A-Za-z0-9_.-]{0,127}')
     group by folder, folder_run_id
@@ -108,7 +108,7 @@ problems as (
         min(run_id) as value,
         'run_id in ' || min(table_name) || '.parquet differs from its folder run_id='
         || folder_run_id as reason,
-        count(*) as n_rows,
+        count(*) as n_rows
     from landed_rows
     where run_id is distinct from folder_run_id
     group by folder, folder_run_id
@@ -121,7 +121,7 @@ problems as (
         'group_name' as column_name,
         min(group_name) as value,
         'group_name not in seed probe_names' as reason,
-        count(*) as n_rows,
+        count(*) as n_rows
     from stimuli_located
     where group_name not in (select group_name from names)
     group by folder, folder_run_id
@@ -134,7 +134,7 @@ problems as (
         'sender_name' as column_name,
         min(sender_name) as value,
         'sender_name not in its group in seed probe_names' as reason,
-        count(*) as n_rows,
+        count(*) as n_rows
     from stimuli_located
     where group_name in (select group_name from names)
         and (group_name, sender_name) not in (select (group_name, sender_name) from names)
@@ -148,7 +148,7 @@ problems as (
         'stimulus' as column_name,
         min(located.stimulus) as value,
         'msg_id and stimulus differ from seeds probe_messages x probe_names' as reason,
-        count(*) as n_rows,
+        count(*) as n_rows
     from stimuli_located as located
     inner join names
         on located.group_name = names.group_name
@@ -169,7 +169,7 @@ problems as (
         min(located.candidate) as value,
         'candidate_id, candidate and candidate_group differ from seed probe_candidates'
         as reason,
-        count(*) as n_rows,
+        count(*) as n_rows
     from scores_located as located
     left join candidates
         on located.candidate_id = candidates.candidate_id
@@ -187,7 +187,7 @@ problems as (
         cast(n_stimuli as {{ dbt.type_string() }}) as value,
         'the run covers ' || n_stimuli || ' of the ' || (select count(*) from design)
         || ' stimuli of the seeds'' design' as reason,
-        n_stimuli as n_rows,
+        n_stimuli as n_rows
     from coverage
     where n_stimuli <> (select count(*) from design)
 ),
@@ -199,7 +199,7 @@ final as (
         folder_run_id as record_key,
         column_name,
         value,
-        reason || ' (' || n_rows || ' row(s)); the run is left out of the marts' as reason,
+        reason || ' (' || n_rows || ' row(s)); the run is left out of the marts' as reason
     from problems
 )
 

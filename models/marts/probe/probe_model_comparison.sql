@@ -19,7 +19,7 @@ summarised as (
         model_b,
         avg(delta_a) as mean_delta_a,
         avg(delta_b) as mean_delta_b,
-        avg(delta_difference) as mean_difference,
+        avg(delta_difference) as mean_difference
     from pairs
     group by run_id_a, run_id_b, group_name, design_hash, model_a, model_b
 ),
@@ -45,7 +45,7 @@ final as (
             "resampled.p_value", "resampled.n_permutations", "resampled.permutation_exact"
         ) }} as p_value_mc_error,
         resampled.n_permutations,
-        resampled.permutation_exact,
+        resampled.permutation_exact
     from summarised
     inner join resampled
         on summarised.run_id_a = resampled.run_id_a

@@ -7,7 +7,7 @@ final as (
     select
         cast(candidate_id as {{ dbt.type_int() }}) as candidate_id,
         cast(candidate as {{ dbt.type_string() }}) as candidate,
-        cast(candidate_group as {{ dbt.type_string() }}) as candidate_group,
+        cast(candidate_group as {{ dbt.type_string() }}) as candidate_group
     from source
 )
 

@@ -6,7 +6,7 @@ with source as (
 final as (
     select
         cast(msg_id as {{ dbt.type_int() }}) as msg_id,
-        trim(cast(message as {{ dbt.type_string() }})) as message,
+        trim(cast(message as {{ dbt.type_string() }})) as message
     from source
 )
 

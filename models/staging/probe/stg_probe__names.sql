@@ -6,7 +6,7 @@ with source as (
 final as (
     select
         trim(cast(group_name as {{ dbt.type_string() }})) as group_name,
-        trim(cast(sender_name as {{ dbt.type_string() }})) as sender_name,
+        trim(cast(sender_name as {{ dbt.type_string() }})) as sender_name
     from source
 )
 
