@@ -96,7 +96,7 @@ problems as (
         || 'or digit)' as reason,
         count(*) as n_rows
     from landed_rows
-    where not regexp_full_match(coalesce(run_id, ''), '[A-Za-z0-9][A-Za-z0-9_.-]{0,127}')
+    where not {{ regexp_contains("coalesce(run_id, '')", '^(?:[A-Za-z0-9][A-Za-z0-9_.-]{0,127})\\z') }}
     group by folder, folder_run_id
 
     union all
