@@ -137,7 +137,12 @@ problems as (
         count(*) as n_rows
     from stimuli_located
     where group_name in (select group_name from names)
-        and (group_name, sender_name) not in (select (group_name, sender_name) from names)
+        and not exists (
+            select 1 from names
+            where
+                names.group_name = stimuli_located.group_name
+                and names.sender_name = stimuli_located.sender_name
+        )
     group by folder, folder_run_id
 
     union all
