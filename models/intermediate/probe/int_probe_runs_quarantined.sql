@@ -34,7 +34,8 @@ design as (
         messages.msg_id,
         names.group_name,
         names.sender_name,
-        {{ concord_sql_literal("Hi, I'm ") }} || names.sender_name || '. ' || messages.message as stimulus
+        {{ concord_sql_literal("Hi, I'm ") }} || names.sender_name || '. ' || messages.message
+            as stimulus
     from messages
     cross join names
 ),
@@ -96,7 +97,9 @@ problems as (
         || 'or digit)' as reason,
         count(*) as n_rows
     from landed_rows
-    where not {{ regexp_contains("coalesce(run_id, '')", '^(?:[A-Za-z0-9][A-Za-z0-9_.-]{0,127})\\z') }}
+    where not {{ regexp_contains(
+        "coalesce(run_id, '')", '^(?:[A-Za-z0-9][A-Za-z0-9_.-]{0,127})\\z'
+    ) }}
     group by folder, folder_run_id
 
     union all
