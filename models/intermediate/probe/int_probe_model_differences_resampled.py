@@ -45,9 +45,10 @@ def model(dbt, session):
     for (run_id_a, run_id_b, group_name), cell in pairs.groupby(keys, sort=True):
         d = cell.sort_values("msg_id")["delta_difference"].to_numpy(dtype=float)
         cell_seed = derive_seed(seed, run_id_a, run_id_b, group_name)
-        low, high = bootstrap_mean_interval(
+        interval = bootstrap_mean_interval(
             d, n_resamples=n_resamples, confidence=confidence, seed=cell_seed
         )
+        low, high = interval.ci_low, interval.ci_high
         p_value, n_used, exact = sign_flip_test(d, n_permutations=n_permutations, seed=cell_seed)
         rows.append(
             {
