@@ -11,7 +11,7 @@
 
 {#- A registry value as a literal, or null when the registry leaves it blank. -#}
 {% macro mcq_literal_or_null(value) -%}
-    {%- if value -%}{{ mcq_literal(value) }}{%- else -%}cast(null as varchar){%- endif -%}
+    {%- if value -%}{{ mcq_literal(value) }}{%- else -%}cast(null as {{ dbt.type_string() }}){%- endif -%}
 {%- endmacro %}
 
 {#- One JSON line per record: the lines are read as one text column (no quoting), so a

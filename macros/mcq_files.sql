@@ -237,6 +237,10 @@
 {#- Post-hook of an incremental model keyed by source_file: delete the rows of files that
     are no longer in `current`. -#}
 {% macro mcq_delete_removed_files(relation, current) %}
+    {{ return(adapter.dispatch('mcq_delete_removed_files', 'concord')(relation, current)) }}
+{% endmacro %}
+
+{% macro default__mcq_delete_removed_files(relation, current) %}
     delete from {{ relation }}
     where source_file not in (select distinct source_file from {{ current }})
 {% endmacro %}

@@ -27,7 +27,6 @@
         {%- endfor -%}
         {%- set text = dbt.type_string() -%}
         {%- set create -%}
-        create or replace table marts.dq_test_failures as
         {% for row in rows %}
         select
             cast({{ concord_sql_literal(row[0]) }} as {{ text }}) as test_name,
@@ -51,11 +50,25 @@
         {% endfor %}
         {%- endset -%}
         {%- do run_query('create schema if not exists marts') -%}
-        {%- do run_query(create) -%}
-        {%- do run_query("comment on table marts.dq_test_failures is 'One row per dbt test of the last dbt build that did not pass (warn, fail or error): the test, the model it tests, the column, the status, the number of failing rows and where they are stored (schema dq_failures of the build database).'") -%}
+        {%- do replace_table_as('marts.dq_test_failures', create, 'One row per dbt test of the last dbt build that did not pass (warn, fail or error): the test, the model it tests, the column, the status, the number of failing rows and where they are stored (schema dq_failures of the build database).') -%}
     {%- endif -%}
 {% endmacro %}
 
+{#- Replace table `name` by the result of `select_sql`, with a table comment. -#}
+{% macro replace_table_as(name, select_sql, comment) %}
+    {{ return(adapter.dispatch('replace_table_as', 'concord')(name, select_sql, comment)) }}
+{% endmacro %}
+
+{% macro default__replace_table_as(name, select_sql, comment) %}
+    {%- do run_query('create or replace table ' ~ name ~ ' as ' ~ select_sql) -%}
+    {%- do run_query('comment on table ' ~ name ~ ' is ' ~ concord_sql_literal(comment)) -%}
+{% endmacro %}
+
 {% macro concord_sql_literal(text) -%}
+    {{ return(adapter.dispatch('concord_sql_literal', 'concord')(text)) }}
+{%- endmacro %}
+
+{#- A SQL string literal holding `text` exactly (DuckDB, Postgres: quotes doubled). -#}
+{% macro default__concord_sql_literal(text) -%}
     '{{ text | string | replace("'", "''") }}'
 {%- endmacro %}

@@ -113,16 +113,24 @@
         {{ return(none) }}
     {%- endif -%}
     {%- set path = seed.root_path ~ '/' ~ seed.original_file_path -%}
-    {%- set groups = run_query(
-        'select distinct group_name from read_csv(' ~ sql_string_literal(path)
-        ~ ', header = true, all_varchar = true) order by 1'
-    ).columns[0].values() | list -%}
+    {%- set groups = run_query(seed_file_groups_query(path)).columns[0].values() | list -%}
     {%- if value not in groups -%}
         {{ _refuse_setting(
             'probe_baseline_group', value, 'is not a group of ' ~ seed.original_file_path
             ~ ' (groups: ' ~ groups | join(', ') ~ ')'
         ) }}
     {%- endif -%}
+{% endmacro %}
+
+
+{#- The distinct group_name values of the probe_names seed file, as text. -#}
+{% macro seed_file_groups_query(path) %}
+    {{ return(adapter.dispatch('seed_file_groups_query', 'concord')(path)) }}
+{% endmacro %}
+
+{% macro default__seed_file_groups_query(path) %}
+    {{ return('select distinct group_name from read_csv(' ~ sql_string_literal(path)
+        ~ ', header = true, all_varchar = true) order by 1') }}
 {% endmacro %}
 
 

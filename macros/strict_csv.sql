@@ -263,6 +263,10 @@
 {#- SQL that starts a model's rejects afresh (a pre-hook: the rejects tables are temporary
     and live as long as the connection). -#}
 {% macro strict_csv_reset_rejects(rejects_table) %}
+    {{ return(adapter.dispatch('strict_csv_reset_rejects', 'concord')(rejects_table)) }}
+{% endmacro %}
+
+{% macro duckdb__strict_csv_reset_rejects(rejects_table) %}
     drop table if exists {{ rejects_table }};
     drop table if exists {{ rejects_table }}_scans
 {% endmacro %}
@@ -270,6 +274,10 @@
 {#- A post-hook: stop with one line per file when any scanned row was refused. DuckDB
     numbers records with the header as 1, so row = line - 1 (the data row). -#}
 {% macro strict_csv_assert_no_rejects(rejects_table) %}
+    {{ return(adapter.dispatch('strict_csv_assert_no_rejects', 'concord')(rejects_table)) }}
+{% endmacro %}
+
+{% macro duckdb__strict_csv_assert_no_rejects(rejects_table) %}
     {%- if execute -%}
         {%- set exists = run_query(
             "select count(*) from duckdb_tables() where table_name = '" ~ rejects_table ~ "'"

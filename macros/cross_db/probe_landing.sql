@@ -7,9 +7,10 @@
 {% macro spark__read_probe_landing(table_name, columns) -%}
     select
         {%- for name, type in columns.items() %}
-        cast({{ name }} as {{ spark_type_of(type) }}) as {{ name }}
-        {%- if not loop.last %},{% endif %}
+        cast({{ name }} as {{ spark_type_of(type) }}) as {{ name }},
         {%- endfor %}
+        -- the file a row came from, as DuckDB's filename names it (no file: scheme)
+        regexp_replace(input_file_name(), '^file:(//)?', '') as landing_file
     from parquet.`{{ probe_landing_pattern(table_name) }}`
 {%- endmacro %}
 

@@ -1,4 +1,4 @@
-"""One DuckDB build and one Spark build of the shipped seeds (plus one fake probe run),
+"""One DuckDB build and one Spark build of the shipped seeds (plus two fake probe runs),
 shared by every Spark test, and one local SparkSession for the tests that call the Python
 models. Small data and few resamples keep `make test-spark` inside CI's time."""
 
@@ -43,7 +43,9 @@ def _land_fake_probe_run(landing: Path) -> None:
     from probe.stimuli import load_design
 
     design = load_design(PROJECT_ROOT / "seeds" / "probe")
+    # two runs over one design: the model comparison (pairs of runs) has rows to compare
     land_run(landing, "run-spark", fake_run_tables(design, "run-spark", seed=7))
+    land_run(landing, "run-spark-b", fake_run_tables(design, "run-spark-b", seed=8))
 
 
 @pytest.fixture(scope="session")

@@ -28,12 +28,12 @@ items as (
 inputs_context as (
 
     select {{ dbt.hash(
-        "(select " ~ dbt.listagg(
+        "(select " ~ string_agg_ordered(
             "concat_ws('|', language, item_id, domain, option_a, option_b, option_c, option_d)",
-            "','", "order by language, item_id") ~ " from items)"
-        ~ " || (select " ~ dbt.listagg(
+            "','", "language, item_id") ~ " from items)"
+        ~ " || (select " ~ string_agg_ordered(
             "concat_ws('|', language, domain_label, domain_en)",
-            "','", "order by language, domain_label")
+            "','", "language, domain_label")
         ~ " from " ~ ref('stg_mcq__domain_translations') ~ ")"
     ) }} as context
 
@@ -57,7 +57,7 @@ wide as (
         option_c_{{ lang }} as option_c,
         option_d_{{ lang }} as option_d,
         answer_{{ lang }} as answer_raw,
-        cast(null as varchar) as record_problem,
+        cast(null as {{ dbt.type_string() }}) as record_problem,
         file_version
     from answer_files
     {% if not loop.last %}union all{% endif %}

@@ -34,7 +34,8 @@ design as (
         messages.msg_id,
         names.group_name,
         names.sender_name,
-        'Hi, I''m ' || names.sender_name || '. ' || messages.message as stimulus
+        {{ concord_sql_literal("Hi, I'm ") }} || names.sender_name || '. ' || messages.message
+            as stimulus
     from messages
     cross join names
 ),
@@ -96,7 +97,9 @@ problems as (
         || 'or digit)' as reason,
         count(*) as n_rows
     from landed_rows
-    where not regexp_full_match(coalesce(run_id, ''), '[A-Za-z0-9][A-Za-z0-9_.-]{0,127}')
+    where not {{ regexp_contains(
+        "coalesce(run_id, '')", '^(?:[A-Za-z0-9][A-Za-z0-9_.-]{0,127})\\z'
+    ) }}
     group by folder, folder_run_id
 
     union all
@@ -137,7 +140,12 @@ problems as (
         count(*) as n_rows
     from stimuli_located
     where group_name in (select group_name from names)
-        and (group_name, sender_name) not in (select (group_name, sender_name) from names)
+        and not exists (
+            select 1 from names
+            where
+                names.group_name = stimuli_located.group_name
+                and names.sender_name = stimuli_located.sender_name
+        )
     group by folder, folder_run_id
 
     union all

@@ -25,7 +25,9 @@ final as (
         end as value,
         coalesce(
             rejection_reason,
-            'ranking rejected: another row of this rater''s ranking of the scenario is invalid'
+            {{ concord_sql_literal(
+                "ranking rejected: another row of this rater's ranking of the scenario is invalid"
+            ) }}
         ) as reason
     from checked
     where is_ranking_rejected

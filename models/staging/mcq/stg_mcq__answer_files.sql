@@ -10,7 +10,7 @@
     ref('mcq_answer_registry'), directory, 'mcq_answer_registry',
     ['file', 'model', 'prefix', 'run', 'presented_option_order']) -%}
 {{ config(
-    materialized='incremental',
+    materialized=incremental_by_file_materialization(),
     incremental_strategy='delete+insert',
     unique_key='source_file',
     on_schema_change='fail',
@@ -89,21 +89,21 @@ final as (
     {% else %}
     {#- nothing registered yet (or parsing): the same columns, no rows -#}
     select
-        null::varchar as source_file,
-        null::bigint as source_row,
-        null::bigint as item_id,
+        cast(null as {{ dbt.type_string() }}) as source_file,
+        cast(null as bigint) as source_row,
+        cast(null as bigint) as item_id,
         {%- for lang in var('mcq_languages') %}
-        null::varchar as domain_{{ lang }},
+        cast(null as {{ dbt.type_string() }}) as domain_{{ lang }},
         {%- for option in options %}
-        null::varchar as option_{{ option | lower }}_{{ lang }},
+        cast(null as {{ dbt.type_string() }}) as option_{{ option | lower }}_{{ lang }},
         {%- endfor %}
-        null::varchar as answer_{{ lang }},
+        cast(null as {{ dbt.type_string() }}) as answer_{{ lang }},
         {%- endfor %}
-        null::varchar as model,
-        null::varchar as prefix,
-        null::varchar as run,
-        null::varchar as presented_option_order,
-        null::varchar as file_version
+        cast(null as {{ dbt.type_string() }}) as model,
+        cast(null as {{ dbt.type_string() }}) as prefix,
+        cast(null as {{ dbt.type_string() }}) as run,
+        cast(null as {{ dbt.type_string() }}) as presented_option_order,
+        cast(null as {{ dbt.type_string() }}) as file_version
     where false
     {% endfor %}
 

@@ -8,7 +8,7 @@
 {%- set lines = mcq_registered_sources(
     ref('mcq_answer_sources'), directory, 'mcq_answer_sources') -%}
 {{ config(
-    materialized='incremental',
+    materialized=incremental_by_file_materialization(),
     incremental_strategy='delete+insert',
     unique_key='source_file',
     on_schema_change='fail',
@@ -51,17 +51,17 @@ final as (
     union all
     {% endfor %}
     select
-        cast(null as varchar) as source_file,
+        cast(null as {{ dbt.type_string() }}) as source_file,
         cast(null as bigint) as source_row,
-        cast(null as varchar) as model,
-        cast(null as varchar) as run,
-        cast(null as varchar) as item_key,
-        cast(null as varchar) as language,
-        cast(null as varchar) as answer_raw,
-        cast(null as varchar) as source_column,
-        cast(null as varchar) as presented_option_order,
-        cast(null as varchar) as record_problem,
-        cast(null as varchar) as file_version
+        cast(null as {{ dbt.type_string() }}) as model,
+        cast(null as {{ dbt.type_string() }}) as run,
+        cast(null as {{ dbt.type_string() }}) as item_key,
+        cast(null as {{ dbt.type_string() }}) as language,
+        cast(null as {{ dbt.type_string() }}) as answer_raw,
+        cast(null as {{ dbt.type_string() }}) as source_column,
+        cast(null as {{ dbt.type_string() }}) as presented_option_order,
+        cast(null as {{ dbt.type_string() }}) as record_problem,
+        cast(null as {{ dbt.type_string() }}) as file_version
     where false
 
 )

@@ -48,13 +48,13 @@ final as (
     {% if not loop.last %}union all{% endif %}
     {% else %}
     select
-        null::varchar as source_file,
-        null::bigint as source_row,
-        null::bigint as item_id,
-        null::varchar as language,
-        null::varchar as variant,
+        cast(null as {{ dbt.type_string() }}) as source_file,
+        cast(null as bigint) as source_row,
+        cast(null as bigint) as item_id,
+        cast(null as {{ dbt.type_string() }}) as language,
+        cast(null as {{ dbt.type_string() }}) as variant,
         {%- for name in columns %}
-        null::varchar as {{ name }}{{ ',' if not loop.last }}
+        cast(null as {{ dbt.type_string() }}) as {{ name }}{{ ',' if not loop.last }}
         {%- endfor %}
     where false
     {% endfor %}
