@@ -29,13 +29,13 @@
         {%- set create -%}
         {% for row in rows %}
         select
-            cast({{ concord_sql_literal(row[0]) }} as {{ text }}) as test_name,
-            cast({{ concord_sql_literal(row[1]) }} as {{ text }}) as model_name,
-            cast({{ concord_sql_literal(row[2]) }} as {{ text }}) as column_name,
-            cast({{ concord_sql_literal(row[3]) }} as {{ text }}) as status,
+            cast({{ sql_string_literal(row[0]) }} as {{ text }}) as test_name,
+            cast({{ sql_string_literal(row[1]) }} as {{ text }}) as model_name,
+            cast({{ sql_string_literal(row[2]) }} as {{ text }}) as column_name,
+            cast({{ sql_string_literal(row[3]) }} as {{ text }}) as status,
             cast({{ row[4] | int }} as {{ dbt.type_bigint() }}) as n_failures,
-            cast({{ concord_sql_literal(row[5]) }} as {{ text }}) as message,
-            cast({{ concord_sql_literal(row[6]) }} as {{ text }}) as failures_relation
+            cast({{ sql_string_literal(row[5]) }} as {{ text }}) as message,
+            cast({{ sql_string_literal(row[6]) }} as {{ text }}) as failures_relation
         {% if not loop.last %}union all{% endif %}
         {% else %}
         select
@@ -61,14 +61,5 @@
 
 {% macro default__replace_table_as(name, select_sql, comment) %}
     {%- do run_query('create or replace table ' ~ name ~ ' as ' ~ select_sql) -%}
-    {%- do run_query('comment on table ' ~ name ~ ' is ' ~ concord_sql_literal(comment)) -%}
+    {%- do run_query('comment on table ' ~ name ~ ' is ' ~ sql_string_literal(comment)) -%}
 {% endmacro %}
-
-{% macro concord_sql_literal(text) -%}
-    {{ return(adapter.dispatch('concord_sql_literal', 'concord')(text)) }}
-{%- endmacro %}
-
-{#- A SQL string literal holding `text` exactly (DuckDB, Postgres: quotes doubled). -#}
-{% macro default__concord_sql_literal(text) -%}
-    '{{ text | string | replace("'", "''") }}'
-{%- endmacro %}

@@ -6,10 +6,6 @@
     Values that reach SQL as text go through sql_string_literal, so a quote in a path or a
     name is a character, never the end of a string. -#}
 
-{#- A SQL string literal holding ``value`` exactly (single quotes doubled). -#}
-{% macro sql_string_literal(value) -%}
-    '{{ value | string | replace("'", "''") }}'
-{%- endmacro %}
 
 
 {#- The whole-number vars: name -> (smallest, largest). The upper bounds keep one run's

@@ -154,12 +154,8 @@
 {% macro spark__replace_table_as(name, select_sql, comment) %}
     {%- do run_query('drop table if exists ' ~ name) -%}
     {%- do run_query('create table ' ~ name ~ ' using parquet comment '
-        ~ concord_sql_literal(comment) ~ ' as ' ~ select_sql) -%}
+        ~ sql_string_literal(comment) ~ ' as ' ~ select_sql) -%}
 {% endmacro %}
-
-{% macro spark__concord_sql_literal(text) -%}
-    '{{ text | string | replace("\\", "\\\\") | replace("'", "\\'") }}'
-{%- endmacro %}
 
 
 {#- Long-format answer files and lm-evaluation-harness sample logs on Spark, in the shape

@@ -48,7 +48,6 @@ def model(dbt, session):
         interval = bootstrap_mean_interval(
             d, n_resamples=n_resamples, confidence=confidence, seed=cell_seed
         )
-        low, high = interval.ci_low, interval.ci_high
         p_value, n_used, exact = sign_flip_test(d, n_permutations=n_permutations, seed=cell_seed)
         rows.append(
             {

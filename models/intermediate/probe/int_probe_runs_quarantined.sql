@@ -34,7 +34,7 @@ design as (
         messages.msg_id,
         names.group_name,
         names.sender_name,
-        {{ concord_sql_literal("Hi, I'm ") }} || names.sender_name || '. ' || messages.message
+        {{ sql_string_literal("Hi, I'm ") }} || names.sender_name || '. ' || messages.message
             as stimulus
     from messages
     cross join names

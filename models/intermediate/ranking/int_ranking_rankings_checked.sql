@@ -110,7 +110,7 @@ row_checks as (
                 then 'duplicate row: same rater, scenario, position and task as an earlier row'
             -- a reason is one string, kept whole as the quarantine shows it
             when not is_scenario_task
-                then {{ concord_sql_literal("extra task: not among the scenario's tasks (those ranked by more than half of its raters)") }}  -- noqa: LT05
+                then {{ sql_string_literal("extra task: not among the scenario's tasks (those ranked by more than half of its raters)") }}  -- noqa: LT05
             when n_positions_of_task > 1 then 'task repeated in the ranking'
             when n_tasks_at_position > 1 then 'position repeated in the ranking'
             when position < 1 or position > n_tasks

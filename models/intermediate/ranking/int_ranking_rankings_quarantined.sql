@@ -25,7 +25,7 @@ final as (
         end as value,
         coalesce(
             rejection_reason,
-            {{ concord_sql_literal(
+            {{ sql_string_literal(
                 "ranking rejected: another row of this rater's ranking of the scenario is invalid"
             ) }}
         ) as reason
