@@ -80,7 +80,7 @@ consistency_by_language as (
             as same_original_pct_{{ lang }},
         max(ci_low) filter (where language = '{{ lang }}') as same_original_ci_low_{{ lang }},
         max(ci_high) filter (where language = '{{ lang }}')
-            as same_original_ci_high_{{ lang }},
+            as same_original_ci_high_{{ lang }}{{ "," if not loop.last }}
         {% endfor %}
     from consistency
     group by model
