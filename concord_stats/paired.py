@@ -107,3 +107,25 @@ def sign_flip_test(
     tolerance = 1e-12 * np.maximum(1.0, observed)
     p_value = (null >= (observed - tolerance)[..., None]).mean(axis=-1)
     return p_value, int(signs.shape[0]), exact
+
+
+def paired_summary(
+    differences, *, n_resamples: int, confidence: float, seed: int, n_permutations: int
+) -> dict:
+    """The interval and the sign-flip test of one set of paired differences, as the fields a
+    probe mart row carries: ``n_messages``, ``ci_low``, ``ci_high``, ``confidence``,
+    ``n_resamples``, ``p_value``, ``n_permutations``, ``permutation_exact``. Both draws use
+    ``seed`` (one stream per cell)."""
+    d = np.asarray(differences, dtype=float)
+    interval = bootstrap_mean_interval(d, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    p_value, n_used, exact = sign_flip_test(d, n_permutations=n_permutations, seed=seed)
+    return {
+        "n_messages": len(d),
+        "ci_low": float(interval.ci_low),
+        "ci_high": float(interval.ci_high),
+        "confidence": confidence,
+        "n_resamples": n_resamples,
+        "p_value": float(p_value),
+        "n_permutations": n_used,
+        "permutation_exact": exact,
+    }

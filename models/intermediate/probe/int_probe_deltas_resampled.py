@@ -4,7 +4,7 @@ import pyarrow as pa
 from concord_io.frames import to_pandas
 from concord_io.settings import dbt_vars
 from concord_stats.bootstrap import derive_seed
-from concord_stats.paired import bootstrap_mean_interval, sign_flip_test
+from concord_stats.paired import paired_summary
 
 SCHEMA = pa.schema(
     [
@@ -42,26 +42,14 @@ def model(dbt, session):
     rows = []
     for (run_id, group_name), cell in deltas.groupby(["run_id", "group_name"], sort=True):
         d = cell.sort_values("msg_id")["delta_vs_baseline"].to_numpy(dtype=float)
-        cell_seed = derive_seed(seed, run_id, group_name)
-        interval = bootstrap_mean_interval(
-            d, n_resamples=n_resamples, confidence=confidence, seed=cell_seed
+        summary = paired_summary(
+            d,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=derive_seed(seed, run_id, group_name),
+            n_permutations=n_permutations,
         )
-        p_value, n_used, exact = sign_flip_test(d, n_permutations=n_permutations, seed=cell_seed)
-        rows.append(
-            {
-                "run_id": run_id,
-                "group_name": group_name,
-                "n_messages": len(d),
-                "ci_low": interval.ci_low,
-                "ci_high": interval.ci_high,
-                "confidence": confidence,
-                "n_resamples": n_resamples,
-                "p_value": float(p_value),
-                "n_permutations": n_used,
-                "permutation_exact": exact,
-                "seed": seed,
-            }
-        )
+        rows.append({"run_id": run_id, "group_name": group_name, **summary, "seed": seed})
     frame = pd.DataFrame(rows, columns=SCHEMA.names)
     # pandas, which dbt's Python materialization on Spark accepts (Arrow it does not); Arrow
     # dtypes keep the columns typed when there is no row

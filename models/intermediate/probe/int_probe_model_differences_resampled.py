@@ -4,7 +4,7 @@ import pyarrow as pa
 from concord_io.frames import to_pandas
 from concord_io.settings import dbt_vars
 from concord_stats.bootstrap import derive_seed
-from concord_stats.paired import bootstrap_mean_interval, sign_flip_test
+from concord_stats.paired import paired_summary
 
 SCHEMA = pa.schema(
     [
@@ -44,27 +44,15 @@ def model(dbt, session):
     keys = ["run_id_a", "run_id_b", "group_name"]
     for (run_id_a, run_id_b, group_name), cell in pairs.groupby(keys, sort=True):
         d = cell.sort_values("msg_id")["delta_difference"].to_numpy(dtype=float)
-        cell_seed = derive_seed(seed, run_id_a, run_id_b, group_name)
-        interval = bootstrap_mean_interval(
-            d, n_resamples=n_resamples, confidence=confidence, seed=cell_seed
+        summary = paired_summary(
+            d,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=derive_seed(seed, run_id_a, run_id_b, group_name),
+            n_permutations=n_permutations,
         )
-        p_value, n_used, exact = sign_flip_test(d, n_permutations=n_permutations, seed=cell_seed)
-        rows.append(
-            {
-                "run_id_a": run_id_a,
-                "run_id_b": run_id_b,
-                "group_name": group_name,
-                "n_messages": len(d),
-                "ci_low": float(interval.ci_low),
-                "ci_high": float(interval.ci_high),
-                "confidence": confidence,
-                "n_resamples": n_resamples,
-                "p_value": float(p_value),
-                "n_permutations": n_used,
-                "permutation_exact": exact,
-                "seed": seed,
-            }
-        )
+        cell_key = {"run_id_a": run_id_a, "run_id_b": run_id_b, "group_name": group_name}
+        rows.append({**cell_key, **summary, "seed": seed})
     frame = pd.DataFrame(rows, columns=SCHEMA.names)
     # pandas (Arrow dtypes keep the types when empty): dbt-spark and Databricks take no Arrow table
     typed = pa.Table.from_pandas(frame, schema=SCHEMA, preserve_index=False)
