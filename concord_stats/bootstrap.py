@@ -30,6 +30,10 @@ import numpy as np
 
 #: Largest resamples x rows block drawn at once (memory stays bounded on large inputs).
 MAX_CELLS = 20_000_000
+#: Units per block and resamples per chunk of :func:`unit_resample_blocks` (fixed: they
+#: define its stream, so the same seed gives the same intervals on any machine).
+UNIT_BLOCK = 16_384
+RESAMPLE_CHUNK = 256
 
 
 @dataclass(frozen=True)
@@ -145,6 +149,40 @@ def resample_blocks(
         yield resample_counts(counts, min(rows, int(n_resamples) - start), rng)
 
 
+def unit_resample_blocks(
+    n_units: int, n_resamples: int, seed: int, unit_block: int = UNIT_BLOCK
+) -> Iterator[tuple[int, int, int, np.ndarray]]:
+    """How often each unit is drawn when n_units units are resampled with replacement,
+    produced block of units by block of units: yields ``(lo, hi, r0, counts)``, counts of
+    shape (R', hi − lo) for units lo..hi-1 in resamples r0..r0+R'-1.
+
+    For a statistic built from per-unit terms (a kappa over a million items), this lets the
+    terms of one block of units be built once and meet every resample, instead of being
+    rebuilt for each block of resamples. The draw is exactly the multinomial of
+    :func:`resample_counts`: each resample's n draws are split among the unit blocks
+    (Multinomial(n, block size / n)), then drawn uniformly within each block. The stream
+    depends only on the seed, n_units, n_resamples and ``unit_block``: every block of units
+    has its own generator (spawned from the seed), consumed in fixed chunks of resamples.
+    """
+    n, n_resamples = int(n_units), int(n_resamples)
+    if n < 1:
+        raise ValueError("cannot resample an empty sample")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
+    starts = np.arange(0, n, int(unit_block))
+    sizes = np.diff(np.append(starts, n))
+    streams = np.random.SeedSequence(int(seed)).spawn(len(starts) + 1)
+    totals = np.random.default_rng(streams[0]).multinomial(n, sizes / n, size=n_resamples)
+    for j, (lo, size) in enumerate(zip(starts.tolist(), sizes.tolist(), strict=True)):
+        rng = np.random.default_rng(streams[j + 1])
+        for r0 in range(0, n_resamples, RESAMPLE_CHUNK):
+            drawn = totals[r0 : r0 + RESAMPLE_CHUNK, j]
+            rows = np.repeat(np.arange(len(drawn), dtype=np.int64) * size, drawn)
+            index = rows + rng.integers(0, size, size=rows.size)
+            counts = np.bincount(index, minlength=len(drawn) * size).reshape(len(drawn), size)
+            yield lo, lo + size, r0, counts
+
+
 def bootstrap(
     counts: np.ndarray,
     statistic: Callable[[np.ndarray], np.ndarray],
@@ -169,6 +207,14 @@ def bootstrap(
             for block in resample_blocks(counts, n_resamples, seed, max_cells)
         ]
     )
+    return interval_of(estimate, replicates, confidence)
+
+
+def interval_of(estimate: np.ndarray, replicates: np.ndarray, confidence: float) -> Interval:
+    """The :class:`Interval` of an estimate (shape (...)) and its replicates (R, ...)."""
+    estimate = np.asarray(estimate, dtype=float)
+    replicates = np.asarray(replicates, dtype=float)
+    n_resamples = replicates.shape[0]
     low, high = percentile_interval(replicates, confidence, axis=0)
     undefined = np.isnan(replicates).sum(axis=0)
     with np.errstate(all="ignore"), warnings.catch_warnings():

@@ -39,8 +39,9 @@ prevalence and bias indices have no reference standard error (null).
 
 Every coefficient is a function of item sums Σ_i c_i t_i of per-item terms t_i; with c_i = 1
 that is the estimate, with c_i the number of times item i is drawn it is a bootstrap replicate
-(:func:`concord_stats.bootstrap.bootstrap`), so no loop over items or resamples is written
-here: a block of resamples is one matrix product, over blocks of items.
+(:func:`concord_stats.bootstrap.unit_resample_blocks`), so no loop over items or resamples is
+written here: each block of items builds its terms once, and a chunk of resamples is one
+matrix product with them.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from concord_stats.bootstrap import Interval, bootstrap
+from concord_stats.bootstrap import Interval, interval_of, unit_resample_blocks
 from concord_stats.rater import category_counts
 
 #: irrCAC's weight names, in its order; "identity" is reported as "unweighted".
@@ -60,6 +61,8 @@ KRIPPENDORFF_LEVELS = {"nominal": "unweighted", "ordinal": "ordinal", "interval"
                        "ratio": "ratio"}  # fmt: skip
 
 ITEM_BLOCK = 16_384  # items per block of per-item terms (memory stays bounded)
+#: Bootstrap sums are float64 matrix products of resample counts and per-item terms.
+REPLICATE_DTYPE = np.float64
 
 
 # --------------------------------------------------------------------------------------------
@@ -154,6 +157,7 @@ class Ratings:
     codes: np.ndarray
     q: int
     counts: np.ndarray = field(init=False)  # items × q
+    complete: bool = field(init=False)  # every rater rated every item
 
     def __post_init__(self):
         codes = np.asarray(self.codes)
@@ -164,6 +168,7 @@ class Ratings:
         counts = category_counts(codes, self.q)
         object.__setattr__(self, "codes", codes)
         object.__setattr__(self, "counts", counts)
+        object.__setattr__(self, "complete", bool((codes >= 0).all()))
 
     @property
     def n_items(self) -> int:
@@ -172,10 +177,6 @@ class Ratings:
     @property
     def n_raters(self) -> int:
         return self.codes.shape[1]
-
-    @property
-    def complete(self) -> bool:
-        return bool((self.codes >= 0).all())
 
 
 def _pairs(r: int) -> tuple[np.ndarray, np.ndarray]:
@@ -189,11 +190,11 @@ def _pairs(r: int) -> tuple[np.ndarray, np.ndarray]:
 class _Terms:
     """Per-item terms of one dataset, summed over items with weights c.
 
-    ``sums(c)`` returns, for c of shape (R, n) (R = 1 and c = 1 for the estimate), a dict of
-    (R, ...) arrays: the terms that do not depend on the weighting once, and ``pa:<w>`` and
-    ``agree:<w>`` per weighting w. The terms of a block of items are one matrix, so a block
-    of resamples is one matrix product per block of items; building them block by block
-    keeps memory at O(block × columns).
+    The sums are a dict of (R, ...) arrays: the terms that do not depend on the weighting
+    once, and ``pa:<w>`` and ``agree:<w>`` per weighting w. :meth:`unit_sums` gives them for
+    c = 1 (the estimate, R = 1) from small sufficient statistics; :meth:`replicate_sums` for
+    the bootstrap resamples, where the terms of a block of items are one matrix and meet
+    every resample in one matrix product: memory stays at O(block × columns).
     """
 
     def __init__(self, data: Ratings, weights: dict[str, np.ndarray]):
@@ -241,7 +242,7 @@ class _Terms:
                 out.append(("marg_b", (onehot[:, z, :] & both[:, :, None]).reshape(b, -1)))
         return out
 
-    def _unit_sums(self) -> dict[str, np.ndarray]:
+    def unit_sums(self) -> dict[str, np.ndarray]:
         """The same sums for c = 1 (the estimate) from small sufficient statistics, without
         materialising the per-item terms: counts-weighted Gram matrices for the
         coincidences, per-rater category counts, and each pair's joint table (one bincount
@@ -300,22 +301,25 @@ class _Terms:
             out["marg_b"] = joint.sum(axis=1).reshape(1, -1)
         return out
 
-    def sums(self, c: np.ndarray) -> dict[str, np.ndarray]:
-        if c.shape[0] == 1 and (np.asarray(c) == 1).all():
-            return self._unit_sums()  # scalars (1,), the rest (1, width), as below
-        total = None
-        n = self.data.n_items
-        names, widths = [], []
-        for lo in range(0, n, ITEM_BLOCK):
-            hi = min(lo + ITEM_BLOCK, n)
-            parts = self._block(lo, hi)
-            if not names:
+    def replicate_sums(self, n_resamples: int, seed: int) -> dict[str, np.ndarray]:
+        """The sums for ``n_resamples`` bootstrap resamples of the items, (R, ...) each.
+
+        The resample counts come block of items by block of items
+        (:func:`concord_stats.bootstrap.unit_resample_blocks`), so each block's terms are
+        built once and meet every resample in one matrix product per chunk of resamples.
+        """
+        total, names, widths, current = None, [], [], None
+        for lo, hi, r0, counts in unit_resample_blocks(
+            self.data.n_items, n_resamples, seed, ITEM_BLOCK
+        ):
+            if current is None or current[0] != lo:
+                parts = self._block(lo, hi)
                 names = [name for name, _ in parts]
                 widths = [t.shape[1] for _, t in parts]
-            block_sums = np.asarray(c[:, lo:hi], dtype=float) @ np.hstack(
-                [t for _, t in parts], dtype=float
-            )
-            total = block_sums if total is None else total + block_sums
+                current = (lo, np.hstack([t for _, t in parts], dtype=REPLICATE_DTYPE))
+                if total is None:
+                    total = np.zeros((int(n_resamples), current[1].shape[1]))
+            total[r0 : r0 + counts.shape[0]] += counts.astype(REPLICATE_DTYPE) @ current[1]
         out = dict(zip(names, np.split(total, np.cumsum(widths)[:-1], axis=1), strict=True))
         if "both" not in out and self.pairwise:  # complete data: every pair rated every item
             n_pairs = self.data.n_raters * (self.data.n_raters - 1) // 2
@@ -471,7 +475,9 @@ def _conger_se(data: Ratings, w, kappa, pa_i, pairable) -> float:
     q = data.q
     present = codes >= 0
     n_g = present.sum(0).astype(float)  # ratings per rater
-    per_rater = np.stack([np.bincount(codes[present[:, g], g], minlength=q) for g in range(r)])
+    # every rating as its (rater, category) cell g·q + x_ig; a missing one past the end
+    cell = np.where(present, codes + q * np.arange(r), r * q)
+    per_rater = np.bincount(cell.ravel(), minlength=r * q + 1)[: r * q].reshape(r, q)
     with np.errstate(divide="ignore", invalid="ignore"):  # a rater with no rating: NaN
         p = per_rater / n_g[:, None]  # (r, q)
     p_mean = p.mean(0)
@@ -484,10 +490,10 @@ def _conger_se(data: Ratings, w, kappa, pa_i, pairable) -> float:
     # Σ_l B_gl p_gl: a gather per rating instead of raters × categories² per item
     b_mat = ((r * p_mean[None, :] - p) * (n / n_g)[:, None]) @ w
     c_g = (b_mat * p).sum(1)
-    eps = present.astype(float)
-    gathered = np.where(present, b_mat[np.arange(r)[None, :], np.maximum(codes, 0)], 0.0)
-    lam = gathered - (eps - n_g / n) * c_g[None, :]
-    pe_i = lam.sum(1) / (r * (r - 1))
+    # Σ_g λ_ig = Σ_g B[g, x_ig] ε_ig − Σ_g ε_ig c_g + Σ_g (n_g/n) c_g (one flat gather)
+    gathered = np.append(b_mat.ravel(), 0.0)[cell].sum(1)
+    lam_sum = gathered - present @ c_g + (n_g / n) @ c_g
+    pe_i = lam_sum / (r * (r - 1))
     n2 = pairable.sum()
     k_i = n / n2 * (pa_i - pe * pairable) / (1 - pe)
     k_i = k_i - 2 * (1 - kappa) * (pe_i - pe) / (1 - pe)
@@ -539,7 +545,8 @@ def _weights_label(name: str) -> str:
 
 
 def _statistic(data: Ratings, weights: dict[str, np.ndarray], levels: dict, values):
-    """(R, n) item counts -> (R, columns) replicates of every coefficient, and the names."""
+    """Item sums (:meth:`_Terms.unit_sums` or :meth:`_Terms.replicate_sums`) -> (R, columns)
+    values of every coefficient; with the names and the terms."""
     r, q = data.n_raters, data.q
     names: list[tuple[str, str]] = []
     for wname in weights:
@@ -561,9 +568,8 @@ def _statistic(data: Ratings, weights: dict[str, np.ndarray], levels: dict, valu
 
     terms = _Terms(data, weights)
 
-    def statistic(c: np.ndarray) -> np.ndarray:
+    def statistic(first: dict[str, np.ndarray]) -> np.ndarray:
         columns, pair_columns = [], []
-        first = terms.sums(c)
         for wname, w in weights.items():
             s = terms.for_weighting(first, wname)
             base = _count_based(s, w)
@@ -600,7 +606,7 @@ def _statistic(data: Ratings, weights: dict[str, np.ndarray], levels: dict, valu
             out = np.column_stack([out, *pair_columns])
         return out
 
-    return statistic, names, pair_names, n_pairs
+    return statistic, names, pair_names, n_pairs, terms
 
 
 def _prepare(codes, n_categories, weights, values):
@@ -626,8 +632,8 @@ def point_estimates(
     """Every coefficient of :func:`dataset_coefficients`, estimates only (no standard error,
     no bootstrap): {(coefficient, weights): estimate}."""
     data, ws, levels, x = _prepare(codes, n_categories, weights, values)
-    statistic, names, _, _ = _statistic(data, ws, levels, x)
-    row = statistic(np.ones((1, data.n_items)))[0]
+    statistic, names, _, _, terms = _statistic(data, ws, levels, x)
+    row = statistic(terms.unit_sums())[0]
     return {name: float(value) for name, value in zip(names, row, strict=False)}
 
 
@@ -640,7 +646,6 @@ def dataset_coefficients(
     n_resamples: int,
     confidence: float,
     seed: int,
-    max_cells: int = 2_000_000,
 ) -> tuple[list[Coefficient], list[dict]]:
     """Every coefficient of one dataset, unweighted and with its declared ``weights``.
 
@@ -649,21 +654,23 @@ def dataset_coefficients(
     levels (ranks 1..q when None). Krippendorff's alpha is given at the nominal level, and
     at the ordinal, interval and ratio levels when the dataset's weighting is not identity
     (its categories are ordered; ratio only with positive values). The bootstrap resamples
-    items (one stream for every coefficient, seeded). Returns the coefficient rows and one
-    dict per rater pair (Cohen's kappa, percent agreement, n_items, their intervals).
+    items (one stream for every coefficient, seeded); ``n_resamples=0`` skips it (the
+    intervals are NaN). Returns the coefficient rows and one dict per rater pair (Cohen's
+    kappa, percent agreement, n_items, their intervals).
     """
     data, ws, levels, x = _prepare(codes, n_categories, weights, values)
     if data.n_items == 0:
         return [], []
-    statistic, names, pair_names, n_pairs = _statistic(data, ws, levels, x)
-    interval = bootstrap(
-        np.ones(data.n_items, dtype=np.int64),
-        statistic,
-        n_resamples=n_resamples,
-        confidence=confidence,
-        seed=seed,
-        max_cells=max_cells,
-    )
+    statistic, names, pair_names, n_pairs, terms = _statistic(data, ws, levels, x)
+    estimate = statistic(terms.unit_sums())[0]
+    if n_resamples:
+        interval = interval_of(
+            estimate, statistic(terms.replicate_sums(n_resamples, seed)), confidence
+        )
+    else:  # estimates and standard errors only
+        missing = np.full_like(estimate, np.nan)
+        interval = Interval(estimate, missing, missing, missing, float(confidence), 0,
+                            np.zeros(estimate.shape, dtype=np.int64))  # fmt: skip
 
     def part(i):
         return Interval(
@@ -729,7 +736,7 @@ def _pair_se(pair: Ratings, w, interval, names, label) -> dict:
     x = pair.counts.astype(float)
     pa_i = (x * (x @ w.T - 1)).sum(1) / np.maximum(r * (r - 1), 1)
     two = _Terms(pair, {"identity": np.eye(pair.q), "w": w})
-    sums = two.sums(np.ones((1, pair.n_items)))
+    sums = two.unit_sums()
     base = _count_based(two.for_weighting(sums, "w"), w)
     est = {k: float(v[0]) for k, v in base.items()}
     se = standard_errors(pair, w, est)

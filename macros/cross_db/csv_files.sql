@@ -142,7 +142,7 @@
 {#- on-run-start's probe_baseline_group check reads the probe_names seed file: the same
     strict scan as the answer files. -#}
 {% macro spark__seed_file_groups_query(path) %}
-    {%- set header = strict_csv_header(path, 'probe_names seed') -%}
+    {%- set header = strict_csv_header(path, 'probe_names seed', strict=false) -%}
     {{ return('select distinct group_name from '
         ~ strict_csv_scan(path, header, empty_as_text=false, strict=false) ~ ' order by 1') }}
 {% endmacro %}

@@ -10,6 +10,7 @@ from concord_stats.bootstrap import (
     percentile_interval,
     resample_blocks,
     resample_counts,
+    unit_resample_blocks,
     weighted_means,
 )
 from concord_stats.entropy import shannon_entropy
@@ -140,6 +141,39 @@ def test_unit_counts_are_row_resampling_exactly():
     # blocks draw the same stream as one draw
     blocks = np.concatenate(list(resample_blocks(np.ones(7, dtype=int), 50, 4, max_cells=21)))
     np.testing.assert_array_equal(blocks, expected)
+
+
+def _unit_counts(n, n_resamples, seed, unit_block):
+    counts = np.zeros((n_resamples, n), dtype=np.int64)
+    for lo, hi, r0, block in unit_resample_blocks(n, n_resamples, seed, unit_block):
+        counts[r0 : r0 + block.shape[0], lo:hi] = block
+    return counts
+
+
+@pytest.mark.parametrize("unit_block", [3, 5, 16])
+def test_unit_blocks_draw_the_multinomial_of_row_resampling(unit_block):
+    """Counts made block of units by block of units are Multinomial(n, 1/n): every resample
+    draws n units; each unit's count is Binomial(n, 1/n) and two units' counts covary as
+    −n (1/n)²; the same seed gives the same counts."""
+    n, n_resamples = 11, 600  # more than one chunk of resamples
+    counts = _unit_counts(n, n_resamples, 3, unit_block)
+    assert (counts.sum(axis=1) == n).all()
+    np.testing.assert_array_equal(counts, _unit_counts(n, n_resamples, 3, unit_block))
+    assert not np.array_equal(counts, _unit_counts(n, n_resamples, 4, unit_block))
+    # the moments over many resamples (unit 0 and the last unit sit in different blocks)
+    many = _unit_counts(n, 40_000, 5, unit_block)
+    p = 1 / n
+    np.testing.assert_allclose(many.mean(axis=0), 1.0, atol=0.03)
+    np.testing.assert_allclose(many.var(axis=0), n * p * (1 - p), atol=0.04)
+    cov = np.cov(many[:, 0], many[:, -1])[0, 1]
+    assert cov == pytest.approx(-n * p * p, abs=0.03)
+    # each unit's count against Binomial(n, 1/n), by a chi-square test on 0, 1, 2, >= 3
+    observed = np.bincount(np.minimum(many[:, 0], 3), minlength=4)
+    pmf = stats.binom.pmf([0, 1, 2], n, p)
+    expected = 40_000 * np.append(pmf, 1 - pmf.sum())
+    assert stats.chisquare(observed, expected).pvalue > 1e-3
+    with pytest.raises(ValueError):
+        next(unit_resample_blocks(0, 10, 1))
 
 
 def test_vectorised_statistic_and_undefined_resamples():

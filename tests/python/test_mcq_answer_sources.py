@@ -235,3 +235,53 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
     assert got_tables.keys() == full_tables.keys() and "marts.mcq_agreement_summary" in got_tables
     for name, rows in full_tables.items():
         assert got_tables[name] == rows, name
+
+
+def test_a_key_answered_twice_is_quarantined_in_both_files_and_recovers_when_one_goes(
+    project_copy,
+):
+    """Two records for one model, run, item and language (here in two files) are both
+    quarantined with the reason; removing the second file makes the first one's record an
+    answer again on the next (incremental) build: the duplicate is part of its version."""
+    seeds = project_copy / "seeds" / "mcq"
+    sources = seeds / "answer_sources"
+    header = "model,run,item_id,language,answer\n"
+    (sources / "first.csv").write_text(
+        header + "Dup model,base,1,en,A\nDup model,base,2,en,B\n", encoding="utf-8"
+    )
+    (sources / "second.csv").write_text(header + "Dup model,base,1,en,C\n", encoding="utf-8")
+    registry = seeds / "mcq_answer_sources.csv"
+    registry.write_text(
+        "file,format,model,run,language,presented_option_order,item_key\n"
+        "first.csv,long,,,,ABCD,\nsecond.csv,long,,,,ABCD,\n"
+    )
+    database = project_copy / "concord.duckdb"
+    build = ["build", "--select", "+int_mcq_answers_normalised", "+dq_quarantine"]
+    run_dbt(build, project_copy, database)
+    reason = "more than one answer for this model, run, item and language"
+    with duckdb.connect(str(database), read_only=True) as con:
+        quarantined = con.execute(
+            "select source, source_row, reason from marts.dq_quarantine "
+            "where reason like 'mcq answer record:%' order by all"
+        ).fetchall()
+        answers = con.execute(
+            "select item_id, answer from intermediate.int_mcq_answers_normalised "
+            "where model = 'Dup model' order by all"
+        ).fetchall()
+    assert quarantined == [
+        ("first.csv", 1, f"mcq answer record: {reason}"),
+        ("second.csv", 1, f"mcq answer record: {reason}"),
+    ]
+    assert answers == [(2, "B")]
+
+    (sources / "second.csv").unlink()
+    registry.write_text(
+        "file,format,model,run,language,presented_option_order,item_key\nfirst.csv,long,,,,ABCD,\n"
+    )
+    run_dbt(build, project_copy, database)
+    with duckdb.connect(str(database), read_only=True) as con:
+        answers = con.execute(
+            "select item_id, answer from intermediate.int_mcq_answers_normalised "
+            "where model = 'Dup model' order by all"
+        ).fetchall()
+    assert answers == [(1, "A"), (2, "B")]

@@ -118,6 +118,15 @@ def stray_quote_after_quoted_field(p: Path):
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def mixed_line_endings(p: Path):
+    path = answers_dir(p) / GPT4O
+    lines = path.read_text(encoding="utf-8-sig").splitlines()
+    # CRLF after the header and the first 8 data rows, LF after the rest: row 9 is the first
+    # that ends unlike the header
+    text = "\r\n".join(lines[:10]) + "\n" + "\n".join(lines[10:]) + "\n"
+    path.write_bytes(text.encode("utf-8"))
+
+
 FAILURES: dict[str, tuple[Callable[[Path], None], list[str]]] = {
     "file with no registry line": (unregistered_file, ["Extra_Model.csv", "no line in"]),
     "registered file that does not exist": (registered_file_missing, [GPT4O, "not found"]),
@@ -142,6 +151,10 @@ FAILURES: dict[str, tuple[Callable[[Path], None], list[str]]] = {
     "absolute path in the registry": (
         absolute_path_in_registry,
         ["mcq_answer_registry", "is a path", "bare file names"],
+    ),
+    "mixed line endings": (
+        mixed_line_endings,
+        [GPT4O, "mixed line endings", "row 9 ends with LF (Unix)", "CRLF (Windows)"],
     ),
     "text after a closing quote": (
         stray_quote_after_quoted_field,

@@ -37,7 +37,9 @@ from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
 from concord_io.paths import PROJECT_ROOT as ROOT
 from concord_stats import rater
+from concord_stats.bootstrap import unit_resample_blocks
 from concord_stats.rater_coefficients import (
+    ITEM_BLOCK,
     Ratings,
     dataset_coefficients,
     krippendorff_distance,
@@ -531,11 +533,14 @@ def test_bootstrap_equals_an_explicit_resampling_loop(missing):
     # loop of estimates on resampled items checks one against the other
     codes = random_codes(3, 25, 3, 3, missing=missing)
     rows, pairs = dataset_coefficients(codes, 3, n_resamples=60, confidence=0.9, seed=7)
-    # the same item draws (tallied uniform indices from the seed), coefficient by coefficient
+    # the same item draws (the seed's resample counts, as item indices), coefficient by
+    # coefficient
     data = Ratings(codes, 3)
-    idx = np.random.default_rng(7).integers(0, data.n_items, size=(60, data.n_items))
+    counts = np.zeros((60, data.n_items), dtype=np.int64)
+    for lo, hi, r0, block in unit_resample_blocks(data.n_items, 60, 7, ITEM_BLOCK):
+        counts[r0 : r0 + block.shape[0], lo:hi] = block
     replicates = {}
-    for draw in idx:
+    for draw in (np.repeat(np.arange(data.n_items), row) for row in counts):
         again, again_pairs = dataset_coefficients(
             data.codes[draw], 3, n_resamples=1, confidence=0.9, seed=0
         )
@@ -546,8 +551,8 @@ def test_bootstrap_equals_an_explicit_resampling_loop(missing):
         values = values[~np.isnan(values)]
         assert r.interval.ci_low == pytest.approx(np.quantile(values, 0.05), abs=1e-9)
         assert r.interval.ci_high == pytest.approx(np.quantile(values, 0.95), abs=1e-9)
-    # seeded; blocks of resamples change nothing
-    again, _ = dataset_coefficients(codes, 3, n_resamples=60, confidence=0.9, seed=7, max_cells=75)
+    # seeded: the same seed gives the same intervals
+    again, _ = dataset_coefficients(codes, 3, n_resamples=60, confidence=0.9, seed=7)
     assert [float(r.interval.ci_low) for r in again] == pytest.approx(
         [float(r.interval.ci_low) for r in rows], abs=1e-12, nan_ok=True
     )

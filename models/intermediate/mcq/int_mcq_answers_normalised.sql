@@ -2,7 +2,8 @@
     to, and, when it is not a letter, why (records with a record_problem are quarantined
     by int_mcq_answers_quarantined instead). The domain is given in English whatever the
     language. The post-hook stops the build when a row's three languages are not the same
-    item (their domains differ) or a domain label is not in mcq_domain_translations.
+    item (their domains differ; only rows of the wide files, column <PREFIX>_<LANG>, hold
+    several languages) or a domain label is not in mcq_domain_translations.
     Incremental: only the answer files whose version changed are normalised again
     (macros/mcq_files.sql). -#}
 {{ config(
@@ -20,6 +21,7 @@
         "{{ assert_no_rows(
             'with misaligned as (
                  select source_file, source_row from ' ~ this ~ '
+                 where right(source_column, 3) = chr(95) || upper(language)
                  group by source_file, source_row having min(domain) <> max(domain)
                  order by source_file, source_row limit 5
              )

@@ -65,13 +65,69 @@ wide as (
 
 ),
 
+-- keys answered more than once. Aggregates, not windows: a window over the records would
+-- sort every record with its payload (at 10^8 records, tens of GB spilled). Candidates are
+-- found by a 64-bit hash of the key (8 bytes a record), then checked on the key itself.
+-- A record with a null key part has an earlier problem and takes no part.
+record_key_hashes as (
+
+    select {{ key_hash(['model', 'run', 'item_key', 'language']) }} as key_hash
+    from answer_records
+    where model is not null and run is not null and item_key is not null and language is not null
+
+),
+
+duplicate_key_hashes as (
+
+    select key_hash
+    from record_key_hashes
+    group by key_hash
+    having count(*) > 1
+
+),
+
+duplicate_keys as (
+
+    select model, run, item_key, language
+    from answer_records
+    where {{ key_hash(['model', 'run', 'item_key', 'language']) }} in (
+        select key_hash from duplicate_key_hashes
+    )
+    group by model, run, item_key, language
+    having count(*) > 1
+
+),
+
+-- a later file can make this file's answers duplicates: that changes its version
+files_with_duplicates as (
+
+    select answer_records.source_file, count(*) as n_duplicated
+    from answer_records
+    inner join duplicate_keys
+        on answer_records.model = duplicate_keys.model
+        and answer_records.run = duplicate_keys.run
+        and answer_records.item_key = duplicate_keys.item_key
+        and answer_records.language = duplicate_keys.language
+    group by answer_records.source_file
+
+),
+
 records_checked as (
 
     select
-        *,
-        {{ dbt.safe_cast('item_key', api.Column.translate_type('bigint')) }} as item_id,
-        count(*) over (partition by model, run, item_key, language) as n_same_key
+        answer_records.*,
+        {{ dbt.safe_cast('answer_records.item_key', api.Column.translate_type('bigint')) }}
+            as item_id,
+        duplicate_keys.model is not null as is_duplicate,
+        coalesce(files_with_duplicates.n_duplicated, 0) as n_duplicated_in_file
     from answer_records
+    left join duplicate_keys
+        on answer_records.model = duplicate_keys.model
+        and answer_records.run = duplicate_keys.run
+        and answer_records.item_key = duplicate_keys.item_key
+        and answer_records.language = duplicate_keys.language
+    left join files_with_duplicates
+        on answer_records.source_file = files_with_duplicates.source_file
 
 ),
 
@@ -108,13 +164,11 @@ records as (
                 then 'language not one of mcq_languages'
             when records_checked.item_id is null or records_checked.item_id < 1
                 then 'item_id is not a positive whole number'
-            when records_checked.n_same_key > 1
+            when records_checked.is_duplicate
                 then 'more than one answer for this model, run, item and language'
         end as record_problem,
-        -- a later file can make this file's answers duplicates: that changes its version
-        records_checked.file_version || '|' || sum(
-            case when records_checked.n_same_key > 1 then 1 else 0 end
-        ) over (partition by records_checked.source_file) as file_version
+        records_checked.file_version || '|' || records_checked.n_duplicated_in_file
+            as file_version
     from records_checked
     left join items
         on records_checked.item_id = items.item_id
