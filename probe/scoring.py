@@ -86,21 +86,20 @@ def _pack(requests: list[Request], device: torch.device, mask_dtype: torch.dtype
     """input ids, position ids and the additive block-causal mask of one batch."""
     length = max(r.packed_length for r in requests)
     n = len(requests)
-    input_ids = torch.zeros((n, length), dtype=torch.long)
-    positions = torch.zeros((n, length), dtype=torch.long)
-    segment = torch.full((n, length), -1, dtype=torch.long)  # -1 pad, 0 prompt, k candidate k
+    # filled in numpy, one slice per row and field: a tensor per candidate cost more than
+    # the forward pass of a small model
+    ids = np.zeros((n, length), dtype=np.int64)
+    pos = np.zeros((n, length), dtype=np.int64)
+    seg = np.full((n, length), -1, dtype=np.int64)  # -1 pad, 0 prompt, k candidate k
     for row, request in enumerate(requests):
         p = len(request.prompt_ids)
-        input_ids[row, :p] = torch.tensor(request.prompt_ids)
-        positions[row, :p] = torch.arange(p)
-        segment[row, :p] = 0
-        start = p
-        for k, tail in enumerate(request.candidate_ids, start=1):
-            end = start + len(tail)
-            input_ids[row, start:end] = torch.tensor(tail)
-            positions[row, start:end] = torch.arange(p, p + len(tail))
-            segment[row, start:end] = k
-            start = end
+        sizes = [len(tail) for tail in request.candidate_ids]
+        end = p + sum(sizes)
+        ids[row, :p] = request.prompt_ids
+        ids[row, p:end] = [token for tail in request.candidate_ids for token in tail]
+        pos[row, :end] = np.concatenate([np.arange(p), *(np.arange(p, p + m) for m in sizes)])
+        seg[row, :end] = np.repeat(np.arange(len(sizes) + 1), [p, *sizes])
+    input_ids, positions, segment = (torch.from_numpy(a) for a in (ids, pos, seg))
     idx = torch.arange(length)
     causal = idx[None, :] <= idx[:, None]  # (L, L): key j <= query i
     same = segment[:, :, None] == segment[:, None, :]
