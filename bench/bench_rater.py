@@ -7,14 +7,16 @@ in its own fresh interpreter so that peak memory (max RSS) is its own:
 * ours, estimates: every coefficient of ``concord_stats.rater_coefficients`` (percent
   agreement, Fleiss, Brennan-Prediger, Gwet AC1/AC2, Conger, Light, Krippendorff at four
   levels; unweighted and ``--weights``) in one ``point_estimates`` call;
-* ours, full: ``dataset_coefficients`` with irrCAC standard errors and ``--resamples``
-  bootstrap resamples of the items (every coefficient and rater pair);
+* ours, estimates and standard errors: ``dataset_coefficients`` with ``n_resamples=0``
+  (what one irrCAC call gives, for every coefficient and rater pair);
+* ours, full: the same with ``--resamples`` bootstrap resamples of the items;
 * statsmodels: ``aggregate_raters`` + ``fleiss_kappa``, one coefficient (target: ours per
   coefficient faster than this single call);
 * irrCAC (``pip install --no-deps --target /tmp/irrcac_pkg irrcac==0.4.4``; it pins an old
   scipy and cannot share the project's environment): its own calls per coefficient
   (fleiss, gwet, bp, conger, krippendorff), timed on ``--irrcac-items`` items and
-  extrapolated linearly (every per-item step is linear in the items); target: >= 50x;
+  extrapolated linearly (every per-item step is linear in the items); target: ours per
+  coefficient, estimates and standard errors, >= 50x faster than one irrCAC call;
 * the per-item measures: the SQL macros of macros/rater_measures.sql in DuckDB over the long
   counts table (items x categories rows), as int_rater_items_measured runs them.
 

@@ -61,8 +61,6 @@ KRIPPENDORFF_LEVELS = {"nominal": "unweighted", "ordinal": "ordinal", "interval"
                        "ratio": "ratio"}  # fmt: skip
 
 ITEM_BLOCK = 16_384  # items per block of per-item terms (memory stays bounded)
-#: Bootstrap sums are float64 matrix products of resample counts and per-item terms.
-REPLICATE_DTYPE = np.float64
 
 
 # --------------------------------------------------------------------------------------------
@@ -316,10 +314,10 @@ class _Terms:
                 parts = self._block(lo, hi)
                 names = [name for name, _ in parts]
                 widths = [t.shape[1] for _, t in parts]
-                current = (lo, np.hstack([t for _, t in parts], dtype=REPLICATE_DTYPE))
+                current = (lo, np.hstack([t for _, t in parts], dtype=float))
                 if total is None:
                     total = np.zeros((int(n_resamples), current[1].shape[1]))
-            total[r0 : r0 + counts.shape[0]] += counts.astype(REPLICATE_DTYPE) @ current[1]
+            total[r0 : r0 + counts.shape[0]] += counts.astype(float) @ current[1]
         out = dict(zip(names, np.split(total, np.cumsum(widths)[:-1], axis=1), strict=True))
         if "both" not in out and self.pairwise:  # complete data: every pair rated every item
             n_pairs = self.data.n_raters * (self.data.n_raters - 1) // 2

@@ -9,7 +9,8 @@
     line endings and accepts a quote inside an unquoted field (`ab"c`):
       - strict_csv_inspect + strict_csv_check_header: one DuckDB pass over the bytes
         (empty file, UTF-8 validity with the line of the first bad byte, UTF-16, NUL
-        bytes) and the header (blank or repeated names, declared or required columns);
+        bytes; for a file the strict scan reads, mixed line endings with the first row
+        that differs) and the header (blank or repeated names, declared or required columns);
       - strict_csv_check_records (small files: seeds, registries): every record against
         the header in one regex pass, naming the first ragged row or stray quote;
       - strict_csv_scan (large files): DuckDB's strict parser, streaming, bad rows into a
