@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -172,6 +173,29 @@ class Ratings:
     def n_items(self) -> int:
         return self.codes.shape[0]
 
+    # what the estimates and every standard error read, built once per dataset
+    @cached_property
+    def x(self) -> np.ndarray:
+        """The counts as floats (items × q)."""
+        return self.counts.astype(float)
+
+    @cached_property
+    def ratings_per_item(self) -> np.ndarray:
+        return self.x.sum(axis=1)
+
+    @cached_property
+    def cells(self) -> np.ndarray:
+        """Every rating as its (rater, category) cell g·q + x_ig; a missing one is r·q."""
+        r = self.n_raters
+        offsets = (self.q * np.arange(r)).astype(np.int32)
+        return np.where(self.codes >= 0, self.codes.astype(np.int32) + offsets, r * self.q)
+
+    @cached_property
+    def rater_counts(self) -> np.ndarray:
+        """How often each rater chose each category (raters × q)."""
+        r, q = self.n_raters, self.q
+        return np.bincount(self.cells.ravel(), minlength=r * q + 1)[: r * q].reshape(r, q)
+
     @property
     def n_raters(self) -> int:
         return self.codes.shape[1]
@@ -199,56 +223,85 @@ class _Terms:
         self.data, self.weights = data, weights
         self.pairwise, self.conger = data.n_raters >= 2, data.n_raters >= 3
 
-    def _block(self, lo: int, hi: int) -> list[tuple[str, np.ndarray]]:
+    def _columns(self) -> list[tuple[str, int]]:
+        """The per-item terms' names and widths, in their order in a block's matrix. On
+        complete data ``rated`` and ``both`` are the same for every rater and pair (the
+        items) and are not columns: :meth:`replicate_sums` fills them from ``one``."""
         d = self.data
-        x = d.counts[lo:hi].astype(float)
-        b, q = x.shape
-        r = x.sum(axis=1)
+        r, q = d.n_raters, d.q
+        columns = [("one", 1), ("pairable", 1), ("share", q), ("coinc", q * q), ("self", q)]
+        columns += [(f"pa:{name}", 1) for name in self.weights]
+        if self.conger or self.pairwise:
+            columns += [] if d.complete else [("rated", r)]
+            columns += [("onehot", r * q)]
+        if self.pairwise:
+            pairs = r * (r - 1) // 2
+            columns += [(f"agree:{name}", pairs) for name in self.weights]
+            if not d.complete:
+                columns += [("both", pairs), ("marg_a", pairs * q), ("marg_b", pairs * q)]
+        return columns
+
+    def _block(self, lo: int, hi: int, matrix: np.ndarray) -> np.ndarray:
+        """The terms of items lo..hi-1, one row per term and one column per item, written
+        into the first columns of ``matrix`` (terms × ITEM_BLOCK), which it returns.
+
+        One buffer serves every block: on a million items, allocating each block's
+        arrays anew cost more than computing them. Term-major rows keep every write and
+        gather below contiguous (a pair's cells are one row)."""
+        d = self.data
+        x = np.ascontiguousarray(d.x[lo:hi].T)  # q × items
+        q, b = x.shape
+        out, start = {}, 0
+        for name, width in self._columns():
+            out[name] = matrix[start : start + width, :b]
+            start += width
+        r = d.ratings_per_item[lo:hi]
         pairable = r >= 2
         with np.errstate(divide="ignore", invalid="ignore"):
             inv_pairs = np.where(pairable, 1.0 / (r * (r - 1)), 0.0)
-            share = x / r[:, None]
             # coincidences n_uk n_ul / (m_u − 1) of pairable units (Krippendorff)
             inv = np.where(pairable, 1.0 / (r - 1), 0.0)
-        out = [
-            ("one", np.ones((b, 1))),
-            ("pairable", pairable.astype(float)[:, None]),
-            ("share", share),
-            ("coinc", np.einsum("bk,bl->bkl", x * inv[:, None], x).reshape(b, -1)),
-            ("self", x * inv[:, None]),
-        ]
+        out["one"][:] = 1.0
+        out["pairable"][0] = pairable
+        np.divide(x, r, out=out["share"])
+        np.multiply(x, inv, out=out["self"])
+        np.multiply(out["self"][:, None, :], x[None, :, :], out=out["coinc"].reshape(q, q, b))
         for name, w in self.weights.items():
-            pa = ((x * (x @ w.T - 1)).sum(1)) * inv_pairs
-            out.append((f"pa:{name}", pa[:, None]))
+            out[f"pa:{name}"][0] = (x * (w @ x - 1)).sum(0) * inv_pairs
         if not (self.conger or self.pairwise):
-            return out
-        codes = d.codes[lo:hi]
-        present = codes >= 0
-        onehot = codes[:, :, None] == np.arange(q)  # (b, r, q)
-        out += [("rated", present.astype(float)), ("onehot", onehot.reshape(b, -1).astype(float))]
+            return matrix[:, :b]
+        codes = np.ascontiguousarray(d.codes[lo:hi].T)  # raters × items
+        # (rater, category) × items; a missing rating has no indicator
+        onehot = codes[:, None, :] == np.arange(q)[None, :, None]
+        out["onehot"][:] = onehot.reshape(-1, b)
+        if not d.complete:
+            out["rated"][:] = codes >= 0
         if self.pairwise:
             a, z = _pairs(d.n_raters)
-            ca, cb = codes[:, a], codes[:, z]
-            both = present[:, a] & present[:, z]
-            ca, cb = np.maximum(ca, 0), np.maximum(cb, 0)
+            # each pair's two categories as one cell of a (q + 1)² table whose last row and
+            # column (a missing rating) weigh nothing: one gather per weighting
+            padded = np.where(codes >= 0, codes, q).astype(np.int16)
+            cell = padded[a] * (q + 1) + padded[z]
             for name, w in self.weights.items():
-                agree = (ca == cb) if name == "identity" else w[ca, cb]
-                out.append((f"agree:{name}", np.where(both, agree, 0.0)))
+                table = np.zeros((q + 1, q + 1))
+                table[:q, :q] = w
+                np.take(table.ravel(), cell, out=out[f"agree:{name}"], mode="clip")
             if not d.complete:
-                out.append(("both", both.astype(float)))
-                out.append(("marg_a", (onehot[:, a, :] & both[:, :, None]).reshape(b, -1)))
-                out.append(("marg_b", (onehot[:, z, :] & both[:, :, None]).reshape(b, -1)))
-        return out
+                both = (padded[a] < q) & (padded[z] < q)
+                out["both"][:] = both
+                out["marg_a"][:] = (onehot[a] & both[:, None, :]).reshape(-1, b)
+                out["marg_b"][:] = (onehot[z] & both[:, None, :]).reshape(-1, b)
+        return matrix[:, :b]
 
     def unit_sums(self) -> dict[str, np.ndarray]:
         """The same sums for c = 1 (the estimate) from small sufficient statistics, without
         materialising the per-item terms: counts-weighted Gram matrices for the
-        coincidences, per-rater category counts, and each pair's joint table (one bincount
-        per pair of raters, not per item)."""
+        coincidences, and the one-hot Gram matrix that holds every rater's category counts
+        and every pair's joint table."""
         d = self.data
-        x = d.counts.astype(float)
+        x = d.x
         q = d.q
-        r = x.sum(axis=1)
+        r = d.ratings_per_item
         pairable = r >= 2
         with np.errstate(divide="ignore", invalid="ignore"):
             inv_pairs = np.where(pairable, 1.0 / (r * (r - 1)), 0.0)
@@ -268,30 +321,28 @@ class _Terms:
             out[f"pa:{name}"] = np.array([float(quad @ inv_pairs)])
         if not (self.conger or self.pairwise):
             return out
-        # raters × items, contiguous: every rater's codes are one row
-        codes = np.ascontiguousarray(d.codes.T, dtype=np.int32)
-        raters = codes.shape[0]
-        present = codes >= 0
-        out["rated"] = present.sum(1, dtype=float)[None, :]
-        per_rater = np.zeros((raters, q))
-        for g in range(raters):  # one bincount per rater
-            per_rater[g] = np.bincount(codes[g][present[g]], minlength=q)[:q]
+        # Every per-rater and per-pair count is one cell of the one-hot Gram matrix
+        # Xᵀ X, X = items × (rater, category) indicators: a float32 matrix product per
+        # block of items (exact: a block's counts stay below 2**24) beats one bincount per
+        # pair of raters by 2× and needs no transposed copy of the codes. A missing rating
+        # has no indicator, so each pair's table counts the items both rated.
+        raters = d.n_raters
+        gram = np.zeros((raters * q, raters * q))
+        # row k of `indicators` is category k's one-hot row; row q (a missing rating) is 0
+        indicators = np.vstack([np.eye(q, dtype=np.float32), np.zeros((1, q), np.float32)])
+        for lo in range(0, d.n_items, ITEM_BLOCK):
+            block = d.codes[lo : lo + ITEM_BLOCK]
+            if not d.complete:
+                block = np.where(block >= 0, block, q)
+            onehot = np.take(indicators, block, axis=0).reshape(len(block), -1)
+            gram += onehot.T @ onehot
+        tables = gram.reshape(raters, q, raters, q).transpose(0, 2, 1, 3)  # (g, h, k, l)
+        per_rater = np.einsum("ggkk->gk", tables)
+        out["rated"] = per_rater.sum(1)[None, :]
         out["onehot"] = per_rater.reshape(1, -1)
         if self.pairwise:
             a, z = _pairs(raters)
-            cells = q * q + 1  # the last cell of each pair collects items one of them missed
-            joint = np.empty((len(a), q, q))
-            start = 0
-            for g in range(raters - 1):  # one bincount per rater: its pairs with later raters
-                others = codes[g + 1 :]
-                code = codes[g] * q + others
-                if not d.complete:
-                    code[(others < 0) | (codes[g] < 0)] = q * q
-                code += (np.arange(others.shape[0], dtype=np.int32) * cells)[:, None]
-                tables = np.bincount(code.ravel(), minlength=others.shape[0] * cells)
-                tables = tables.reshape(others.shape[0], cells)[:, : q * q]
-                joint[start : start + others.shape[0]] = tables.reshape(-1, q, q)
-                start += others.shape[0]
+            joint = tables[a, z]  # (pairs, q, q)
             for name, w in self.weights.items():
                 out[f"agree:{name}"] = np.einsum("kl,pkl->p", w, joint)[None, :]
             out["both"] = joint.sum(axis=(1, 2))[None, :]
@@ -306,22 +357,25 @@ class _Terms:
         (:func:`concord_stats.bootstrap.unit_resample_blocks`), so each block's terms are
         built once and meet every resample in one matrix product per chunk of resamples.
         """
-        total, names, widths, current = None, [], [], None
+        columns = self._columns()
+        matrix = np.empty((sum(w for _, w in columns), min(ITEM_BLOCK, self.data.n_items)))
+        total = np.zeros((int(n_resamples), matrix.shape[0]))
+        terms, built = None, None
         for lo, hi, r0, counts in unit_resample_blocks(
             self.data.n_items, n_resamples, seed, ITEM_BLOCK
         ):
-            if current is None or current[0] != lo:
-                parts = self._block(lo, hi)
-                names = [name for name, _ in parts]
-                widths = [t.shape[1] for _, t in parts]
-                current = (lo, np.hstack([t for _, t in parts], dtype=float))
-                if total is None:
-                    total = np.zeros((int(n_resamples), current[1].shape[1]))
-            total[r0 : r0 + counts.shape[0]] += counts.astype(float) @ current[1]
-        out = dict(zip(names, np.split(total, np.cumsum(widths)[:-1], axis=1), strict=True))
-        if "both" not in out and self.pairwise:  # complete data: every pair rated every item
-            n_pairs = self.data.n_raters * (self.data.n_raters - 1) // 2
-            out["both"] = np.repeat(out["one"], n_pairs, axis=1)
+            if built != lo:
+                terms, built = self._block(lo, hi, matrix), lo
+            total[r0 : r0 + counts.shape[0]] += counts.astype(float) @ terms.T
+        widths = [width for _, width in columns]
+        out = dict(zip([name for name, _ in columns],
+                       np.split(total, np.cumsum(widths)[:-1], axis=1), strict=True))  # fmt: skip
+        if self.data.complete and (self.conger or self.pairwise):
+            # every rater rated every item, and every pair both rated it
+            out["rated"] = np.repeat(out["one"], self.data.n_raters, axis=1)
+            if self.pairwise:
+                n_pairs = self.data.n_raters * (self.data.n_raters - 1) // 2
+                out["both"] = np.repeat(out["one"], n_pairs, axis=1)
         return {k: (v[:, 0] if k in _SCALARS or k.startswith("pa:") else v) for k, v in out.items()}
 
     def for_weighting(self, sums: dict, name: str) -> dict:
@@ -428,9 +482,9 @@ def _standard_error(terms: np.ndarray, estimate: float) -> float:
 def standard_errors(data: Ratings, w: np.ndarray, est: dict[str, float]) -> dict[str, float]:
     """irrCAC's standard errors of percent agreement, Fleiss, BP, Gwet, Conger and alpha
     (``*.raw`` functions; f = 0), for the estimates ``est`` of the same weighting."""
-    x = data.counts.astype(float)
+    x = data.x
     n, q = x.shape
-    r_i = x.sum(1)
+    r_i = data.ratings_per_item
     pairable = r_i >= 2
     n2 = pairable.sum()
     out: dict[str, float] = {}
@@ -468,14 +522,11 @@ def standard_errors(data: Ratings, w: np.ndarray, est: dict[str, float]) -> dict
 
 
 def _conger_se(data: Ratings, w, kappa, pa_i, pairable) -> float:
-    codes = data.codes
-    n, r = codes.shape
+    n, r = data.codes.shape
     q = data.q
-    present = codes >= 0
-    n_g = present.sum(0).astype(float)  # ratings per rater
-    # every rating as its (rater, category) cell g·q + x_ig; a missing one past the end
-    cell = np.where(present, codes + q * np.arange(r), r * q)
-    per_rater = np.bincount(cell.ravel(), minlength=r * q + 1)[: r * q].reshape(r, q)
+    cell = data.cells
+    per_rater = data.rater_counts
+    n_g = per_rater.sum(1).astype(float)  # ratings per rater
     with np.errstate(divide="ignore", invalid="ignore"):  # a rater with no rating: NaN
         p = per_rater / n_g[:, None]  # (r, q)
     p_mean = p.mean(0)
@@ -490,7 +541,8 @@ def _conger_se(data: Ratings, w, kappa, pa_i, pairable) -> float:
     c_g = (b_mat * p).sum(1)
     # Σ_g λ_ig = Σ_g B[g, x_ig] ε_ig − Σ_g ε_ig c_g + Σ_g (n_g/n) c_g (one flat gather)
     gathered = np.append(b_mat.ravel(), 0.0)[cell].sum(1)
-    lam_sum = gathered - present @ c_g + (n_g / n) @ c_g
+    rated_c = np.append(c_g, 0.0)[cell // q].sum(1) if not data.complete else c_g.sum()
+    lam_sum = gathered - rated_c + (n_g / n) @ c_g
     pe_i = lam_sum / (r * (r - 1))
     n2 = pairable.sum()
     k_i = n / n2 * (pa_i - pe * pairable) / (1 - pe)
@@ -500,19 +552,19 @@ def _conger_se(data: Ratings, w, kappa, pa_i, pairable) -> float:
 
 def alpha_standard_error(data: Ratings, w: np.ndarray, alpha: float) -> float:
     """irrCAC ``krippen.alpha.raw``'s standard error, weights w = 1 − δ²/max δ²."""
-    x = data.counts.astype(float)
-    r_all = x.sum(1)
-    x = x[r_all >= 2]
+    x, r_i = data.x, data.ratings_per_item
+    pairable = r_i >= 2
+    if not pairable.all():
+        x, r_i = x[pairable], r_i[pairable]
     if x.shape[0] < 2 or not np.isfinite(alpha):
         return np.nan
-    r_i = x.sum(1)
     n = x.shape[0]
     r_mean = r_i.mean()
     eps = 1 / r_i.sum()
     sum_q = (x * (x @ w.T - 1)).sum(1)
     pa_prime = (sum_q / (r_mean * (r_i - 1))).sum() / n
     pa = (1 - eps) * pa_prime + eps
-    pi = (x / r_mean).mean(0)
+    pi = x.sum(0) / (r_mean * n)
     pe = float(pi @ w @ pi)
     if abs(1 - pe) < 1e-12:
         return np.nan
@@ -660,7 +712,8 @@ def dataset_coefficients(
     if data.n_items == 0:
         return [], []
     statistic, names, pair_names, n_pairs, terms = _statistic(data, ws, levels, x)
-    estimate = statistic(terms.unit_sums())[0]
+    sums = terms.unit_sums()
+    estimate = statistic(sums)[0]
     if n_resamples:
         interval = interval_of(
             estimate, statistic(terms.replicate_sums(n_resamples, seed)), confidence
@@ -715,13 +768,13 @@ def dataset_coefficients(
     if data.n_raters >= 2:
         a, b = _pairs(data.n_raters)
         base = len(names)
-        present = data.codes >= 0
+        both = sums["both"][0]  # items each pair rated
         for j, (name, label) in enumerate(pair_names):
             for p in range(n_pairs):
                 pairs.append({
                     "rater_a": int(a[p]), "rater_b": int(b[p]),
                     "measure": name.removeprefix("pair_"), "weights": label,
-                    "n_items": int((present[:, a[p]] & present[:, b[p]]).sum()),
+                    "n_items": int(both[p]),
                     "interval": part(base + j * n_pairs + p),
                 })  # fmt: skip
     return rows, pairs
@@ -747,8 +800,8 @@ def _pair_se(pair: Ratings, w, interval, names, label) -> dict:
 
 
 def _alpha_se(data: Ratings, level: str, values, alpha: float) -> float:
-    x = data.counts
-    n_k = x[x.sum(1) >= 2].sum(0)
+    pairable = data.ratings_per_item >= 2
+    n_k = data.counts.sum(0) if pairable.all() else data.counts[pairable].sum(0)
     delta = krippendorff_distance(level, values, n_k)
     if delta.max() <= 0:
         return np.nan

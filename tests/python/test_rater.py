@@ -37,9 +37,9 @@ from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
 from concord_io.paths import PROJECT_ROOT as ROOT
 from concord_stats import rater
+from concord_stats import rater_coefficients as rcoef
 from concord_stats.bootstrap import unit_resample_blocks
 from concord_stats.rater_coefficients import (
-    ITEM_BLOCK,
     Ratings,
     dataset_coefficients,
     krippendorff_distance,
@@ -528,16 +528,20 @@ def test_degenerate_datasets():
 
 
 @pytest.mark.parametrize("missing", [0.0, 0.1])
-def test_bootstrap_equals_an_explicit_resampling_loop(missing):
+@pytest.mark.parametrize("item_block", [None, 7])
+def test_bootstrap_equals_an_explicit_resampling_loop(missing, item_block, monkeypatch):
     # replicates come from the per-item terms, estimates from sufficient statistics: the
-    # loop of estimates on resampled items checks one against the other
+    # loop of estimates on resampled items checks one against the other (also with blocks
+    # of 7 items, the last one partial)
+    if item_block:
+        monkeypatch.setattr(rcoef, "ITEM_BLOCK", item_block)
     codes = random_codes(3, 25, 3, 3, missing=missing)
     rows, pairs = dataset_coefficients(codes, 3, n_resamples=60, confidence=0.9, seed=7)
     # the same item draws (the seed's resample counts, as item indices), coefficient by
     # coefficient
     data = Ratings(codes, 3)
     counts = np.zeros((60, data.n_items), dtype=np.int64)
-    for lo, hi, r0, block in unit_resample_blocks(data.n_items, 60, 7, ITEM_BLOCK):
+    for lo, hi, r0, block in unit_resample_blocks(data.n_items, 60, 7, rcoef.ITEM_BLOCK):
         counts[r0 : r0 + block.shape[0], lo:hi] = block
     replicates = {}
     for draw in (np.repeat(np.arange(data.n_items), row) for row in counts):
@@ -709,3 +713,23 @@ def test_bench_quick(tmp_path):
     )
     assert report["sides"]["ours"]["n_coefficients"] == 16  # 3 raters or more, quadratic
     assert (tmp_path / "rater_quick.md").read_text().startswith("# Rater agreement benchmark")
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.2])
+def test_sums_do_not_depend_on_the_item_block(monkeypatch, missing):
+    # the estimates' sums are accumulated block by block of items: blocks of 4 items give
+    # the same sums as one block, and each pair's n_items is the items both raters rated
+    codes = random_codes(17, 50, 4, 3, missing=missing)
+    data = Ratings(codes, 3)
+    weights = {"identity": np.eye(3)}
+    whole = rcoef._Terms(data, weights).unit_sums()
+    monkeypatch.setattr(rcoef, "ITEM_BLOCK", 4)
+    blocked = rcoef._Terms(data, weights).unit_sums()
+    assert whole.keys() == blocked.keys()
+    for name, value in whole.items():
+        np.testing.assert_allclose(blocked[name], value, rtol=1e-12, err_msg=name)
+    _, pairs = dataset_coefficients(codes, 3, n_resamples=0, confidence=0.9, seed=0)
+    present = data.codes >= 0
+    for pair in pairs:
+        both = present[:, pair["rater_a"]] & present[:, pair["rater_b"]]
+        assert pair["n_items"] == both.sum()
