@@ -50,10 +50,11 @@ def category_counts(codes: np.ndarray, n_categories: int, missing: int = -1) -> 
         raise ValueError("codes must be two-dimensional (items x raters)")
     k = int(n_categories)
     present = codes != missing
-    if ((codes[present] < 0) | (codes[present] >= k)).any():
+    if (present & ((codes < 0) | (codes >= k))).any():
         raise ValueError(f"category codes must lie in 0..{k - 1} (or be {missing} for missing)")
     n_items = codes.shape[0]
-    flat = (np.arange(n_items, dtype=np.int64)[:, None] * k + codes)[present]
+    flat = np.arange(n_items, dtype=np.int64)[:, None] * k + codes
+    flat = flat.ravel() if present.all() else flat[present]
     return np.bincount(flat, minlength=n_items * k).reshape(n_items, k)
 
 

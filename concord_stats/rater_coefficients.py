@@ -163,7 +163,9 @@ class Ratings:
         if codes.ndim != 2:
             raise ValueError("codes must be two-dimensional (items x raters)")
         codes = codes.astype(np.int64, copy=False)
-        codes = codes[(codes >= 0).any(axis=1)]
+        rated = (codes >= 0).any(axis=1)
+        if not rated.all():
+            codes = codes[rated]
         counts = category_counts(codes, self.q)
         object.__setattr__(self, "codes", codes)
         object.__setattr__(self, "counts", counts)
