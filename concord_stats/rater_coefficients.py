@@ -162,11 +162,16 @@ class Ratings:
         codes = np.asarray(self.codes)
         if codes.ndim != 2:
             raise ValueError("codes must be two-dimensional (items x raters)")
-        codes = codes.astype(np.int64, copy=False)
+        if codes.dtype.kind not in "iu":
+            codes = codes.astype(np.int64)
         rated = (codes >= 0).any(axis=1)
         if not rated.all():
             codes = codes[rated]
-        counts = category_counts(codes, self.q)
+        counts = category_counts(codes, self.q)  # checks every code lies in 0..q-1
+        # the narrowest type that holds the codes: a million items by 20 raters are 20 MB
+        # as int8, 160 MB as int64, and every pass over them reads that much
+        narrow = np.int8 if self.q < 2**7 else np.int16 if self.q < 2**15 else np.int32
+        codes = codes.astype(narrow, copy=False)
         object.__setattr__(self, "codes", codes)
         object.__setattr__(self, "counts", counts)
         object.__setattr__(self, "complete", bool((codes >= 0).all()))
@@ -308,19 +313,18 @@ class _Terms:
         with np.errstate(divide="ignore", invalid="ignore"):
             inv_pairs = np.where(pairable, 1.0 / (r * (r - 1)), 0.0)
             inv = np.where(pairable, 1.0 / (r - 1), 0.0)
-            share = x / r[:, None]
-        xi = x * inv[:, None]
         out = {
             "one": np.array([float(len(r))]),
             "pairable": np.array([float(pairable.sum())]),
-            "share": share.sum(0)[None, :],
-            "coinc": (xi.T @ x).reshape(1, -1),
-            "self": xi.sum(0)[None, :],
+            "share": ((1.0 / r) @ x)[None, :],
+            "coinc": ((x * inv[:, None]).T @ x).reshape(1, -1),
+            "self": (inv @ x)[None, :],
         }
+        # Σ_i Σ_k r_ik (Σ_l w_kl r_il − 1) / (r_i (r_i − 1)) = Σ_kl w_kl G_kl − Σ_i r_i / …
+        # with G = Σ_i r_i r_iᵀ / (r_i (r_i − 1)): one Gram matrix for every weighting
+        gram_pairs = (x * inv_pairs[:, None]).T @ x
         for name, w in self.weights.items():
-            # Σ_k r_ik (Σ_l w_kl r_il − 1) = Σ_kl w_kl r_ik r_il − r_i
-            quad = np.einsum("ik,kl,il->i", x, w, x) - r
-            out[f"pa:{name}"] = np.array([float(quad @ inv_pairs)])
+            out[f"pa:{name}"] = np.array([float((w * gram_pairs).sum() - r @ inv_pairs)])
         if not (self.conger or self.pairwise):
             return out
         # Every per-rater and per-pair count is one cell of the one-hot Gram matrix
