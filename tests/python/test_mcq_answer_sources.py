@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import time
 from pathlib import Path
 
 import duckdb
@@ -174,9 +176,12 @@ def test_long_files_and_sample_logs_give_the_marts_of_the_wide_files(project_cop
 
 
 def mcq_tables(con) -> dict[str, list[tuple]]:
+    """Every cross-lingual table (the kept group versions included), but the file
+    inspections: they hold when each file was read."""
     names = con.execute(
         "select schema_name || '.' || table_name from duckdb_tables() "
-        "where table_name like '%mcq%' or table_name = 'dq_quarantine'"
+        "where (table_name like '%mcq%' or table_name = 'dq_quarantine') "
+        "and not table_name like '%\\_\\_file\\_inspections' escape '\\'"
     ).fetchall()
     return {name: con.execute(f"select * from {name} order by all").fetchall() for (name,) in names}
 
@@ -285,3 +290,40 @@ def test_a_key_answered_twice_is_quarantined_in_both_files_and_recovers_when_one
             "where model = 'Dup model' order by all"
         ).fetchall()
     assert answers == [(1, "A"), (2, "B")]
+
+
+def test_an_answer_file_is_read_again_only_when_its_size_or_modification_time_changed(
+    project_copy,
+):
+    """What inspecting a wide answer file found (md5, header, encoding checks) is kept, and
+    the next build reads the file again only when its size or modification time changed
+    (the stat rule of git's index and rsync), or when the file was modified in the second
+    its inspection began or later (git's "racily clean" files). `--full-refresh` reads
+    every file. A NUL byte written in place, with the size and modification time put back,
+    shows which builds read the file."""
+    answers = project_copy / "seeds" / "mcq" / "answers"
+    database = project_copy / "concord.duckdb"
+    build = ["build", "--select", "+stg_mcq__answer_files"]
+    unchanged, racy = answers / GPT4O, answers / LLAMA
+    future = time.time() + 3600  # modified "after" every inspection of this test
+    os.utime(racy, (future, future))
+    run_dbt(build, project_copy, database)
+
+    def put_a_nul_byte_in(path: Path) -> bytes:
+        stat, data = path.stat(), path.read_bytes()
+        path.write_bytes(data[:-2] + b"\0" + data[-1:])  # the last cell's last character
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        return data
+
+    put_a_nul_byte_in(unchanged)
+    run_dbt(build, project_copy, database)  # the same stat: not read again
+
+    original = put_a_nul_byte_in(racy)
+    result = run_dbt(build, project_copy, database, check=False)
+    assert result.returncode != 0
+    assert f"{LLAMA}: contains NUL bytes" in result.stdout and GPT4O not in result.stdout
+
+    racy.write_bytes(original)
+    result = run_dbt([*build, "--full-refresh"], project_copy, database, check=False)
+    assert result.returncode != 0
+    assert f"{GPT4O}: contains NUL bytes" in result.stdout

@@ -7,7 +7,7 @@
     Incremental: only the answer files whose version changed are normalised again
     (macros/mcq_files.sql). -#}
 {{ config(
-    materialized=incremental_by_file_materialization(),
+    materialized=incremental_materialization(),
     incremental_strategy='delete+insert',
     unique_key='source_file',
     on_schema_change='fail',
