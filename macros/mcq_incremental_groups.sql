@@ -3,19 +3,20 @@
     table) hold groups that depend on nothing but their own answers: a model and run's
     items, a model's pairs of runs. A group's version is a hash of the versions of the
     answer files its answers come from (int_mcq_runs_versioned, per model and run; per
-    model, a hash of its runs'); a model that reads another such model is versioned by what
-    that model kept (fct_mcq_item_agreement by int_mcq_items_classified's versions, so it
-    never holds a version newer than the rows it read). Each such model keeps the versions its groups were
-    computed from in <model>__group_versions (beside int_mcq_runs_versioned, not in marts:
-    nothing bookkeeping is published). A build deletes the rows of groups whose version
-    changed or that are gone, and computes the groups it holds no version for (new or
-    changed). The first build and `--full-refresh` compute every group. On Spark the
-    models are tables (incremental_materialization): every group, every build.
+    model, a hash of its runs'). A model that reads another such model is versioned by what
+    that model kept (fct_mcq_item_agreement by int_mcq_items_classified's versions), so it
+    never holds a version newer than the rows it read. Each such model keeps the versions
+    its groups were computed from in <model>__group_versions (beside
+    int_mcq_runs_versioned, not in marts: no bookkeeping is published). A build deletes the
+    rows of groups whose version changed or that are gone, and computes the groups it holds
+    no version for (new or changed). The first build and `--full-refresh` compute every
+    group. On Spark the models are tables (incremental_materialization): every group,
+    every build.
 
     A model uses all three: the filter in its SQL, the pre-hook and the post-hook, with
-    the same `versions` (ref('int_mcq_runs_versioned')) and `grain`. The rows are deleted
-    before the versions are kept, so a build that stops half-way leaves groups without a
-    version, computed again by the next build. -#}
+    the same `versions` and `grain`. A version is forgotten before its rows are deleted and
+    kept only after they are inserted, so a build that stops half-way leaves groups
+    without a version, which the next build deletes and computes again. -#}
 
 {#- The versions the model `name` (the model being built by default) was computed from:
     <name>__group_versions, in the schema of the `versions` it was computed against. -#}
