@@ -240,6 +240,50 @@
     {{ return(to_read) }}
 {% endmacro %}
 
+{#- The checks of an incremental model keyed by source_file and file_version look at the
+    rows of the files it has just read, not at every row it holds (at 100 000 items x 20
+    files, 3 s a build for the misaligned-rows check alone). The pre-hook
+    mcq_remember_files_held keeps the file versions held before the build in
+    <model>__files_held (none on a full build), mcq_rows_just_read is the model's rows of
+    other versions, and mcq_forget_files_held, the last post-hook, drops the table. On
+    Spark the model is a table and its checks read every row. -#}
+{% macro mcq_files_held() %}
+    {{ return(api.Relation.create(
+        database=this.database, schema=this.schema, identifier=this.identifier ~ '__files_held')) }}
+{% endmacro %}
+
+{% macro mcq_remember_files_held() %}
+    {%- if model.config.materialized != 'incremental' -%}
+        select 1
+    {%- else -%}
+        create or replace table {{ mcq_files_held() }} as
+        {% if is_incremental() -%}
+        select distinct source_file, file_version from {{ this }}
+        {%- else -%}
+        select
+            cast(null as {{ dbt.type_string() }}) as source_file,
+            cast(null as {{ dbt.type_string() }}) as file_version
+        where false
+        {%- endif %}
+    {%- endif -%}
+{% endmacro %}
+
+{% macro mcq_rows_just_read() %}
+    {%- if model.config.materialized != 'incremental' -%}
+        {{ return(this | string) }}
+    {%- endif -%}
+    {{ return('(select * from ' ~ this ~ ' where (source_file, file_version) not in ('
+        ~ 'select source_file, file_version from ' ~ mcq_files_held() ~ '))') }}
+{% endmacro %}
+
+{% macro mcq_forget_files_held() %}
+    {%- if model.config.materialized != 'incremental' -%}
+        select 1
+    {%- else -%}
+        drop table if exists {{ mcq_files_held() }}
+    {%- endif -%}
+{% endmacro %}
+
 {#- Post-hook of an incremental model keyed by source_file: delete the rows of files that
     are no longer in `current`. -#}
 {% macro mcq_delete_removed_files(relation, current) %}
