@@ -86,15 +86,21 @@
     {{ return(run_query(query).columns[0].values() | list) }}
 {% endmacro %}
 
-{#- The md5 of a file's content. -#}
+{#- The md5 of a file's content: {'content_md5'} and, on DuckDB, the file's stat when it
+    was read (size, last_modified_us, inspected_at_us: for mcq_cached_inspections). -#}
 {% macro mcq_file_md5(path) %}
     {{ return(adapter.dispatch('mcq_file_md5', 'concord')(path)) }}
 {% endmacro %}
 
 {% macro duckdb__mcq_file_md5(path) %}
-    {{ return(run_query(
-        "select md5(content) from read_blob('" ~ path | replace("'", "''") ~ "')"
-    ).columns[0].values()[0]) }}
+    {%- set row = run_query(
+        'select md5(content) as content_md5, size, epoch_us(last_modified) as last_modified_us,'
+        ~ " epoch_us(current_timestamp) as inspected_at_us from read_blob('"
+        ~ path | replace("'", "''") ~ "')"
+    ).rows[0] -%}
+    {{ return({'problem': '', 'content_md5': row['content_md5'], 'size': row['size'],
+               'last_modified_us': row['last_modified_us'],
+               'inspected_at_us': row['inspected_at_us']}) }}
 {% endmacro %}
 
 {#- A text literal. -#}
@@ -234,6 +240,50 @@
     {{ return(to_read) }}
 {% endmacro %}
 
+{#- The checks of an incremental model keyed by source_file and file_version look at the
+    rows of the files it has just read, not at every row it holds (at 100 000 items x 20
+    files, 3 s a build for the misaligned-rows check alone). The pre-hook
+    mcq_remember_files_held keeps the file versions held before the build in
+    <model>__files_held (none on a full build), mcq_rows_just_read is the model's rows of
+    other versions, and mcq_forget_files_held, the last post-hook, drops the table. On
+    Spark the model is a table and its checks read every row. -#}
+{% macro mcq_files_held() %}
+    {{ return(api.Relation.create(
+        database=this.database, schema=this.schema, identifier=this.identifier ~ '__files_held')) }}
+{% endmacro %}
+
+{% macro mcq_remember_files_held() %}
+    {%- if model.config.materialized != 'incremental' -%}
+        select 1
+    {%- else -%}
+        create or replace table {{ mcq_files_held() }} as
+        {% if is_incremental() -%}
+        select distinct source_file, file_version from {{ this }}
+        {%- else -%}
+        select
+            cast(null as {{ dbt.type_string() }}) as source_file,
+            cast(null as {{ dbt.type_string() }}) as file_version
+        where false
+        {%- endif %}
+    {%- endif -%}
+{% endmacro %}
+
+{% macro mcq_rows_just_read() %}
+    {%- if model.config.materialized != 'incremental' -%}
+        {{ return(this | string) }}
+    {%- endif -%}
+    {{ return('(select * from ' ~ this ~ ' where (source_file, file_version) not in ('
+        ~ 'select source_file, file_version from ' ~ mcq_files_held() ~ '))') }}
+{% endmacro %}
+
+{% macro mcq_forget_files_held() %}
+    {%- if model.config.materialized != 'incremental' -%}
+        select 1
+    {%- else -%}
+        drop table if exists {{ mcq_files_held() }}
+    {%- endif -%}
+{% endmacro %}
+
 {#- Post-hook of an incremental model keyed by source_file: delete the rows of files that
     are no longer in `current`. -#}
 {% macro mcq_delete_removed_files(relation, current) %}
@@ -243,4 +293,112 @@
 {% macro default__mcq_delete_removed_files(relation, current) %}
     delete from {{ relation }}
     where source_file not in (select distinct source_file from {{ current }})
+{% endmacro %}
+
+
+{#- ------------------------------------------------------------ unchanged files -------- -#}
+
+{#- Learning a file's version means reading all of it (the md5; for a wide file also the
+    UTF-8, NUL and line-ending checks): 1.4 GB at 100 000 items x 20 files, every build. So
+    an incremental staging model keeps what inspecting each file found (md5; for a CSV
+    file its header record and whether it has a carriage return) in
+    <model>__file_inspections, with the file's size and modification time when it was read,
+    and reads a file again only when its size or modification time changed: the "stat
+    data" rule of git's index and rsync's quick check. A file modified in the second its
+    inspection began is inspected again (git's "racily clean" entries: DuckDB gives
+    modification times to the second, so a change later in that second would not show).
+    Only files that passed are kept: a bad file is inspected every time and gives the same
+    message. `--full-refresh` (and a first build) inspects every file. DuckDB only: on Spark
+    the models are tables and every file is inspected every build. -#}
+
+{#- {path: inspection} for the `paths` unchanged since their cached inspection. -#}
+{% macro mcq_cached_inspections(paths) %}
+    {{ return(adapter.dispatch('mcq_cached_inspections', 'concord')(paths)) }}
+{% endmacro %}
+
+{% macro default__mcq_cached_inspections(paths) %}
+    {{ return({}) }}
+{% endmacro %}
+
+{% macro duckdb__mcq_cached_inspections(paths) %}
+    {%- set cache = mcq_inspection_cache() -%}
+    {%- if not (execute and is_incremental() and paths) or load_relation(cache) is none -%}
+        {{ return({}) }}
+    {%- endif -%}
+    {%- set names = [] -%}
+    {%- for path in paths -%}
+        {%- do names.append(mcq_literal(path)) -%}
+    {%- endfor -%}
+    {#- read_blob without `content` reads the stat only (0.002 s for an 800 MB file) -#}
+    {%- set query -%}
+        select cached.path, cached.content_md5, cached.header_text, cached.has_cr
+        from read_blob([{{ names | join(', ') }}]) as file
+        inner join {{ cache }} as cached
+            on file.filename = cached.path
+            and file.size = cached.size
+            and epoch_us(file.last_modified) = cached.last_modified_us
+        where epoch_us(file.last_modified)
+            < cached.inspected_at_us - cached.inspected_at_us % 1000000
+    {%- endset -%}
+    {%- set found = {} -%}
+    {%- for row in run_query(query).rows -%}
+        {%- do found.update({row['path']: {'problem': '', 'content_md5': row['content_md5'],
+            'header_text': row['header_text'], 'has_cr': row['has_cr']}}) -%}
+    {%- endfor -%}
+    {{ return(found) }}
+{% endmacro %}
+
+{#- Keep the new `inspections` ({path: inspection}) and forget files no longer in `paths`;
+    in the model's own run (`dbt compile` and the docs leave the cache alone). -#}
+{% macro mcq_store_inspections(inspections, paths) %}
+    {{ return(adapter.dispatch('mcq_store_inspections', 'concord')(inspections, paths)) }}
+{% endmacro %}
+
+{% macro default__mcq_store_inspections(inspections, paths) %}
+{% endmacro %}
+
+{% macro duckdb__mcq_store_inspections(inspections, paths) %}
+    {%- if not (execute and flags.WHICH in ('run', 'build')) -%}
+        {{ return('') }}
+    {%- endif -%}
+    {%- set cache = mcq_inspection_cache() -%}
+    {%- set current, renewed = [], [] -%}
+    {%- for path in paths -%}
+        {%- do current.append(mcq_literal(path)) -%}
+    {%- endfor -%}
+    {%- for path in inspections -%}
+        {%- do renewed.append(mcq_literal(path)) -%}
+    {%- endfor -%}
+    {%- set rows = [] -%}
+    {%- for path, found in inspections.items() -%}
+        {%- do rows.append('(' ~ [
+            mcq_literal(path), found['size'], found['last_modified_us'], found['inspected_at_us'],
+            mcq_literal(found['content_md5']),
+            mcq_literal(found['header_text']) if found.get('header_text') is not none else 'null',
+            found['has_cr'] if found.get('has_cr') is not none else 'null'] | join(', ') ~ ')') -%}
+    {%- endfor -%}
+    {%- set sql -%}
+        create table if not exists {{ cache }} (
+            path varchar primary key,
+            size bigint,
+            last_modified_us bigint,
+            inspected_at_us bigint,
+            content_md5 varchar,
+            header_text varchar,
+            has_cr boolean
+        );
+        delete from {{ cache }}
+        where {% if current %}path not in ({{ current | join(', ') }}){% else %}true{% endif %}
+            {%- if renewed %} or path in ({{ renewed | join(', ') }}){% endif %};
+        {%- if rows %}
+        insert into {{ cache }} values {{ rows | join(', ') }};
+        {%- endif %}
+    {%- endset -%}
+    {%- do run_query(sql) -%}
+{% endmacro %}
+
+{#- The cache of the model being built. -#}
+{% macro mcq_inspection_cache() %}
+    {{ return(api.Relation.create(
+        database=this.database, schema=this.schema, identifier=this.identifier ~ '__file_inspections')) }}
 {% endmacro %}

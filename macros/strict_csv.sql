@@ -34,11 +34,19 @@
     {%- endif -%}
     {%- set query -%}
         with blob as (
-            select size, md5(content) as content_md5, try(decode(content)) as text
+            select
+                size,
+                last_modified,
+                md5(content) as content_md5,
+                try(decode(content)) as text
             from read_blob('{{ p }}')
         )
         select
             size,
+            {#- what the file's stat said when it was read, and when that was (before the
+                read: the query's start), for mcq_cached_inspections -#}
+            epoch_us(last_modified) as last_modified_us,
+            epoch_us(current_timestamp) as inspected_at_us,
             content_md5,
             text is not null as is_utf8,
             coalesce(strpos(text, chr(0)), 0) > 0 as has_nul,
@@ -62,7 +70,9 @@
         {%- set problem = label ~ ': contains NUL bytes (a UTF-16 file?). Save the file as UTF-8.' -%}
     {%- endif -%}
     {{ return({'problem': problem, 'header_text': row['header_text'], 'content': row['content'],
-               'content_md5': row['content_md5'], 'has_cr': row['has_cr']}) }}
+               'content_md5': row['content_md5'], 'has_cr': row['has_cr'], 'size': row['size'],
+               'last_modified_us': row['last_modified_us'],
+               'inspected_at_us': row['inspected_at_us']}) }}
 {% endmacro %}
 
 {#- The line of the first invalid UTF-8 byte: DuckDB's CSV reader, one field per line,
@@ -205,11 +215,13 @@
 
 {#- The header of a large file (bytes and header checked, records left to the scan) and
     the md5 of its content; raises on the first problem. `strict`: the file will be read by
-    the strict scan, so mixed line endings are refused here, in one line.
-    Returns {'header', 'content_md5'}. -#}
-{% macro strict_csv_header_and_md5(path, label, required=none, strict=true) %}
-    {%- set inspected = strict_csv_inspect(path, label) -%}
-    {%- if strict and not inspected['problem'] and inspected.get('has_cr') -%}
+    the strict scan, so mixed line endings are refused here, in one line. `cached`: what an
+    earlier strict inspection of the unchanged file found (mcq_cached_inspections): the
+    bytes are not read again, the header is checked again (the required columns may have
+    changed). Returns {'header', 'content_md5', 'inspected'} (the inspection, to cache). -#}
+{% macro strict_csv_header_and_md5(path, label, required=none, strict=true, cached=none) %}
+    {%- set inspected = cached if cached is not none else strict_csv_inspect(path, label) -%}
+    {%- if strict and cached is none and not inspected['problem'] and inspected.get('has_cr') -%}
         {%- do inspected.update({'problem': strict_csv_mixed_line_endings(path, label)}) -%}
     {%- endif -%}
     {%- if inspected['problem'] -%}
@@ -219,7 +231,8 @@
     {%- if checked['problem'] -%}
         {{ exceptions.raise_compiler_error(checked['problem']) }}
     {%- endif -%}
-    {{ return({'header': checked['header'], 'content_md5': inspected['content_md5']}) }}
+    {{ return({'header': checked['header'], 'content_md5': inspected['content_md5'],
+               'inspected': inspected}) }}
 {% endmacro %}
 
 {#- A large file whose records end in more than one way (CRLF, LF, CR), which DuckDB's

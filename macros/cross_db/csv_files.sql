@@ -49,10 +49,11 @@
 {% endmacro %}
 
 
+{#- (no stat: on Spark every file is hashed every build, see mcq_cached_inspections) -#}
 {% macro spark__mcq_file_md5(path) %}
-    {{ return(run_query(
+    {{ return({'problem': '', 'content_md5': run_query(
         'select md5(content) from binaryFile.' ~ spark_path_literal(path)
-    ).columns[0].values()[0]) }}
+    ).columns[0].values()[0]}) }}
 {% endmacro %}
 
 
@@ -119,18 +120,20 @@
 {% endmacro %}
 
 
-{#- The answer staging models are incremental by file version (delete+insert on
-    source_file). dbt-spark's Parquet tables have no delete: on Spark they are tables
-    rebuilt from every registered file (mcq_files_to_read then reads them all). -#}
-{% macro incremental_by_file_materialization() %}
-    {{ return(adapter.dispatch('incremental_by_file_materialization', 'concord')()) }}
+{#- The incremental models delete rows: the answer staging models and the normalised
+    answers by file version (delete+insert on source_file), the models downstream by group
+    (macros/mcq_incremental_groups.sql). dbt-spark's Parquet tables have no delete: on Spark
+    they are tables rebuilt from every registered file and group (mcq_files_to_read then
+    reads every file, mcq_in_groups_to_compute keeps every group). -#}
+{% macro incremental_materialization() %}
+    {{ return(adapter.dispatch('incremental_materialization', 'concord')()) }}
 {% endmacro %}
 
-{% macro default__incremental_by_file_materialization() %}
+{% macro default__incremental_materialization() %}
     {{ return('incremental') }}
 {% endmacro %}
 
-{% macro spark__incremental_by_file_materialization() %}
+{% macro spark__incremental_materialization() %}
     {{ return('table') }}
 {% endmacro %}
 

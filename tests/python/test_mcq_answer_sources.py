@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import time
 from pathlib import Path
 
 import duckdb
@@ -174,28 +176,52 @@ def test_long_files_and_sample_logs_give_the_marts_of_the_wide_files(project_cop
 
 
 def mcq_tables(con) -> dict[str, list[tuple]]:
+    """Every cross-lingual table (the kept group versions included), but the file
+    inspections: they hold when each file was read."""
     names = con.execute(
         "select schema_name || '.' || table_name from duckdb_tables() "
-        "where table_name like '%mcq%' or table_name = 'dq_quarantine'"
+        "where (table_name like '%mcq%' or table_name = 'dq_quarantine') "
+        "and not table_name like '%\\_\\_file\\_inspections' escape '\\'"
     ).fetchall()
     return {name: con.execute(f"select * from {name} order by all").fetchall() for (name,) in names}
+
+
+def build_marts(project: Path, database: Path, *flags: str) -> None:
+    run_dbt(["build", "--select", *MARTS, *flags], project, database)
+
+
+def assert_same_tables(incremental: Path, full: Path) -> None:
+    with (
+        duckdb.connect(str(incremental), read_only=True) as got,
+        duckdb.connect(str(full), read_only=True) as rebuilt,
+    ):
+        got_tables, full_tables = mcq_tables(got), mcq_tables(rebuilt)
+    assert got_tables.keys() == full_tables.keys()
+    assert {
+        "marts.mcq_agreement_summary",
+        "intermediate.int_mcq_items_classified",
+        "intermediate.fct_mcq_item_agreement__group_versions",
+    } < set(got_tables)
+    for name, rows in full_tables.items():
+        assert got_tables[name] == rows, name
 
 
 def test_incremental_build_after_adding_changing_and_removing_files_equals_a_full_rebuild(
     project_copy, tmp_path
 ):
     """Answer files are append-only inputs: an incremental build reads only new or changed
-    files, drops removed ones, and leaves every table as a full rebuild would."""
+    files, drops removed ones, recomputes only the models and runs whose answers changed,
+    and leaves every table as a full rebuild would."""
     write_sources(project_copy)
-    database = project_copy / "concord.duckdb"
-    build = ["build", "--select", *MARTS]
-    run_dbt(build, project_copy, database)
+    incremental, full = tmp_path / "incremental.duckdb", tmp_path / "full.duckdb"
+    build_marts(project_copy, incremental)
     seeds = project_copy / "seeds" / "mcq"
+    registry = seeds / "mcq_answer_registry.csv"
     # a new model's wide file, appended
     shuffled = seeds / "answers" / "GPT4o_Shuffled_Merged_Multilingual.csv"
     (seeds / "answers" / "Copy_Merged_Multilingual.csv").write_bytes(shuffled.read_bytes())
-    with (seeds / "mcq_answer_registry.csv").open("a") as registry:
-        registry.write("Copy_Merged_Multilingual.csv,GPT-4o copy,GPT4o,base,ABCD\n")
+    with registry.open("a") as handle:
+        handle.write("Copy_Merged_Multilingual.csv,GPT-4o copy,GPT4o,base,ABCD\n")
     # a changed long file, and a removed one
     long_en = seeds / "answer_sources" / "gpt4o_en.csv"
     text = long_en.read_text(encoding="utf-8")
@@ -211,15 +237,10 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
             if not line.startswith("gpt4o_fa.jsonl")
         )
     )
-    run_dbt(build, project_copy, database)
-    incremental = tmp_path / "incremental.duckdb"
-    incremental.write_bytes(database.read_bytes())
-    run_dbt([*build, "--full-refresh"], project_copy, database)
-    with (
-        duckdb.connect(str(incremental), read_only=True) as got,
-        duckdb.connect(str(database), read_only=True) as full,
-    ):
-        got_tables, full_tables = mcq_tables(got), mcq_tables(full)
+    build_marts(project_copy, incremental)
+    build_marts(project_copy, full, "--full-refresh")
+    assert_same_tables(incremental, full)
+    with duckdb.connect(str(incremental), read_only=True) as got:
         (n_copy,) = got.execute(
             "select n_items from marts.mcq_agreement_summary where model = 'GPT-4o copy'"
         ).fetchone()
@@ -232,9 +253,34 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
             "where source_file = 'gpt4o_fa.jsonl'"
         ).fetchone()
     assert n_copy == 60 and answer == changed[-1] and n_fa == 0
-    assert got_tables.keys() == full_tables.keys() and "marts.mcq_agreement_summary" in got_tables
-    for name, rows in full_tables.items():
-        assert got_tables[name] == rows, name
+
+    # a model loses its shuffled run (its pairs go), another is renamed in the registry;
+    # a row of a model and run nothing touched is marked (a column nothing but the fact
+    # table reads, set to another letter): it must not be computed again
+    unregister(project_copy, "LLaMA3.1_Shuffled_Merged_Multilingual.csv")
+    registry.write_text(registry.read_text().replace("GPT-4o copy,", "GPT-4o copy 2,"))
+    tables = ("intermediate.int_mcq_items_classified", "marts.fct_mcq_item_agreement")
+    marked = "where model = 'mBERT' and run = 'base' and item_id = 1"
+    with duckdb.connect(str(incremental)) as con:
+        (option,) = con.execute(f"select original_option_en from {tables[0]} {marked}").fetchone()
+        mark = "B" if option == "A" else "A"
+        for table in tables:
+            con.execute(f"update {table} set original_option_en = '{mark}' {marked}")
+    build_marts(project_copy, incremental)
+    with duckdb.connect(str(incremental)) as con:
+        for table in tables:
+            got = con.execute(f"select original_option_en from {table} {marked}").fetchone()
+            assert got == (mark,), table
+            con.execute(f"update {table} set original_option_en = ? {marked}", [option])
+        paired = con.execute(
+            "select distinct model from intermediate.int_mcq_runs_paired order by model"
+        ).fetchall()
+        renamed = con.execute(
+            "select distinct model from marts.fct_mcq_item_agreement where model like 'GPT-4o c%'"
+        ).fetchall()
+    assert paired == [("GPT-4o",)] and renamed == [("GPT-4o copy 2",)]
+    build_marts(project_copy, full, "--full-refresh")
+    assert_same_tables(incremental, full)
 
 
 def test_a_key_answered_twice_is_quarantined_in_both_files_and_recovers_when_one_goes(
@@ -285,3 +331,40 @@ def test_a_key_answered_twice_is_quarantined_in_both_files_and_recovers_when_one
             "where model = 'Dup model' order by all"
         ).fetchall()
     assert answers == [(1, "A"), (2, "B")]
+
+
+def test_an_answer_file_is_read_again_only_when_its_size_or_modification_time_changed(
+    project_copy,
+):
+    """What inspecting a wide answer file found (md5, header, encoding checks) is kept, and
+    the next build reads the file again only when its size or modification time changed
+    (the stat rule of git's index and rsync), or when the file was modified in the second
+    its inspection began or later (git's "racily clean" files). `--full-refresh` reads
+    every file. A NUL byte written in place, with the size and modification time put back,
+    shows which builds read the file."""
+    answers = project_copy / "seeds" / "mcq" / "answers"
+    database = project_copy / "concord.duckdb"
+    build = ["build", "--select", "+stg_mcq__answer_files"]
+    unchanged, racy = answers / GPT4O, answers / LLAMA
+    future = time.time() + 3600  # modified "after" every inspection of this test
+    os.utime(racy, (future, future))
+    run_dbt(build, project_copy, database)
+
+    def put_a_nul_byte_in(path: Path) -> bytes:
+        stat, data = path.stat(), path.read_bytes()
+        path.write_bytes(data[:-2] + b"\0" + data[-1:])  # the last cell's last character
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        return data
+
+    put_a_nul_byte_in(unchanged)
+    run_dbt(build, project_copy, database)  # the same stat: not read again
+
+    original = put_a_nul_byte_in(racy)
+    result = run_dbt(build, project_copy, database, check=False)
+    assert result.returncode != 0
+    assert f"{LLAMA}: contains NUL bytes" in result.stdout and GPT4O not in result.stdout
+
+    racy.write_bytes(original)
+    result = run_dbt([*build, "--full-refresh"], project_copy, database, check=False)
+    assert result.returncode != 0
+    assert f"{GPT4O}: contains NUL bytes" in result.stdout

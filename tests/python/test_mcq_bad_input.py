@@ -247,3 +247,21 @@ def test_messy_answers_are_normalised_or_quarantined_and_reconciled(project_copy
     # reconciled: 60 Persian answers in = counted + quarantined
     assert n_valid_fa + len(quarantined) == 60
     assert n_items == 60 and n_incomplete == len(quarantined)
+
+
+def test_an_incremental_build_checks_the_files_it_reads_until_they_are_fixed(project_copy):
+    """An incremental build checks only the rows of the files it reads (misaligned rows,
+    unknown domains): a file changed to a misaligned row stops it, and stops the next
+    build too (nothing of the refused file was kept), until the file is fixed."""
+    database = project_copy / "concord.duckdb"
+    build = ["build", "--select", "+int_mcq_answers_normalised"]
+    run_dbt(build, project_copy, database)
+    original = (answers_dir(project_copy) / GPT4O).read_bytes()
+    misaligned_row(project_copy)
+    for _ in range(2):
+        result = run_dbt(build, project_copy, database, check=False)
+        assert result.returncode != 0
+        for text in ["Misaligned", GPT4O, "source_row=7", "it=Arts & Culture"]:
+            assert text in result.stdout, result.stdout[-3000:]
+    (answers_dir(project_copy) / GPT4O).write_bytes(original)
+    run_dbt(build, project_copy, database)

@@ -5,31 +5,35 @@
     item (their domains differ; only rows of the wide files, column <PREFIX>_<LANG>, hold
     several languages) or a domain label is not in mcq_domain_translations.
     Incremental: only the answer files whose version changed are normalised again
-    (macros/mcq_files.sql). -#}
+    (macros/mcq_files.sql), and only their rows are checked (mcq_rows_just_read). -#}
 {{ config(
-    materialized=incremental_by_file_materialization(),
+    materialized=incremental_materialization(),
     incremental_strategy='delete+insert',
     unique_key='source_file',
     on_schema_change='fail',
+    pre_hook="{{ mcq_remember_files_held() }}",
     post_hook=[
         "{{ mcq_delete_removed_files(this, ref('int_mcq_answers_unpivoted')) }}",
         "{{ assert_no_rows(
             'select source_file, source_row, source_column, domain_label as value
-             from ' ~ this ~ ' where domain is null and domain_label is not null
+             from ' ~ mcq_rows_just_read() ~ ' as answers
+             where domain is null and domain_label is not null
              order by source_file, source_row',
             'Unknown domain label (add it to seeds/mcq/mcq_domain_translations.csv)') }}",
         "{{ assert_no_rows(
-            'with misaligned as (
-                 select source_file, source_row from ' ~ this ~ '
+            'with answers as (select * from ' ~ mcq_rows_just_read() ~ ' as answers),
+             misaligned as (
+                 select source_file, source_row from answers
                  where right(source_column, 3) = chr(95) || upper(language)
                  group by source_file, source_row having min(domain) <> max(domain)
                  order by source_file, source_row limit 5
              )
              select source_file, source_row,
                     ' ~ string_agg_ordered(\"language || '=' || domain\", \"', '\", \"language\") ~ ' as domains
-             from ' ~ this ~ ' inner join misaligned using (source_file, source_row)
+             from answers inner join misaligned using (source_file, source_row)
              group by source_file, source_row order by source_file, source_row',
             'Misaligned rows: the languages of one row are not the same item') }}",
+        "{{ mcq_forget_files_held() }}",
     ]
 ) }}
 
@@ -40,8 +44,8 @@ with answers as (
     {% if is_incremental() %}
         -- only the files (or file versions) not yet normalised; delete+insert on
         -- source_file replaces a changed file's rows
-        and source_file || '|' || file_version not in (
-            select distinct source_file || '|' || file_version from {{ this }}
+        and (source_file, file_version) not in (
+            select distinct source_file, file_version from {{ this }}
         )
     {% endif %}
 

@@ -1,8 +1,18 @@
 {#- One row per model, run and item: the presented letter in each language, the original
-    option it points to, and the disagreement type. -#}
+    option it points to, and the disagreement type. Incremental by model and run: only the
+    groups whose answers changed are classified again (macros/mcq_incremental_groups.sql). -#}
+{{ config(
+    materialized=incremental_materialization(),
+    incremental_strategy='append',
+    on_schema_change='fail',
+    pre_hook="{{ mcq_forget_changed_groups(ref('int_mcq_runs_versioned'), ['model', 'run']) }}",
+    post_hook="{{ mcq_keep_group_versions(ref('int_mcq_runs_versioned'), ['model', 'run']) }}",
+) }}
+
 with answers as (
 
     select * from {{ ref('int_mcq_answers_normalised') }}
+    where {{ mcq_in_groups_to_compute(ref('int_mcq_runs_versioned'), ['model', 'run']) }}
 
 ),
 

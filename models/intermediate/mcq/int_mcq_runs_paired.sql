@@ -1,9 +1,19 @@
 {#- For models with a base and a shuffled run: per language, the items answered validly in
-    both runs and how many of them point to the same original option in both. -#}
+    both runs and how many of them point to the same original option in both. Incremental
+    by model (a row pairs its two runs): only the models whose answers changed are paired
+    again (macros/mcq_incremental_groups.sql). -#}
+{{ config(
+    materialized=incremental_materialization(),
+    incremental_strategy='append',
+    on_schema_change='fail',
+    pre_hook="{{ mcq_forget_changed_groups(ref('int_mcq_runs_versioned'), ['model']) }}",
+    post_hook="{{ mcq_keep_group_versions(ref('int_mcq_runs_versioned'), ['model']) }}",
+) }}
+
 with answers as (
 
     select * from {{ ref('int_mcq_answers_normalised') }}
-    where is_valid
+    where is_valid and {{ mcq_in_groups_to_compute(ref('int_mcq_runs_versioned'), ['model']) }}
 
 ),
 

@@ -10,7 +10,7 @@
     ref('mcq_answer_registry'), directory, 'mcq_answer_registry',
     ['file', 'model', 'prefix', 'run', 'presented_option_order']) -%}
 {{ config(
-    materialized=incremental_by_file_materialization(),
+    materialized=incremental_materialization(),
     incremental_strategy='delete+insert',
     unique_key='source_file',
     on_schema_change='fail',
@@ -34,10 +34,18 @@
     {%- endif -%}
 {%- endfor %}
 
-{#- every file's header and version first; then only the files to read now -#}
+{#- every file's header and version first (a file unchanged since its last inspection is
+    not read again: mcq_cached_inspections); then only the files to read now -#}
+{%- set paths = [] -%}
+{%- for line in lines -%}
+    {%- do paths.append(directory ~ '/' ~ line['file']) -%}
+{%- endfor -%}
+{%- set cached = mcq_cached_inspections(paths) -%}
+{%- set inspected = {} -%}
 {%- set checked = {} -%}
 {%- set versions = {} -%}
 {%- for line in lines -%}
+    {%- set path = directory ~ '/' ~ line['file'] -%}
     {%- set columns = {} -%}
     {%- for lang in var('mcq_languages') -%}
         {%- set up = lang | upper -%}
@@ -48,12 +56,16 @@
         {%- do columns.update({'answer_' ~ lang: line['prefix'] ~ '_' ~ up}) -%}
     {%- endfor -%}
     {%- set found = strict_csv_header_and_md5(
-        directory ~ '/' ~ line['file'], line['file'], columns.values() | list) -%}
+        path, line['file'], columns.values() | list, cached=cached.get(path)) -%}
+    {%- if path not in cached -%}
+        {%- do inspected.update({path: found['inspected']}) -%}
+    {%- endif -%}
     {%- do checked.update({line['file']: {'columns': columns, 'header': found['header']}}) -%}
     {%- do versions.update({line['file']: [
         found['content_md5'], line['model'], line['prefix'], line['run'],
         line['presented_option_order']] | join('|')}) -%}
 {%- endfor -%}
+{%- do mcq_store_inspections(inspected, paths) -%}
 {%- set to_read = mcq_files_to_read(versions) -%}
 {%- set reading = lines | selectattr('file', 'in', to_read) | list %}
 

@@ -8,25 +8,39 @@
 {%- set lines = mcq_registered_sources(
     ref('mcq_answer_sources'), directory, 'mcq_answer_sources') -%}
 {{ config(
-    materialized=incremental_by_file_materialization(),
+    materialized=incremental_materialization(),
     incremental_strategy='delete+insert',
     unique_key='source_file',
     on_schema_change='fail',
     pre_hook="{{ strict_csv_reset_rejects('" ~ rejects ~ "') }}",
     post_hook="{{ strict_csv_assert_no_rejects('" ~ rejects ~ "') }}",
 ) }}
-{#- a file's version: its content md5 and its registry line; only new or changed files are
-    read on an incremental run, and the rows of removed files go (macros/mcq_files.sql) -#}
+{#- a file's version: its content md5 (not read again while the file is unchanged:
+    mcq_cached_inspections) and its registry line; only new or changed files are read on an
+    incremental run, and the rows of removed files go (macros/mcq_files.sql) -#}
+{%- set paths = [] -%}
+{%- for line in lines -%}
+    {%- for relative in line['paths'] -%}
+        {%- do paths.append(directory ~ '/' ~ relative) -%}
+    {%- endfor -%}
+{%- endfor -%}
+{%- set cached = mcq_cached_inspections(paths) -%}
+{%- set inspected = {} -%}
 {%- set versions = {} -%}
 {%- set line_of = {} -%}
 {%- for line in lines -%}
     {%- for relative in line['paths'] -%}
-        {%- set md5 = mcq_file_md5(directory ~ '/' ~ relative) -%}
+        {%- set path = directory ~ '/' ~ relative -%}
+        {%- if path not in cached -%}
+            {%- do inspected.update({path: mcq_file_md5(path)}) -%}
+        {%- endif -%}
+        {%- set md5 = (cached.get(path) or inspected[path])['content_md5'] -%}
         {%- do versions.update({relative: [md5, line['format'], line['model'], line['run'],
             line['language'], line['presented_option_order'], line['item_key']] | join('|')}) -%}
         {%- do line_of.update({relative: line}) -%}
     {%- endfor -%}
 {%- endfor -%}
+{%- do mcq_store_inspections(inspected, paths) -%}
 {%- set to_read = mcq_files_to_read(versions) %}
 
 with

@@ -1,0 +1,100 @@
+{#- Incremental by group. The models between the normalised answers and the marts that cost
+    seconds at scale (the per-item pivot, the base/shuffled pairing, the per-item fact
+    table) hold groups that depend on nothing but their own answers: a model and run's
+    items, a model's pairs of runs. A group's version is a hash of the versions of the
+    answer files its answers come from (int_mcq_runs_versioned, per model and run; per
+    model, a hash of its runs'). A model that reads another such model is versioned by what
+    that model kept (fct_mcq_item_agreement by int_mcq_items_classified's versions), so it
+    never holds a version newer than the rows it read. Each such model keeps the versions
+    its groups were computed from in <model>__group_versions (beside
+    int_mcq_runs_versioned, not in marts: no bookkeeping is published). A build deletes the
+    rows of groups whose version changed or that are gone, and computes the groups it holds
+    no version for (new or changed). The first build and `--full-refresh` compute every
+    group. On Spark the models are tables (incremental_materialization): every group,
+    every build.
+
+    A model uses all three: the filter in its SQL, the pre-hook and the post-hook, with
+    the same `versions` and `grain`. A version is forgotten before its rows are deleted and
+    kept only after they are inserted, so a build that stops half-way leaves groups
+    without a version, which the next build deletes and computes again. -#}
+
+{#- The versions the model `name` (the model being built by default) was computed from:
+    <name>__group_versions, in the schema of the `versions` it was computed against. -#}
+{% macro mcq_kept_group_versions(versions, name=none) %}
+    {{ return(api.Relation.create(
+        database=versions.database, schema=versions.schema,
+        identifier=(name or this.identifier) ~ '__group_versions')) }}
+{% endmacro %}
+
+{#- The version of every `grain` group now, from `versions` (model, run, input_version). -#}
+{% macro mcq_group_versions_now(versions, grain) -%}
+    select
+        {{ grain | join(', ') }},
+        {{ dbt.hash(string_agg_ordered(
+            "model || '|' || run || '|' || input_version", "','", 'model, run')) }} as input_version
+    from {{ versions }}
+    group by {{ grain | join(', ') }}
+{%- endmacro %}
+
+{#- `a.c = b.c and ...` over the grain columns. -#}
+{% macro mcq_same_group(left, right, grain) -%}
+    {%- for column in grain -%}
+        {{ left }}.{{ column }} = {{ right }}.{{ column }}{{ ' and ' if not loop.last }}
+    {%- endfor -%}
+{%- endmacro %}
+
+{#- The model's filter on its input rows (their grain columns, unqualified): the rows of
+    the groups to compute now. -#}
+{% macro mcq_in_groups_to_compute(versions, grain) -%}
+    {%- if is_incremental() -%}
+        ({{ grain | join(', ') }}) in (
+            select {{ grain | join(', ') }}
+            from ({{ mcq_group_versions_now(versions, grain) }}) as now
+            where not exists (
+                select 1 from {{ mcq_kept_group_versions(versions) }} as kept
+                where {{ mcq_same_group('kept', 'now', grain) }}
+            )
+        )
+    {%- else -%}
+        true
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Pre-hook: forget the versions that changed or are gone and delete their groups' rows;
+    a full build starts without versions. -#}
+{% macro mcq_forget_changed_groups(versions, grain) %}
+    {%- set kept = mcq_kept_group_versions(versions) -%}
+    {%- if model.config.materialized != 'incremental' -%}
+        select 1
+    {%- elif not is_incremental() -%}
+        drop table if exists {{ kept }}
+    {%- else -%}
+        create table if not exists {{ kept }} as
+        select * from ({{ mcq_group_versions_now(versions, grain) }}) as now where false;
+        delete from {{ kept }} as kept
+        where not exists (
+            select 1 from ({{ mcq_group_versions_now(versions, grain) }}) as now
+            where {{ mcq_same_group('now', 'kept', grain) }} and now.input_version = kept.input_version
+        );
+        delete from {{ this }} as target
+        where not exists (
+            select 1 from {{ kept }} as kept where {{ mcq_same_group('kept', 'target', grain) }}
+        )
+    {%- endif -%}
+{% endmacro %}
+
+{#- Post-hook: keep the versions of the groups just computed. -#}
+{% macro mcq_keep_group_versions(versions, grain) %}
+    {%- set kept = mcq_kept_group_versions(versions) -%}
+    {%- if model.config.materialized != 'incremental' -%}
+        select 1
+    {%- else -%}
+        create table if not exists {{ kept }} as
+        select * from ({{ mcq_group_versions_now(versions, grain) }}) as now where false;
+        insert into {{ kept }}
+        select * from ({{ mcq_group_versions_now(versions, grain) }}) as now
+        where not exists (
+            select 1 from {{ kept }} as kept where {{ mcq_same_group('kept', 'now', grain) }}
+        )
+    {%- endif -%}
+{% endmacro %}
