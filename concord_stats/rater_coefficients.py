@@ -198,10 +198,31 @@ class Ratings:
         return np.where(self.codes >= 0, self.codes.astype(np.int32) + offsets, r * self.q)
 
     @cached_property
+    def onehot_gram(self) -> np.ndarray:
+        """Xᵀ X for X = items × (rater, category) indicators: cell (g·q + k, h·q + l) counts
+        the items rater g put in k and rater h in l, so it holds every pair's joint table
+        and, on its diagonal, every rater's category counts. A missing rating has no
+        indicator: each pair's table counts the items both rated.
+
+        A float32 matrix product per block of items (exact: a block's counts stay below
+        2**24) beats one bincount per pair of raters by 2× on a million items."""
+        r, q = self.n_raters, self.q
+        gram = np.zeros((r * q, r * q))
+        # row k of `indicators` is category k's one-hot row; row q (a missing rating) is 0
+        indicators = np.vstack([np.eye(q, dtype=np.float32), np.zeros((1, q), np.float32)])
+        for lo in range(0, self.n_items, ITEM_BLOCK):
+            block = self.codes[lo : lo + ITEM_BLOCK]
+            if not self.complete:
+                block = np.where(block >= 0, block, q)
+            onehot = np.take(indicators, block, axis=0).reshape(len(block), -1)
+            gram += onehot.T @ onehot
+        return gram
+
+    @cached_property
     def rater_counts(self) -> np.ndarray:
         """How often each rater chose each category (raters × q)."""
         r, q = self.n_raters, self.q
-        return np.bincount(self.cells.ravel(), minlength=r * q + 1)[: r * q].reshape(r, q)
+        return np.diagonal(self.onehot_gram).reshape(r, q).copy()
 
     @property
     def n_raters(self) -> int:
@@ -327,23 +348,10 @@ class _Terms:
             out[f"pa:{name}"] = np.array([float((w * gram_pairs).sum() - r @ inv_pairs)])
         if not (self.conger or self.pairwise):
             return out
-        # Every per-rater and per-pair count is one cell of the one-hot Gram matrix
-        # Xᵀ X, X = items × (rater, category) indicators: a float32 matrix product per
-        # block of items (exact: a block's counts stay below 2**24) beats one bincount per
-        # pair of raters by 2× and needs no transposed copy of the codes. A missing rating
-        # has no indicator, so each pair's table counts the items both rated.
         raters = d.n_raters
-        gram = np.zeros((raters * q, raters * q))
-        # row k of `indicators` is category k's one-hot row; row q (a missing rating) is 0
-        indicators = np.vstack([np.eye(q, dtype=np.float32), np.zeros((1, q), np.float32)])
-        for lo in range(0, d.n_items, ITEM_BLOCK):
-            block = d.codes[lo : lo + ITEM_BLOCK]
-            if not d.complete:
-                block = np.where(block >= 0, block, q)
-            onehot = np.take(indicators, block, axis=0).reshape(len(block), -1)
-            gram += onehot.T @ onehot
+        gram = d.onehot_gram
         tables = gram.reshape(raters, q, raters, q).transpose(0, 2, 1, 3)  # (g, h, k, l)
-        per_rater = np.einsum("ggkk->gk", tables)
+        per_rater = d.rater_counts
         out["rated"] = per_rater.sum(1)[None, :]
         out["onehot"] = per_rater.reshape(1, -1)
         if self.pairwise:
@@ -496,13 +504,12 @@ def standard_errors(data: Ratings, w: np.ndarray, est: dict[str, float]) -> dict
     out: dict[str, float] = {}
     if n2 == 0:
         return out
-    weighted = x @ w.T
-    sum_q = (x * (weighted - 1)).sum(1)
+    sum_q = np.einsum("ik,ik->i", x, x @ w.T) - r_i  # Σ_k r_ik (Σ_l w_kl r_il − 1)
     den = r_i * (r_i - 1)
     den = den - (den == 0)
     pa_i = sum_q / den
     pa = est["percent_agreement"]
-    pi = (x / r_i[:, None]).mean(0)
+    pi = ((1.0 / r_i) @ x) / n
 
     def linear(kappa, pe, pe_i):
         if not np.isfinite(kappa) or abs(1 - pe) < 1e-12:
@@ -567,7 +574,7 @@ def alpha_standard_error(data: Ratings, w: np.ndarray, alpha: float) -> float:
     n = x.shape[0]
     r_mean = r_i.mean()
     eps = 1 / r_i.sum()
-    sum_q = (x * (x @ w.T - 1)).sum(1)
+    sum_q = np.einsum("ik,ik->i", x, x @ w.T) - r_i
     pa_prime = (sum_q / (r_mean * (r_i - 1))).sum() / n
     pa = (1 - eps) * pa_prime + eps
     pi = x.sum(0) / (r_mean * n)
