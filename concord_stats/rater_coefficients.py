@@ -191,11 +191,15 @@ class Ratings:
         return self.x.sum(axis=1)
 
     @cached_property
-    def cells(self) -> np.ndarray:
-        """Every rating as its (rater, category) cell g·q + x_ig; a missing one is r·q."""
-        r = self.n_raters
-        offsets = (self.q * np.arange(r)).astype(np.int32)
-        return np.where(self.codes >= 0, self.codes.astype(np.int32) + offsets, r * self.q)
+    def _counts_by_category(self) -> np.ndarray:
+        """The counts category-major (q × items, contiguous): the per-item sums below
+        run over q rows instead of reducing a short axis per item."""
+        return np.ascontiguousarray(self.x.T)
+
+    def quadratic_forms(self, w: np.ndarray) -> np.ndarray:
+        """Σ_kl w_kl r_ik r_il for every item i."""
+        x_t = self._counts_by_category
+        return ((w @ x_t) * x_t).sum(axis=0)
 
     @cached_property
     def onehot_gram(self) -> np.ndarray:
@@ -504,7 +508,7 @@ def standard_errors(data: Ratings, w: np.ndarray, est: dict[str, float]) -> dict
     out: dict[str, float] = {}
     if n2 == 0:
         return out
-    sum_q = np.einsum("ik,ik->i", x, x @ w.T) - r_i  # Σ_k r_ik (Σ_l w_kl r_il − 1)
+    sum_q = data.quadratic_forms(w) - r_i  # Σ_k r_ik (Σ_l w_kl r_il − 1)
     den = r_i * (r_i - 1)
     den = den - (den == 0)
     pa_i = sum_q / den
@@ -536,8 +540,6 @@ def standard_errors(data: Ratings, w: np.ndarray, est: dict[str, float]) -> dict
 
 def _conger_se(data: Ratings, w, kappa, pa_i, pairable) -> float:
     n, r = data.codes.shape
-    q = data.q
-    cell = data.cells
     per_rater = data.rater_counts
     n_g = per_rater.sum(1).astype(float)  # ratings per rater
     with np.errstate(divide="ignore", invalid="ignore"):  # a rater with no rating: NaN
@@ -552,9 +554,15 @@ def _conger_se(data: Ratings, w, kappa, pa_i, pairable) -> float:
     # Σ_l B_gl p_gl: a gather per rating instead of raters × categories² per item
     b_mat = ((r * p_mean[None, :] - p) * (n / n_g)[:, None]) @ w
     c_g = (b_mat * p).sum(1)
-    # Σ_g λ_ig = Σ_g B[g, x_ig] ε_ig − Σ_g ε_ig c_g + Σ_g (n_g/n) c_g (one flat gather)
-    gathered = np.append(b_mat.ravel(), 0.0)[cell].sum(1)
-    rated_c = np.append(c_g, 0.0)[cell // q].sum(1) if not data.complete else c_g.sum()
+    # Σ_g λ_ig = Σ_g B[g, x_ig] ε_ig − Σ_g ε_ig c_g + Σ_g (n_g/n) c_g: one gather from a
+    # row of B per rater (a missing rating reads the appended 0)
+    gathered, rated_c = np.zeros(n), np.zeros(n) if not data.complete else c_g.sum()
+    for g, column in enumerate(data.codes.T):
+        if data.complete:
+            gathered += b_mat[g][column]
+        else:
+            gathered += np.append(b_mat[g], 0.0)[column]  # -1 reads the last cell
+            rated_c += (column >= 0) * c_g[g]
     lam_sum = gathered - rated_c + (n_g / n) @ c_g
     pe_i = lam_sum / (r * (r - 1))
     n2 = pairable.sum()
@@ -567,14 +575,14 @@ def alpha_standard_error(data: Ratings, w: np.ndarray, alpha: float) -> float:
     """irrCAC ``krippen.alpha.raw``'s standard error, weights w = 1 − δ²/max δ²."""
     x, r_i = data.x, data.ratings_per_item
     pairable = r_i >= 2
-    if not pairable.all():
-        x, r_i = x[pairable], r_i[pairable]
-    if x.shape[0] < 2 or not np.isfinite(alpha):
+    if pairable.sum() < 2 or not np.isfinite(alpha):
         return np.nan
+    sum_q = data.quadratic_forms(w) - r_i
+    if not pairable.all():
+        x, r_i, sum_q = x[pairable], r_i[pairable], sum_q[pairable]
     n = x.shape[0]
     r_mean = r_i.mean()
     eps = 1 / r_i.sum()
-    sum_q = np.einsum("ik,ik->i", x, x @ w.T) - r_i
     pa_prime = (sum_q / (r_mean * (r_i - 1))).sum() / n
     pa = (1 - eps) * pa_prime + eps
     pi = x.sum(0) / (r_mean * n)
