@@ -196,10 +196,23 @@ class Ratings:
         run over q rows instead of reducing a short axis per item."""
         return np.ascontiguousarray(self.x.T)
 
+    @cached_property
+    def _quadratic_forms(self) -> dict[bytes, np.ndarray]:
+        return {}
+
     def quadratic_forms(self, w: np.ndarray) -> np.ndarray:
-        """Σ_kl w_kl r_ik r_il for every item i."""
-        x_t = self._counts_by_category
-        return ((w @ x_t) * x_t).sum(axis=0)
+        """Σ_kl w_kl r_ik r_il for every item i; once per weight matrix (the nominal and
+        interval alphas' weights are the identity and quadratic weightings')."""
+        key = np.ascontiguousarray(w, dtype=float).tobytes()
+        if key not in self._quadratic_forms:
+            x_t = self._counts_by_category
+            self._quadratic_forms[key] = ((w @ x_t) * x_t).sum(axis=0)
+        return self._quadratic_forms[key]
+
+    @cached_property
+    def category_totals(self) -> np.ndarray:
+        """Ratings per category over all items (q,)."""
+        return self.counts.sum(axis=0)
 
     @cached_property
     def onehot_gram(self) -> np.ndarray:
@@ -585,7 +598,7 @@ def alpha_standard_error(data: Ratings, w: np.ndarray, alpha: float) -> float:
     eps = 1 / r_i.sum()
     pa_prime = (sum_q / (r_mean * (r_i - 1))).sum() / n
     pa = (1 - eps) * pa_prime + eps
-    pi = x.sum(0) / (r_mean * n)
+    pi = (data.category_totals if x is data.x else x.sum(0)) / (r_mean * n)
     pe = float(pi @ w @ pi)
     if abs(1 - pe) < 1e-12:
         return np.nan
@@ -822,7 +835,7 @@ def _pair_se(pair: Ratings, w, interval, names, label) -> dict:
 
 def _alpha_se(data: Ratings, level: str, values, alpha: float) -> float:
     pairable = data.ratings_per_item >= 2
-    n_k = data.counts.sum(0) if pairable.all() else data.counts[pairable].sum(0)
+    n_k = data.category_totals if pairable.all() else data.counts[pairable].sum(0)
     delta = krippendorff_distance(level, values, n_k)
     if delta.max() <= 0:
         return np.nan
