@@ -817,9 +817,8 @@ def dataset_coefficients(
 def _pair_se(pair: Ratings, w, interval, names, label) -> dict:
     """Standard errors of the two-rater coefficients over the items both rated: Cohen's
     kappa as Conger's (irrCAC), Scott's pi as Fleiss', PABAK as Brennan–Prediger."""
-    r = pair.counts.sum(1)
-    x = pair.counts.astype(float)
-    pa_i = (x * (x @ w.T - 1)).sum(1) / np.maximum(r * (r - 1), 1)
+    r = pair.ratings_per_item
+    pa_i = (pair.quadratic_forms(w) - r) / np.maximum(r * (r - 1), 1)
     two = _Terms(pair, {"identity": np.eye(pair.q), "w": w})
     sums = two.unit_sums()
     base = _count_based(two.for_weighting(sums, "w"), w)
