@@ -191,9 +191,9 @@ class Ratings:
         return self.x.sum(axis=1)
 
     @cached_property
-    def _counts_by_category(self) -> np.ndarray:
-        """The counts category-major (q × items, contiguous): the per-item sums below
-        run over q rows instead of reducing a short axis per item."""
+    def counts_by_category(self) -> np.ndarray:
+        """The counts as floats, category-major (q × items, each row contiguous): per-item
+        sums run over q rows instead of reducing a short axis per item."""
         return np.ascontiguousarray(self.x.T)
 
     @cached_property
@@ -205,7 +205,7 @@ class Ratings:
         interval alphas' weights are the identity and quadratic weightings')."""
         key = np.ascontiguousarray(w, dtype=float).tobytes()
         if key not in self._quadratic_forms:
-            x_t = self._counts_by_category
+            x_t = self.counts_by_category
             self._quadratic_forms[key] = ((w @ x_t) * x_t).sum(axis=0)
         return self._quadratic_forms[key]
 
@@ -266,7 +266,7 @@ class _Terms:
 
     def __init__(self, data: Ratings, weights: dict[str, np.ndarray]):
         self.data, self.weights = data, weights
-        self.pairwise, self.conger = data.n_raters >= 2, data.n_raters >= 3
+        self.pairwise = data.n_raters >= 2  # pair terms, Conger's and Cohen's kappas
 
     def _columns(self) -> list[tuple[str, int]]:
         """The per-item terms' names and widths, in their order in a block's matrix. On
@@ -276,10 +276,9 @@ class _Terms:
         r, q = d.n_raters, d.q
         columns = [("one", 1), ("pairable", 1), ("share", q), ("coinc", q * q), ("self", q)]
         columns += [(f"pa:{name}", 1) for name in self.weights]
-        if self.conger or self.pairwise:
+        if self.pairwise:
             columns += [] if d.complete else [("rated", r)]
             columns += [("onehot", r * q)]
-        if self.pairwise:
             pairs = r * (r - 1) // 2
             columns += [(f"agree:{name}", pairs) for name in self.weights]
             if not d.complete:
@@ -294,7 +293,7 @@ class _Terms:
         arrays anew cost more than computing them. Term-major rows keep every write and
         gather below contiguous (a pair's cells are one row)."""
         d = self.data
-        x = np.ascontiguousarray(d.x[lo:hi].T)  # q × items
+        x = d.counts_by_category[:, lo:hi]
         q, b = x.shape
         out, start = {}, 0
         for name, width in self._columns():
@@ -313,7 +312,7 @@ class _Terms:
         np.multiply(out["self"][:, None, :], x[None, :, :], out=out["coinc"].reshape(q, q, b))
         for name, w in self.weights.items():
             out[f"pa:{name}"][0] = (x * (w @ x - 1)).sum(0) * inv_pairs
-        if not (self.conger or self.pairwise):
+        if not self.pairwise:
             return matrix[:, :b]
         codes = np.ascontiguousarray(d.codes[lo:hi].T)  # raters × items
         # (rater, category) × items; a missing rating has no indicator
@@ -321,21 +320,20 @@ class _Terms:
         out["onehot"][:] = onehot.reshape(-1, b)
         if not d.complete:
             out["rated"][:] = codes >= 0
-        if self.pairwise:
-            a, z = _pairs(d.n_raters)
-            # each pair's two categories as one cell of a (q + 1)² table whose last row and
-            # column (a missing rating) weigh nothing: one gather per weighting
-            padded = np.where(codes >= 0, codes, q).astype(np.int16)
-            cell = padded[a] * (q + 1) + padded[z]
-            for name, w in self.weights.items():
-                table = np.zeros((q + 1, q + 1))
-                table[:q, :q] = w
-                np.take(table.ravel(), cell, out=out[f"agree:{name}"], mode="clip")
-            if not d.complete:
-                both = (padded[a] < q) & (padded[z] < q)
-                out["both"][:] = both
-                out["marg_a"][:] = (onehot[a] & both[:, None, :]).reshape(-1, b)
-                out["marg_b"][:] = (onehot[z] & both[:, None, :]).reshape(-1, b)
+        a, z = _pairs(d.n_raters)
+        # each pair's two categories as one cell of a (q + 1)² table whose last row and
+        # column (a missing rating) weigh nothing: one gather per weighting
+        padded = np.where(codes >= 0, codes, q).astype(np.int16)
+        cell = padded[a] * (q + 1) + padded[z]
+        for name, w in self.weights.items():
+            table = np.zeros((q + 1, q + 1))
+            table[:q, :q] = w
+            np.take(table.ravel(), cell, out=out[f"agree:{name}"], mode="clip")
+        if not d.complete:
+            both = (padded[a] < q) & (padded[z] < q)
+            out["both"][:] = both
+            out["marg_a"][:] = (onehot[a] & both[:, None, :]).reshape(-1, b)
+            out["marg_b"][:] = (onehot[z] & both[:, None, :]).reshape(-1, b)
         return matrix[:, :b]
 
     def unit_sums(self) -> dict[str, np.ndarray]:
@@ -363,7 +361,7 @@ class _Terms:
         gram_pairs = (x * inv_pairs[:, None]).T @ x
         for name, w in self.weights.items():
             out[f"pa:{name}"] = np.array([float((w * gram_pairs).sum() - r @ inv_pairs)])
-        if not (self.conger or self.pairwise):
+        if not self.pairwise:
             return out
         raters = d.n_raters
         gram = d.onehot_gram
@@ -371,14 +369,13 @@ class _Terms:
         per_rater = d.rater_counts
         out["rated"] = per_rater.sum(1)[None, :]
         out["onehot"] = per_rater.reshape(1, -1)
-        if self.pairwise:
-            a, z = _pairs(raters)
-            joint = tables[a, z]  # (pairs, q, q)
-            for name, w in self.weights.items():
-                out[f"agree:{name}"] = np.einsum("kl,pkl->p", w, joint)[None, :]
-            out["both"] = joint.sum(axis=(1, 2))[None, :]
-            out["marg_a"] = joint.sum(axis=2).reshape(1, -1)
-            out["marg_b"] = joint.sum(axis=1).reshape(1, -1)
+        a, z = _pairs(raters)
+        joint = tables[a, z]  # (pairs, q, q)
+        for name, w in self.weights.items():
+            out[f"agree:{name}"] = np.einsum("kl,pkl->p", w, joint)[None, :]
+        out["both"] = joint.sum(axis=(1, 2))[None, :]
+        out["marg_a"] = joint.sum(axis=2).reshape(1, -1)
+        out["marg_b"] = joint.sum(axis=1).reshape(1, -1)
         return out
 
     def replicate_sums(self, n_resamples: int, seed: int) -> dict[str, np.ndarray]:
@@ -401,12 +398,11 @@ class _Terms:
         widths = [width for _, width in columns]
         out = dict(zip([name for name, _ in columns],
                        np.split(total, np.cumsum(widths)[:-1], axis=1), strict=True))  # fmt: skip
-        if self.data.complete and (self.conger or self.pairwise):
+        if self.data.complete and self.pairwise:
             # every rater rated every item, and every pair both rated it
             out["rated"] = np.repeat(out["one"], self.data.n_raters, axis=1)
-            if self.pairwise:
-                n_pairs = self.data.n_raters * (self.data.n_raters - 1) // 2
-                out["both"] = np.repeat(out["one"], n_pairs, axis=1)
+            n_pairs = self.data.n_raters * (self.data.n_raters - 1) // 2
+            out["both"] = np.repeat(out["one"], n_pairs, axis=1)
         return {k: (v[:, 0] if k in _SCALARS or k.startswith("pa:") else v) for k, v in out.items()}
 
     def for_weighting(self, sums: dict, name: str) -> dict:
