@@ -1,4 +1,4 @@
-"""The dbt vars a Python model reads, typed and checked in one place.
+"""The dbt vars a Python model reads, typed in one place.
 
 dbt Python models cannot call ``var()``, and dbt renders the configs in ``dbt_project.yml``
 before the project's vars exist, so a project-level ``+config`` cannot carry them either.
@@ -8,7 +8,9 @@ apply), and the model reads them through :func:`dbt_vars`::
 
     n_resamples, seed = dbt_vars(dbt.config.get("vars"), "bootstrap_resamples", "bootstrap_seed")
 
-The vars themselves are declared once, in ``dbt_project.yml``.
+The vars themselves are declared once, in ``dbt_project.yml``, and their allowed ranges
+once, in ``macros/run_settings.sql``, which checks every var before any model runs (dbt's
+on-run-start). Here they are only given their Python types.
 """
 
 from __future__ import annotations
@@ -20,52 +22,43 @@ from typing import Any
 from concord_io.errors import ConcordError
 
 
-def _whole(minimum: int) -> Callable[[Any], int]:
-    def check(value: Any) -> int:
-        if isinstance(value, bool):
-            raise ValueError
-        number = int(str(value).strip())
-        if number < minimum:
-            raise ValueError
-        return number
-
-    check.__doc__ = f"a whole number >= {minimum}"
-    return check
-
-
-def _probability(value: Any) -> float:
-    """a number strictly between 0 and 1"""
-    number = float(str(value).strip())
-    if not 0 < number < 1:
+def _whole(value: Any) -> int:
+    """a whole number"""
+    if isinstance(value, bool):  # int(True) is 1: a flag is not a count
         raise ValueError
-    return number
+    return int(str(value).strip())
+
+
+def _number(value: Any) -> float:
+    """a number"""
+    if isinstance(value, bool):
+        raise ValueError
+    return float(str(value).strip())
 
 
 def _names(value: Any) -> list[str]:
-    """a non-empty list of names"""
+    """a list of names"""
     if isinstance(value, str):  # "--vars '{x: [a, b]}'" arrives as a list, "a,b" as text
         text = value.strip()
         value = ast.literal_eval(text) if text.startswith("[") else text.split(",")
-    names = [str(item).strip() for item in value]
-    if not names or not all(names):
+    if not isinstance(value, list | tuple):
         raise ValueError
-    return names
+    return [str(item).strip() for item in value]
 
 
 def _text(value: Any) -> str:
-    """a non-empty text"""
-    text = str(value).strip() if value is not None else ""
-    if not text:
+    """a text"""
+    if not isinstance(value, str):
         raise ValueError
-    return text
+    return value.strip()
 
 
 # Every var a Python model may read, with its type; the macro passes exactly these.
 VARS: dict[str, Callable[[Any], Any]] = {
-    "bootstrap_resamples": _whole(1),
-    "bootstrap_confidence": _probability,
-    "bootstrap_seed": _whole(0),
-    "probe_permutations": _whole(1),
+    "bootstrap_resamples": _whole,
+    "bootstrap_confidence": _number,
+    "bootstrap_seed": _whole,
+    "probe_permutations": _whole,
     "mcq_languages": _names,
     "mcq_disagreement_types": _names,
     "mcq_answers_dir": _text,
@@ -74,10 +67,11 @@ VARS: dict[str, Callable[[Any], Any]] = {
 
 
 def dbt_vars(passed: Mapping[str, Any] | None, *names: str) -> tuple[Any, ...]:
-    """The vars ``names`` from ``passed`` (``dbt.config.get("vars")``), typed and checked.
+    """The vars ``names`` from ``passed`` (``dbt.config.get("vars")``), typed.
 
     Raises :class:`ConcordError` naming the var when it was not passed or has a value of the
-    wrong type (a resample count of ``"ten"``, a confidence of 95).
+    wrong type (a resample count of ``"ten"`` or ``2.5``). Ranges (a confidence of 95) were
+    checked before the run began (``macros/run_settings.sql``).
     """
     if passed is None:
         raise ConcordError(
