@@ -276,6 +276,56 @@
         ~ 'select source_file, file_version from ' ~ mcq_files_held() ~ '))') }}
 {% endmacro %}
 
+{#- The wide rows among `rows_just_read` whose languages are not the same item: their domain
+    labels, translated to English, differ (a label with no translation is the unknown-domain
+    check's). Row by row on the staging rows, each of which holds every language of one
+    item, instead of grouping the normalised answers by row: at 100 000 items x 20 files
+    that aggregate took 2.8 s of the normalised model's 9.4 s. -#}
+{% macro mcq_misaligned_wide_rows(answer_files, translations, rows_just_read) %}
+    {%- set languages = var('mcq_languages') | sort -%}
+    {%- set domains = [] -%}
+    {%- for lang in languages -%}
+        {%- do domains.append('domain_' ~ lang) -%}
+    {%- endfor -%}
+    {%- set query -%}
+        with files_just_read as (
+
+            select distinct source_file from {{ rows_just_read }} as answers
+
+        ),
+
+        translated as (
+
+            select
+                answer_files.source_file,
+                answer_files.source_row,
+                {%- for lang in languages %}
+                translation_{{ lang }}.domain_en as domain_{{ lang }}{{ ',' if not loop.last }}
+                {%- endfor %}
+            from {{ answer_files }} as answer_files
+            {%- for lang in languages %}
+            left join {{ translations }} as translation_{{ lang }}
+                on translation_{{ lang }}.language = '{{ lang }}'
+                and answer_files.domain_{{ lang }} = translation_{{ lang }}.domain_label
+            {%- endfor %}
+            where answer_files.source_file in (select source_file from files_just_read)
+
+        )
+
+        {#- least and greatest skip nulls, as did the min and max they replace -#}
+        select
+            source_file,
+            source_row,
+            concat_ws(', '
+                {%- for lang in languages %}, '{{ lang }}=' || domain_{{ lang }}{% endfor -%}
+            ) as domains
+        from translated
+        where least({{ domains | join(', ') }}) <> greatest({{ domains | join(', ') }})
+        order by source_file, source_row
+    {%- endset -%}
+    {{ return(query) }}
+{% endmacro %}
+
 {% macro mcq_forget_files_held() %}
     {%- if model.config.materialized != 'incremental' -%}
         select 1

@@ -21,22 +21,15 @@
              order by source_file, source_row',
             'Unknown domain label (add it to seeds/mcq/mcq_domain_translations.csv)') }}",
         "{{ assert_no_rows(
-            'with answers as (select * from ' ~ mcq_rows_just_read() ~ ' as answers),
-             misaligned as (
-                 select source_file, source_row from answers
-                 where right(source_column, 3) = chr(95) || upper(language)
-                 group by source_file, source_row having min(domain) <> max(domain)
-                 order by source_file, source_row limit 5
-             )
-             select source_file, source_row,
-                    ' ~ string_agg_ordered(\"language || '=' || domain\", \"', '\", \"language\") ~ ' as domains
-             from answers inner join misaligned using (source_file, source_row)
-             group by source_file, source_row order by source_file, source_row',
+            mcq_misaligned_wide_rows(
+                ref('stg_mcq__answer_files'), ref('stg_mcq__domain_translations'),
+                mcq_rows_just_read()),
             'Misaligned rows: the languages of one row are not the same item') }}",
         "{{ mcq_forget_files_held() }}",
     ]
 ) }}
 
+-- depends_on: {{ ref('stg_mcq__answer_files') }} (the misalignment check reads its rows)
 with answers as (
 
     select * from {{ ref('int_mcq_answers_unpivoted') }}
