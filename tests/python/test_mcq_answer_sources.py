@@ -368,3 +368,28 @@ def test_an_answer_file_is_read_again_only_when_its_size_or_modification_time_ch
     result = run_dbt([*build, "--full-refresh"], project_copy, database, check=False)
     assert result.returncode != 0
     assert f"{GPT4O}: contains NUL bytes" in result.stdout
+
+
+def test_a_language_var_changed_under_an_incremental_build_stops_it_until_a_full_refresh(
+    project_copy,
+):
+    """A file's version covers its inputs, not the vars; mcq_languages (and mcq_options)
+    name the staging model's columns, so changing one stops the next incremental build
+    (dbt: schemas out of sync) instead of leaving answers normalised under the old value."""
+    database = project_copy / "concord.duckdb"
+    build = ["build", "--select", "+stg_mcq__answer_files"]
+    run_dbt(build, project_copy, database)
+    changed = [*build, "--vars", "{mcq_languages: [en, it]}"]
+    result = run_dbt(changed, project_copy, database, check=False)
+    assert result.returncode != 0
+    assert "stg_mcq__answer_files" in result.stdout and "out of sync" in result.stdout
+    run_dbt([*changed, "--full-refresh"], project_copy, database)
+    with duckdb.connect(str(database), read_only=True) as con:
+        columns = {
+            name
+            for (name,) in con.execute(
+                "select column_name from duckdb_columns() "
+                "where table_name = 'stg_mcq__answer_files' and column_name like 'answer_%'"
+            ).fetchall()
+        }
+    assert columns == {"answer_en", "answer_it"}
