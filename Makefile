@@ -9,30 +9,51 @@ BIN := $(VENV)/bin
 export CONCORD_DB_PATH ?= warehouse/concord.duckdb
 
 .PHONY: install warehouse-install probe-install install-spark build dbt-build quality publish report \
-	chromium summary test test-fast test-spark lint sql-fix bench clean
+	chromium java summary test test-fast test-spark lint sql-fix bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# One stamp per set of extras: the warehouse alone (make build), with the probe's torch and
-# transformers (make probe-install), and everything for development and tests (make install).
-$(VENV)/.installed-warehouse: pyproject.toml requirements.lock | $(BIN)/python
-	$(BIN)/pip install --quiet -c requirements.lock -e .
+# uv installs the locked versions in seconds where pip takes minutes; pip only installs uv
+# itself, at the version in requirements.lock. uv reads no pip configuration: the machine's
+# pip find-links (PIP_FIND_LINKS, where a local CPU build of torch may lie) are handed on.
+UV := $(BIN)/uv
+ifneq ($(PIP_FIND_LINKS),)
+export UV_FIND_LINKS ?= $(PIP_FIND_LINKS)
+endif
+UV_INSTALL = $(UV) pip install --quiet --python $(BIN)/python -c requirements.lock
+
+$(UV): requirements.lock | $(BIN)/python
+	$(BIN)/pip install --quiet -c requirements.lock uv
 	touch $@
 
-$(VENV)/.installed-probe: pyproject.toml requirements.lock | $(BIN)/python
-	$(BIN)/pip install --quiet -c requirements.lock -e '.[probe]'
+# One stamp per set of extras: the warehouse alone (make build), with the probe's torch and
+# transformers (make probe-install), and everything for development and tests (make install).
+$(VENV)/.installed-warehouse: pyproject.toml requirements.lock | $(UV)
+	$(UV_INSTALL) -e .
+	touch $@
+
+$(VENV)/.installed-probe: pyproject.toml requirements.lock | $(UV)
+	$(UV_INSTALL) -e '.[probe]'
 	touch $@ $(VENV)/.installed-warehouse
 
-$(VENV)/.installed: pyproject.toml requirements.lock | $(BIN)/python
-	$(BIN)/pip install --quiet -c requirements.lock -e '.[probe,dev]'
+# The DuckDB release that BI drivers bundle, in a venv of its own: the serving tests open the
+# published file with it (its pin: tests/readers/duckdb.txt).
+READER_VENV := $(VENV)/readers/duckdb
+$(VENV)/.installed: pyproject.toml requirements.lock tests/readers/duckdb.txt | $(UV)
+	$(UV_INSTALL) -e '.[probe,dev]'
+	# irrCAC, a peer of the rater coefficients, pins scipy 1.12: installed without its
+	# dependencies at the version in the lock, it can never move the environment
+	$(UV_INSTALL) --no-deps irrcac
+	$(UV) venv --quiet --allow-existing --python $(BIN)/python $(READER_VENV)
+	$(UV) pip install --quiet --python $(READER_VENV)/bin/python -r tests/readers/duckdb.txt
 	touch $@ $(VENV)/.installed-warehouse $(VENV)/.installed-probe
 
 install: $(VENV)/.installed
 
 # The spark extra (dbt-spark with a local pyspark) only for the Spark target and its tests.
 $(VENV)/.installed-spark: $(VENV)/.installed
-	$(BIN)/pip install --quiet -c requirements.lock -e '.[probe,dev,spark]'
+	$(UV_INSTALL) -e '.[probe,dev,spark]'
 	touch $@
 
 warehouse-install: $(VENV)/.installed-warehouse
@@ -52,11 +73,11 @@ build: warehouse-install
 dbt-build quality publish report summary: warehouse-install
 	$(BIN)/concord build --stage $@
 
-# The report test renders the page in Debian's chromium; without it that test is skipped.
+# The report's browser tests render pages in Debian's chromium; without it they fail, naming this.
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; } \
-		|| echo "chromium could not be installed: the report's browser test will be skipped"
+		|| echo "chromium could not be installed: the report's browser tests will fail"
 
 lint: install
 	$(BIN)/ruff check .
@@ -71,20 +92,27 @@ sql-fix: install
 	CONCORD_DB_PATH=$$(mktemp -d)/lint.duckdb $(BIN)/sqlfluff fix models tests/dbt --processes 2 \
 		|| echo "sqlfluff fixed what it could: make lint names what is left"
 
-test: install lint chromium
-	$(BIN)/pytest
-	$(MAKE) test-spark
+# Every check: lint, then one pytest session over tests/python, tests/probe and tests/spark
+# on both cores (pytest-xdist; a module's tests stay on one worker, see tests/conftest.py).
+# The budget is 8 minutes on a fresh 2-core machine, installs included
+# (bench/results/tests.md); a change that breaks it is not done.
+TEST_PATHS := tests/python tests/probe tests/spark
+test: install install-spark lint chromium java
+	$(BIN)/pytest -n 2 --dist loadgroup $(TEST_PATHS)
+
+java:
+	@command -v java >/dev/null || { echo "Spark needs Java 17: apt-get install openjdk-17-jre-headless"; exit 2; }
 
 # The same SQL models and tests on a local Spark, compared value by value with DuckDB's, and
 # the Python models called with Spark DataFrames (tests/spark/; one SparkSession, small data).
-test-spark: install-spark
-	@command -v java >/dev/null || { echo "test-spark: Spark needs Java 17 (apt-get install openjdk-17-jre-headless)"; exit 2; }
+test-spark: install-spark java
 	$(BIN)/pytest tests/spark
 
-# The statistics and the unit tests: no dbt, no probe model, no browser (markers in
-# pyproject.toml; tests/conftest.py marks what uses a warehouse or the probe).
+# The statistics and the unit tests, in under a minute: no dbt, no probe model, no browser
+# (markers in pyproject.toml; tests/conftest.py marks what uses a warehouse or the probe, and
+# fails a test that starts one of them without its marker).
 test-fast: install
-	$(BIN)/pytest -m "not warehouse and not probe and not browser and not slow"
+	$(BIN)/pytest -n 2 tests/python -m "not warehouse and not probe and not browser and not slow"
 
 bench: install
 	$(BIN)/python bench/bench_mcq.py

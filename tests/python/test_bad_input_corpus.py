@@ -407,35 +407,27 @@ def test_probe_names_and_messages_with_quotes_semicolons_newlines_and_rtl(projec
 def settings_check(tmp_path_factory):
     """Runs the run-start check (check_run_settings) with given vars, in process, on the
     project parsed once; returns (success, every message dbt logged)."""
-    from dbt.cli.main import dbtRunner
+    from concord_io.project import invoke_dbt
 
     work = tmp_path_factory.mktemp("settings")
     flags = ["--profiles-dir", str(PROJECT_ROOT), "--project-dir", str(PROJECT_ROOT)]
     flags += ["--target-path", str(work / "target"), "--log-path", str(work / "logs")]
     env = {"CONCORD_DB_PATH": str(work / "concord.duckdb"), "CONCORD_LANDING_DIR": str(work)}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        parsed = dbtRunner().invoke(["parse", "--quiet", *flags])
-        assert parsed.success, parsed.exception
+    parsed = invoke_dbt(["parse", "--quiet", *flags], env, PROJECT_ROOT)
+    assert parsed.returncode == 0, parsed.stdout[-3000:]
 
-        def check(variables: dict) -> tuple[bool, str]:
-            logged: list[str] = []
-            runner = dbtRunner(
-                manifest=parsed.result, callbacks=[lambda e: logged.append(e.info.msg)]
-            )
-            result = runner.invoke(
-                ["run-operation", "check_run_settings", "--vars", json.dumps(variables), *flags]
-            )
-            return result.success, "\n".join(logged)
+    def check(variables: dict) -> tuple[bool, str]:
+        logged: list[str] = []
+        result = invoke_dbt(
+            ["run-operation", "check_run_settings", "--vars", json.dumps(variables), *flags],
+            env,
+            PROJECT_ROOT,
+            manifest=parsed.result,
+            callbacks=[lambda e: logged.append(e.info.msg)],
+        )
+        return result.returncode == 0, "\n".join(logged)
 
-        yield check
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    return check
 
 
 def tiny_build(path: Path) -> Path:
@@ -606,7 +598,18 @@ def run_entry_point(runner: str, args: list[str], capsys) -> tuple[int, str]:
     return exited.value.code, out.out + out.err
 
 
-@pytest.mark.parametrize("case", HARDENING, ids=[c["id"] for c in HARDENING])
+# the settings and dbt cases start dbt: `make test-fast` leaves them to `make test`
+HARDENING_PARAMS = [
+    pytest.param(
+        case,
+        id=case["id"],
+        marks=[pytest.mark.warehouse] if case["runner"] in {"settings", "dbt"} else [],
+    )
+    for case in HARDENING
+]
+
+
+@pytest.mark.parametrize("case", HARDENING_PARAMS)
 def test_hardening_case(case, request, tmp_path, monkeypatch, capsys):
     expect = case["expect"]
     if case["runner"] == "settings":

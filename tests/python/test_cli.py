@@ -170,6 +170,7 @@ def test_status_before_any_publish(tmp_path, monkeypatch):
     assert "Probe runs landed" in text
 
 
+@pytest.mark.warehouse
 def test_a_failing_test_is_stored_and_listed_in_dq_test_failures(tmp_path):
     """A duplicate rating fails the warn-severity uniqueness test of stg_rater__ratings: the
     build goes on, the failing rows are kept in schema dq_failures, and the on-run-end hook

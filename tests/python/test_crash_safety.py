@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 import pytest
 from probe_fakes import fake_run_tables
 
-from concord_io.project import dbt_invocation, run_dbt
+from concord_io.project import run_dbt, start_dbt
 
 # a small subgraph: the cross-lingual agreement summary and what it is built from
 SELECT = ["--select", "+mcq_agreement_summary"]
@@ -50,21 +50,6 @@ def marts_fingerprint(database: Path) -> dict[str, str]:
             rows = con.execute(f"select * from marts.{name} order by all").fetchall()
             out[name] = hashlib.sha256(repr(rows).encode()).hexdigest()
     return out
-
-
-def start_dbt(args: list[str], project: Path, database: Path) -> subprocess.Popen:
-    """dbt as run_dbt runs it, but in the background in its own process group."""
-    # PYTHONUNBUFFERED: each log line as it happens
-    argv, env = dbt_invocation(args, project, database, {"PYTHONUNBUFFERED": "1"})
-    return subprocess.Popen(
-        argv,
-        cwd=project,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
 
 
 def kill_when(process: subprocess.Popen, marker: str, timeout: float = 240) -> list[str]:

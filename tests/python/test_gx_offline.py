@@ -10,6 +10,7 @@ import shutil
 import subprocess
 
 import pytest
+from browser import chromium_offline
 
 from concord_io import quality
 from concord_io.gx_offline import ASSETS, VENDOR, OfflineDocsError, asset_files, make_offline
@@ -62,25 +63,7 @@ def test_a_page_that_still_loads_something_remote_is_refused(tmp_path):
         make_offline(site)
 
 
-def chromium_offline() -> list[str]:
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    if binary is None:
-        pytest.skip("chromium is not installed (`make chromium` installs Debian's package)")
-    isolate = ["unshare", "--net"] if shutil.which("unshare") else []
-    if isolate and subprocess.run([*isolate, "true"], capture_output=True).returncode != 0:
-        isolate = []
-    return [
-        *isolate,
-        binary,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--proxy-server=127.0.0.1:9",
-        "--host-resolver-rules=MAP * ~NOTFOUND",
-    ]
-
-
+@pytest.mark.browser
 def test_the_data_docs_index_shows_the_validations_offline(warehouse, tmp_path):
     suites = tmp_path / "suites"
     suites.mkdir()

@@ -15,6 +15,7 @@ from pathlib import Path
 import duckdb
 import pytest
 import yaml
+from browser import chromium_offline
 
 from concord_io.paths import PROJECT_ROOT
 from concord_io.publish import CURRENT_DB, publish
@@ -353,7 +354,9 @@ def test_quality_sections_from_their_tables(tmp_path):
 def test_report_builds_with_no_network(tmp_path):
     """vl-convert carries its Vega runtime: nothing is fetched while the charts render."""
     if not shutil.which("unshare") or subprocess.run(["unshare", "--net", "true"]).returncode:
-        pytest.skip("no network namespace can be made here")
+        pytest.fail(
+            "`unshare --net` cannot make a network namespace here: run as root", pytrace=False
+        )
     serving = serving_file(
         tmp_path / "serving.duckdb",
         {"probe_paired_summary": PROBE_SUMMARY},
@@ -392,30 +395,9 @@ def test_absent_or_empty_marts_give_notes_not_errors(tmp_path):
     assert 'id="quality-docs"' not in page
 
 
-def chromium() -> list[str]:
-    """Headless Chromium with no network: its own network namespace where possible."""
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    if binary is None:
-        pytest.skip("chromium is not installed (`make chromium` installs Debian's package)")
-    isolate = ["unshare", "--net"] if shutil.which("unshare") else []
-    if isolate and subprocess.run([*isolate, "true"], capture_output=True).returncode != 0:
-        isolate = []
-    return [
-        *isolate,
-        binary,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--hide-scrollbars",
-        "--no-first-run",
-        "--proxy-server=127.0.0.1:9",
-        "--host-resolver-rules=MAP * ~NOTFOUND",
-    ]
-
-
 @pytest.mark.browser
 def test_report_renders_in_headless_chromium(report):
-    command = chromium()
+    command = chromium_offline()
     url = report.resolve().as_uri()
     dom = subprocess.run(
         [*command, "--virtual-time-budget=3000", "--dump-dom", url],

@@ -64,7 +64,6 @@ def mf_query(project: Path, database: Path, metrics: str, group_by: str) -> list
         return list(csv.DictReader(f))
 
 
-@pytest.mark.skipif(not MF.exists(), reason="MetricFlow (dbt-metricflow) is not installed")
 def test_metricflow_answers_full_agreement_rate_as_the_mart_does(warehouse, tmp_path):
     project = copy_project(tmp_path / "project")
     database = tmp_path / "concord.duckdb"

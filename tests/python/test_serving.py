@@ -22,8 +22,9 @@ from concord_io.paths import PROJECT_ROOT
 from concord_io.project import run_dbt
 from concord_io.publish import CURRENT_DB, CURRENT_PARQUET, PublishError, publish, read_record
 
-DUCKDB_14 = "1.4.4"
-DUCKDB_14_VENV = PROJECT_ROOT / ".cache" / f"duckdb-{DUCKDB_14}"
+# the pin, in the requirements file that make install reads, and the venv it installs into
+DUCKDB_14 = (PROJECT_ROOT / "tests" / "readers" / "duckdb.txt").read_text().split("==")[-1].strip()
+DUCKDB_14_VENV = Path(sys.prefix) / "readers" / "duckdb"
 
 
 def manifest_of(database: Path) -> Path:
@@ -219,18 +220,9 @@ def test_reader_holds_serving_file_while_build_and_publish_run(warehouse, tmp_pa
 
 
 def duckdb_14_python() -> Path:
-    """A venv with DuckDB 1.4 (what BI drivers bundle), made once and cached in .cache/."""
+    """The venv with DuckDB 1.4 (what BI drivers bundle) that `make install` makes."""
     python = DUCKDB_14_VENV / "bin" / "python"
-    probe = [str(python), "-c", "import duckdb; print(duckdb.__version__)"]
-    if python.exists() and subprocess.run(probe, capture_output=True, text=True).stdout.strip() == (
-        DUCKDB_14
-    ):
-        return python
-    shutil.rmtree(DUCKDB_14_VENV, ignore_errors=True)
-    subprocess.run([sys.executable, "-m", "venv", str(DUCKDB_14_VENV)], check=True)
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", f"duckdb=={DUCKDB_14}"], check=True
-    )
+    assert python.exists(), f"{python}: no DuckDB {DUCKDB_14} reader venv; run `make install`"
     return python
 
 
@@ -409,17 +401,19 @@ def test_make_build_publishes_only_after_the_build_and_its_checks():
     assert build < quality < published
 
 
+@pytest.mark.warehouse
 def test_plain_dbt_creates_the_database_folder(tmp_path):
     """A fresh clone has no warehouse/: plain dbt (no make) creates the build file's folder
     (concord_io.dbt_plugin, from profiles.yml) instead of failing to open the file."""
-    from concord_io.project import dbt_invocation
+    from concord_io.project import invoke_dbt
 
     database = tmp_path / "new" / "nested" / "concord.duckdb"
-    argv, env = dbt_invocation(["seed", "--select", "rater_categories"], PROJECT_ROOT, database)
-    target = argv.index("--target-path") + 1
-    argv[target] = str(tmp_path / "target")  # nothing else creates the database's folder
-    argv[argv.index("--log-path") + 1] = str(tmp_path / "logs")
-    result = subprocess.run(argv, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True)
+    flags = ["--profiles-dir", ".", "--project-dir", ".", "--target-path", str(tmp_path / "t")]
+    result = invoke_dbt(
+        ["seed", "--select", "rater_categories", *flags, "--log-path", str(tmp_path / "l")],
+        {"CONCORD_DB_PATH": str(database), "CONCORD_LANDING_DIR": str(tmp_path / "landing")},
+        PROJECT_ROOT,
+    )
     assert result.returncode == 0, result.stdout[-3000:]
     with duckdb.connect(str(database), read_only=True) as con:
         assert con.execute("select count(*) from raw.rater_categories").fetchone()[0] > 0
