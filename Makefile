@@ -16,10 +16,12 @@ $(BIN)/python:
 
 # uv installs the locked versions in seconds where pip takes minutes; pip only installs uv
 # itself, at the version in requirements.lock. uv reads no pip configuration: the machine's
-# pip find-links (PIP_FIND_LINKS, where a local CPU build of torch may lie) are handed on.
+# pip find-links (PIP_FIND_LINKS or pip's config, where a local CPU build of torch may lie)
+# are handed on.
 UV := $(BIN)/uv
-ifneq ($(PIP_FIND_LINKS),)
-export UV_FIND_LINKS ?= $(PIP_FIND_LINKS)
+PIP_LINKS := $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
+ifneq ($(PIP_LINKS),)
+export UV_FIND_LINKS ?= $(PIP_LINKS)
 endif
 UV_INSTALL = $(UV) pip install --quiet --python $(BIN)/python -c requirements.lock
 
