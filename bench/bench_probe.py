@@ -8,8 +8,8 @@ last token, a full-vocabulary log-softmax, the continuation's tokens gathered), 
 here in ``score_hflm_style`` because lm-eval 0.4.13 cannot be installed beside the pinned
 dependencies (pip's resolver does not settle on its dependency tree under
 requirements.lock). Same model, same requests, same numbers to 1e-4; goal >= 7x.
-Batched (the probe): each prompt computed once with its candidates packed behind it,
-batched across stimuli, log-softmax only where needed.
+Batched (the probe): each prompt computed once (its shared opening once per batch), the
+candidates over its cached keys and values, batched across stimuli, log-softmax only where needed.
 Both score the same 80 stimuli x 10 candidates with the same random GPT-2, at two model sizes
 (the tiny test model, whose small tokenizer splits candidates into several tokens, and one of
 ~30M parameters) and three batch sizes (8, 32 and auto: stimuli per batch for the probe, rows

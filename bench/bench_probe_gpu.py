@@ -1,28 +1,43 @@
-"""Benchmark on a GPU: a 1B-parameter Llama (random weights, built from a config) in bf16.
+"""Benchmark on a GPU: the whole probe job, its scorer, and lm-evaluation-harness side by side.
 
-The design is the reference's x100 (1 000 messages x 8 names = 8 000 stimuli x 10
-candidates; messages numbered so each is distinct). Reports stimuli/s and tokens/s of the
-probe's packed scorer, model FLOP utilisation (MFU = 2 x parameters x packed tokens / s over
-the GPU's dense bf16 peak; the attention's own FLOPs are left out, so MFU is a slight
-under-estimate), the speed-up over the naive method (one full pass per stimulus and
-candidate, timed on a sample), and the agreement of bf16 with fp32 scores on a sample
-(max |difference| of the summed log-probs and of the rel-minus-unrel index). With more than
-one visible GPU it also runs ``torchrun --nproc_per_node <GPUs>`` on the same design.
+Model: a 1.14 B-parameter Llama with random weights (stored in bf16, as real checkpoints
+are), built from a config; design: the reference's x100 (1 000 messages x 8 names = 8 000
+stimuli x 10 candidates, each message numbered so it is distinct). Measured in one run:
 
-    python bench/bench_probe_gpu.py [--size 1b] [--repeats 100] [--out-dir bench/results]
+- ``python -m probe run`` end to end in a fresh process (twice: the first pays the cold
+  imports), its wall time against its scoring time, and the split the run prints
+  (imports, load, tokenize beside the load, check, score, land);
+- the scorer in process: stimuli/s and model FLOP utilisation (MFU = 2 x parameters x
+  packed tokens / s over the GPU's dense bf16 peak; the attention's own FLOPs are left out,
+  so MFU is a slight under-estimate), the attention kernels it runs (torch profiler), and
+  the ceiling: a plain causal forward of the same model at the same rows x tokens, no mask;
+- tokenization: the probe's (each prompt once, candidates at the boundary) against encoding
+  every prompt + candidate in full (the method before, and lm-eval's);
+- lm-evaluation-harness ``HFLM.loglikelihood`` on the same 80 000 requests (bf16, batch
+  256, BOS as the tokenizer adds it), when lm_eval is importable: its time against the
+  probe's tokenize + score, and the largest |difference| of the summed log-probs (bf16 on
+  every request; fp32 on a sample, both loaded in float32);
+- the naive method (one full pass per stimulus and candidate) on a sample.
 
-Writes <out-dir>/probe_gpu.json and probe_gpu.md; --size tiny --repeats 1 --device cpu
-checks the code path on a CPU.
+    python bench/bench_probe_gpu.py [--size 1b] [--repeats 100] [--baseline-root DIR]
+
+--baseline-root runs ``python -m probe run`` of another checkout (an earlier commit's
+probe/) on the same model and design, for a before/after on the same GPU. Writes
+<out-dir>/probe_gpu.json and probe_gpu.md; --size tiny --repeats 1 --device cpu checks the
+code path on a CPU.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import subprocess
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,12 +45,19 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import numpy as np  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
 import torch  # noqa: E402
+import transformers  # noqa: E402
 from bench_probe_scale import scaled_seeds  # noqa: E402
 
 from probe.modeling import load_model  # noqa: E402
-from probe.scoring import build_requests, score_batched, score_reference  # noqa: E402
+from probe.scoring import (  # noqa: E402
+    _joint_tails,
+    auto_batch_size,
+    build_requests,
+    prefix_sharing_agrees,
+    score_batched,
+    score_reference,
+)
 from probe.stimuli import load_design  # noqa: E402
 from probe.tiny import build_tiny_model  # noqa: E402
 
@@ -61,13 +83,110 @@ def peak_tflops(name: str, override: float | None) -> float | None:
     return None
 
 
-def _index(token_lps, groups) -> np.ndarray:
-    """index_rel_minus_unrel per stimulus from per-token log-probs (softmax over candidates)."""
-    sums = np.array([[float(lp.sum()) for lp in row] for row in token_lps])
-    p = np.exp(sums - sums.max(axis=1, keepdims=True))
-    p /= p.sum(axis=1, keepdims=True)
-    sign = np.where(np.array(groups) == "reliable_like", 1.0, -1.0)
-    return p @ sign
+def _sums(token_lps) -> np.ndarray:
+    return np.array([[float(lp.sum()) for lp in row] for row in token_lps])
+
+
+def _timed(sync, action):
+    sync()
+    tick = time.perf_counter()
+    out = action()
+    sync()
+    return out, time.perf_counter() - tick
+
+
+def probe_command(
+    root: Path, model: Path, seeds: Path, landing: Path, run_id: str, device, ranks: int = 1
+):
+    """``python -m probe run`` of the checkout at ``root`` in a fresh process (under
+    ``torchrun --nproc_per_node ranks`` when ranks > 1): wall time, scoring time (the slowest
+    rank's) and the wall-time split it prints."""
+    launcher = [sys.executable]
+    if ranks > 1:
+        launcher += ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(ranks)]
+        device = "auto"  # each rank its own GPU
+    command = [
+        *launcher, "-m", "probe", "run", "--model", str(model), "--dtype", "bfloat16",
+        "--device", device, "--seeds-dir", str(seeds), "--landing-dir", str(landing),
+        "--run-id", run_id, "--no-progress",
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    tick = time.perf_counter()
+    try:
+        done = subprocess.run(
+            command, cwd=root, env=env, capture_output=True, text=True, timeout=300
+        )
+    except subprocess.TimeoutExpired:
+        return {"error": "over 300 s"}
+    wall = time.perf_counter() - tick
+    if done.returncode:
+        return {"error": (done.stderr or done.stdout).strip().splitlines()[-3:]}
+    scored = re.search(r"scored in ([0-9.]+) s", done.stdout)
+    split = re.search(r"wall time: (.*) \(process age ([0-9.]+) s\)", done.stdout)
+    stages = {}
+    if split:
+        stages["process age at the last line"] = float(split.group(2))
+        for part in split.group(1).split(", "):
+            name, seconds, _ = part.rsplit(" ", 2)
+            stages[name] = float(seconds)
+    scoring = float(scored.group(1)) if scored else None
+    return {
+        "wall_seconds": wall,
+        "scoring_seconds": scoring,
+        "wall_over_scoring": wall / scoring if scoring else None,
+        "stages": stages,
+    }
+
+
+def kernel_profile(model, requests, device) -> dict:
+    """One scored batch under the torch profiler: the attention kernels by name, the
+    kernels that take the most GPU time, and GPU busy time against the batch's wall time."""
+    from torch.profiler import ProfilerActivity, profile
+
+    torch.cuda.synchronize(device)
+    tick = time.perf_counter()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        score_batched(model, requests, device=device)
+        torch.cuda.synchronize(device)
+    wall = time.perf_counter() - tick
+    events = [e for e in prof.key_averages() if e.device_time_total > 0]
+    busy = sum(e.self_device_time_total for e in events) / 1e6
+    pattern = re.compile(r"flash|fmha|attention|attn|sdpa", re.I)
+    top = sorted(events, key=lambda e: -e.self_device_time_total)[:10]
+    return {
+        "attention_kernels": sorted({e.key[:100] for e in events if pattern.search(e.key)}),
+        "top_kernels_ms": {e.key[:80]: round(e.self_device_time_total / 1e3, 1) for e in top},
+        "gpu_busy_seconds": busy,
+        "wall_seconds": wall,
+    }
+
+
+def plain_forward_tflops(model, rows: int, length: int, vocab: int, sync) -> float:
+    """TFLOP/s of a plain causal forward (no mask, no cache, last hidden state only) over
+    rows x length tokens: the ceiling of a scorer on this GPU in eager PyTorch."""
+    device = model.get_input_embeddings().weight.device
+    ids = torch.randint(0, vocab, (rows, length), device=device)
+    with torch.no_grad():
+        model.base_model(input_ids=ids, use_cache=False)  # warm-up
+        _, seconds = _timed(sync, lambda: model.base_model(input_ids=ids, use_cache=False))
+    return 2 * model.num_parameters() * rows * length / seconds / 1e12
+
+
+def lm_eval_loglikelihood(model, tokenizer, pairs, batch_size):
+    """lm-evaluation-harness HFLM.loglikelihood on (context, continuation) pairs: summed
+    log-probs, and the seconds of the call (its own tokenization included)."""
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.huggingface import HFLM
+
+    add_bos = tokenizer("x")["input_ids"][0] == tokenizer.bos_token_id
+    lm = HFLM(pretrained=model, tokenizer=tokenizer, batch_size=batch_size, add_bos_token=add_bos)
+    instances = [
+        Instance("loglikelihood", {}, (context, continuation), i)
+        for i, (context, continuation) in enumerate(pairs)
+    ]
+    sync = torch.cuda.synchronize if torch.cuda.is_available() else (lambda: None)
+    results, seconds = _timed(sync, lambda: lm.loglikelihood(instances, disable_tqdm=True))
+    return np.array([logprob for logprob, _ in results]), seconds
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -75,137 +194,262 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--size", default="1b", choices=["tiny", "bench", "1b"])
     parser.add_argument("--repeats", type=int, default=100, help="x the reference design")
     parser.add_argument("--device", default="cuda")
-    parser.add_argument("--batch-size", default="auto")
     parser.add_argument("--naive-sample", type=int, default=50)
-    parser.add_argument("--fp32-sample", type=int, default=400)
+    parser.add_argument("--fp32-sample", type=int, default=400, help="stimuli")
+    parser.add_argument("--lm-eval-batch", type=int, default=256)
     parser.add_argument("--peak-tflops", type=float, default=None)
+    parser.add_argument("--baseline-root", type=Path, default=None)
+    parser.add_argument(
+        "--scale-repeats", type=int, default=0, help="also run the job on this x design"
+    )
     parser.add_argument("--out-dir", type=Path, default=ROOT / "bench" / "results")
     args = parser.parse_args(argv)
     device = torch.device(args.device)
-    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
-    batch_size = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
+    cuda = device.type == "cuda"
+    sync = (lambda: torch.cuda.synchronize(device)) if cuda else (lambda: None)
+    name = torch.cuda.get_device_name(device) if cuda else "cpu"
+    result: dict = {
+        "benchmark": "probe_gpu",
+        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+        "device": name,
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "transformers": transformers.__version__,
+        "size": args.size,
+    }
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+
+    def save(part: str, value) -> None:
+        result[part] = value
+        (args.out_dir / "probe_gpu.json").write_text(json.dumps(result, indent=2) + "\n")
+        print(f"{part}: {json.dumps(value)[:400]}", flush=True)
+
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         seeds = scaled_seeds(tmp / "seeds", args.repeats)
         design = load_design(seeds)
-        model_dir = build_tiny_model(tmp / "model", arch="llama", add_bos=True, size=args.size)
+        model_dir = build_tiny_model(
+            tmp / "model", arch="llama", add_bos=True, size=args.size, dtype=torch.bfloat16
+        )
+        floor = (  # the imports of a Llama and its fast tokenizer, and the device's start
+            "import torch; from transformers import LlamaForCausalLM, PreTrainedTokenizerFast; "
+            f"torch.empty(0, device={args.device!r})"
+        )
+        _, floor_s = _timed(lambda: None, lambda: subprocess.run([sys.executable, "-c", floor]))
+        save("floor", {"import_torch_transformers_start_device_exit_seconds": floor_s})
+        # the whole job, in fresh processes: this checkout (twice), then the baseline's
+        for attempt in ("first", "second"):
+            run = probe_command(ROOT, model_dir, seeds, tmp / "landing", attempt, args.device)
+            save(f"job_{attempt}", run)
+        gpus = torch.cuda.device_count() if cuda else 0
+        if gpus > 1:
+            run = probe_command(ROOT, model_dir, seeds, tmp / "landing", "ranks", "auto", gpus)
+            save("job_torchrun", {"ranks": gpus, **run})
+        if args.scale_repeats:
+            big = scaled_seeds(tmp / "big", args.scale_repeats)
+            run = probe_command(ROOT, model_dir, big, tmp / "landing", "scale", args.device)
+            save("job_scale", {"repeats": args.scale_repeats, **run})
+        if args.baseline_root:
+            run = probe_command(
+                args.baseline_root, model_dir, seeds, tmp / "landing", "baseline", args.device
+            )
+            save("job_baseline", run)
+
         model, tokenizer = load_model(str(model_dir), device, torch.bfloat16)
         n_params = model.num_parameters()
+        prompts = [s.prompt for s in design.stimuli]
         candidates = [c.text for c in design.candidates]
-        requests = build_requests(tokenizer, [s.prompt for s in design.stimuli], candidates)
+        requests, tokenize_s = _timed(
+            lambda: None, lambda: build_requests(tokenizer, prompts, candidates)
+        )
+        prompt_ids = [list(r.prompt_ids) for r in requests]
+        joint, joint_s = _timed(
+            lambda: None,
+            lambda: _joint_tails(tokenizer, prompts, prompt_ids, candidates, range(len(prompts))),
+        )
+        assert all(joint[r.index] == r.candidate_ids for r in requests)
         packed_tokens = sum(r.packed_length for r in requests)
-        score_batched(model, requests[:8], batch_size=batch_size, device=device)  # warm-up
-        sync()
-        tick = time.perf_counter()
-        bf16_lps, used = score_batched(model, requests, batch_size=batch_size, device=device)
-        sync()
-        seconds = time.perf_counter() - tick
-        sample = requests[: args.naive_sample]
-        tick = time.perf_counter()
-        score_reference(model, sample)
-        sync()
-        naive_per_stimulus = (time.perf_counter() - tick) / len(sample)
-        del model
-        if device.type == "cuda":
-            torch.cuda.empty_cache()
-        fp32, _ = load_model(str(model_dir), device, torch.float32)
-        check = requests[: args.fp32_sample]
-        fp32_lps, _ = score_batched(fp32, check, batch_size=batch_size, device=device)
-        del fp32
-        groups = [c.group for c in design.candidates]
-        lp_diff = max(
-            abs(float(a.sum()) - float(b.sum()))
-            for ra, rb in zip(bf16_lps[: len(check)], fp32_lps, strict=True)
-            for a, b in zip(ra, rb, strict=True)
+        save(
+            "tokenize",
+            {
+                "prompts": len(prompts),
+                "candidates": len(candidates),
+                "prompt_tokens": sum(len(p) for p in prompt_ids),
+                "packed_tokens": packed_tokens,
+                "probe_seconds": tokenize_s,
+                "joint_seconds": joint_s,
+                "same_tokens": True,
+            },
         )
-        index_diff = float(
-            np.abs(_index(bf16_lps[: len(check)], groups) - _index(fp32_lps, groups)).max()
+        gap = prefix_sharing_agrees(model, requests[0], device)  # and the warm-up
+        save("check", {"max_abs_diff_shared_prefix_vs_one_pass_nats": gap})
+        if gap > 0.25:
+            raise SystemExit(f"the shared-prefix scorer disagrees with one pass by {gap} nats")
+        (bf16_lps, used), seconds = _timed(
+            sync, lambda m=model: score_batched(m, requests, device=device)
         )
-        name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
         peak = peak_tflops(name, args.peak_tflops)
         achieved = 2 * n_params * packed_tokens / seconds / 1e12
-        runs = [
+        rows = auto_batch_size(model, device, requests)
+        mean_length = round(packed_tokens / len(requests))
+        ceiling = plain_forward_tflops(model, rows, mean_length, len(tokenizer), sync)
+        save(
+            "scorer",
             {
-                "config": "1 process",
+                "n_parameters": n_params,
                 "stimuli_per_s": len(requests) / seconds,
                 "tokens_per_s": packed_tokens / seconds,
                 "seconds": seconds,
                 "batch_size": used,
-            }
-        ]
-        n_gpus = torch.cuda.device_count() if device.type == "cuda" else 0
-        if n_gpus > 1:
-            landing = tmp / "landing"
-            subprocess.run(
-                [sys.executable, "-m", "torch.distributed.run", "--standalone",
-                 "--nproc_per_node", str(n_gpus), "-m", "probe", "run", "--model",
-                 str(model_dir), "--dtype", "bfloat16", "--seeds-dir", str(seeds),
-                 "--landing-dir", str(landing), "--run-id", "ranks", "--no-progress"],
-                cwd=ROOT, check=True,
-            )  # fmt: skip
-            meta = pq.read_table(landing / "probe" / "run_id=ranks" / "runs.parquet")
-            meta = meta.to_pylist()[0]
-            runs.append(
+                "achieved_tflops": achieved,
+                "peak_bf16_tflops": peak,
+                "mfu": achieved / peak if peak else None,
+                "plain_forward_rows": rows,
+                "plain_forward_tokens": mean_length,
+                "plain_forward_tflops": ceiling,
+                "plain_forward_mfu": ceiling / peak if peak else None,
+                "sdpa_backends": {
+                    "flash": torch.backends.cuda.flash_sdp_enabled(),
+                    "mem_efficient": torch.backends.cuda.mem_efficient_sdp_enabled(),
+                    "cudnn": torch.backends.cuda.cudnn_sdp_enabled(),
+                },
+                "profile": kernel_profile(model, requests[:used], device) if cuda else {},
+            },
+        )
+        sample = requests[: args.naive_sample]
+        _, naive_s = _timed(sync, lambda m=model: score_reference(m, sample))
+        save(
+            "naive",
+            {
+                "stimuli_per_s": len(sample) / naive_s,
+                "speedup": naive_s / len(sample) * len(requests) / seconds,
+            },
+        )
+        ours = _sums(bf16_lps).ravel()
+        pairs = [(p, c) for p in prompts for c in candidates]
+        try:
+            theirs, lm_eval_s = lm_eval_loglikelihood(model, tokenizer, pairs, args.lm_eval_batch)
+        except ImportError as error:
+            save("lm_eval", {"skipped": f"lm_eval not importable: {error}"})
+            theirs = None
+        if theirs is not None:
+            import lm_eval
+
+            save(
+                "lm_eval",
                 {
-                    "config": f"torchrun, {n_gpus} ranks",
-                    "stimuli_per_s": len(requests) / meta["scoring_seconds"],
-                    "tokens_per_s": packed_tokens / meta["scoring_seconds"],
-                    "seconds": meta["scoring_seconds"],
-                    "batch_size": meta["batch_size"],
-                }
+                    "version": lm_eval.__version__,
+                    "batch_size": args.lm_eval_batch,
+                    "seconds": lm_eval_s,
+                    "speedup_over_score": lm_eval_s / seconds,
+                    "speedup_over_tokenize_and_score": lm_eval_s / (seconds + tokenize_s),
+                    "max_abs_diff_bf16": float(np.abs(ours - theirs).max()),
+                    "requests": len(pairs),
+                },
             )
-    result = {
-        "benchmark": "probe_gpu",
-        "device": name,
-        "n_parameters": n_params,
-        "size": args.size,
-        "n_stimuli": len(requests),
-        "n_candidates": len(candidates),
-        "packed_tokens": packed_tokens,
-        "achieved_tflops": achieved,
-        "peak_bf16_tflops": peak,
-        "mfu": achieved / peak if peak else None,
-        "naive_stimuli_per_s": 1 / naive_per_stimulus,
-        "speedup_vs_naive": naive_per_stimulus * len(requests) / seconds,
-        "fp32_sample": len(check),
-        "max_abs_logprob_diff_bf16_vs_fp32": lp_diff,
-        "max_abs_index_diff_bf16_vs_fp32": index_diff,
-        "torch": torch.__version__,
-        "runs": runs,
-    }
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    (args.out_dir / "probe_gpu.json").write_text(json.dumps(result, indent=2) + "\n")
+        del model
+        if cuda:
+            torch.cuda.empty_cache()
+        fp32, _ = load_model(str(model_dir), device, torch.float32)
+        check = requests[: args.fp32_sample]
+        fp32_lps, _ = score_batched(fp32, check, device=device)
+        fp32_sums = _sums(fp32_lps).ravel()
+        fp32_part = {
+            "stimuli": len(check),
+            "max_abs_diff_bf16_vs_fp32": float(np.abs(ours[: fp32_sums.size] - fp32_sums).max()),
+        }
+        if theirs is not None:
+            lm_fp32, _ = lm_eval_loglikelihood(
+                fp32, tokenizer, pairs[: fp32_sums.size], args.lm_eval_batch
+            )
+            fp32_part["max_abs_diff_vs_lm_eval_fp32"] = float(np.abs(fp32_sums - lm_fp32).max())
+            own = np.abs(theirs[: lm_fp32.size] - lm_fp32).max()
+            fp32_part["lm_eval_max_abs_diff_bf16_vs_fp32"] = float(own)
+        save("fp32", fp32_part)
     (args.out_dir / "probe_gpu.md").write_text(_markdown(result))
     print(_markdown(result))
     return result
 
 
 def _markdown(r: dict) -> str:
-    mfu = f"{r['mfu']:.1%}" if r["mfu"] is not None else "n/a (unknown peak: --peak-tflops)"
+    s, t = r["scorer"], r["tokenize"]
+    mfu = f"{s['mfu']:.1%}" if s["mfu"] is not None else "n/a (unknown peak: --peak-tflops)"
     lines = [
-        f"### Probe on {r['device']}: {r['n_parameters'] / 1e9:.2f} B-parameter Llama "
-        f"(random weights), bf16, {r['n_stimuli']} stimuli x {r['n_candidates']} candidates",
+        f"### Probe on {r['device']} ({r['date']}): {s['n_parameters'] / 1e9:.2f} B-parameter "
+        f"Llama (random weights), bf16, {t['prompts']} stimuli x {t['candidates']} candidates",
         "",
-        "| configuration | stimuli/s | tokens/s | seconds | batch size |",
-        "|---|---:|---:|---:|---:|",
+        f"torch {r['torch']} (CUDA {r['cuda']}), transformers {r['transformers']}.",
+        "",
+        "| `python -m probe run` | wall s | scoring s | wall / scoring |",
+        "|---|---:|---:|---:|",
     ]
-    for run in r["runs"]:
-        lines.append(
-            f"| {run['config']} | {run['stimuli_per_s']:.1f} | {run['tokens_per_s']:.0f} | "
-            f"{run['seconds']:.2f} | {run['batch_size']} |"
-        )
+    for key, label in (
+        ("job_first", "this commit, first run"),
+        ("job_second", "this commit, second run"),
+        ("job_baseline", "baseline checkout"),
+        ("job_scale", f"this commit, design x{r.get('job_scale', {}).get('repeats')}"),
+        ("job_torchrun", f"torchrun, {r.get('job_torchrun', {}).get('ranks')} GPUs"),
+    ):
+        job = r.get(key)
+        if job and "wall_seconds" in job:
+            lines.append(
+                f"| {label} | {job['wall_seconds']:.1f} | {job['scoring_seconds']:.2f} | "
+                f"{job['wall_over_scoring']:.1f}x |"
+            )
+    second = r.get("job_second", {}).get("stages")
+    if second:
+        lines += ["", "Wall-time split of the second run (seconds; 'beside' runs in a thread):", ""]
+        lines.append(", ".join(f"{k} {v:.2f}" for k, v in second.items()))
+    floor = r.get("floor", {}).get("import_torch_transformers_start_device_exit_seconds")
+    if floor:
+        lines += [
+            "",
+            f"A process that only imports torch, transformers' Llama and fast tokenizer, starts "
+            f"the device and exits takes {floor:.1f} s on this machine.",
+        ]
+    prof = s.get("profile") or {}
     lines += [
         "",
-        f"- model FLOP utilisation (1 process): {mfu} ({r['achieved_tflops']:.1f} TFLOP/s "
-        f"of {r['peak_bf16_tflops']} dense bf16 peak; 2 x parameters x packed tokens)",
-        f"- speed-up over naive (one pass per stimulus and candidate, "
-        f"{r['naive_stimuli_per_s']:.1f} stimuli/s): {r['speedup_vs_naive']:.1f}x",
-        f"- bf16 vs fp32 on {r['fp32_sample']} stimuli: max |log-prob difference| "
-        f"{r['max_abs_logprob_diff_bf16_vs_fp32']:.3g} nats, max |index difference| "
-        f"{r['max_abs_index_diff_bf16_vs_fp32']:.3g}",
-        f"- torch {r['torch']}",
-        "",
+        f"- scorer: {s['stimuli_per_s']:.0f} stimuli/s, {s['tokens_per_s']:.0f} tokens/s, "
+        f"batch {s['batch_size']}; MFU {mfu} ({s['achieved_tflops']:.0f} TFLOP/s); a plain "
+        f"causal forward at {s['plain_forward_rows']} rows x {s['plain_forward_tokens']} "
+        f"tokens: {s['plain_forward_tflops']:.0f} TFLOP/s",
+        f"- attention kernels: {', '.join(prof.get('attention_kernels', [])) or 'n/a'}",
     ]
+    if prof:
+        lines.append(
+            f"- one batch: GPU busy {prof['gpu_busy_seconds']:.3f} s of "
+            f"{prof['wall_seconds']:.3f} s; top kernels (ms): "
+            + "; ".join(f"{k} {v}" for k, v in prof["top_kernels_ms"].items())
+        )
+    lines += [
+        f"- tokenize: {t['probe_seconds']:.2f} s (each prompt once) against "
+        f"{t['joint_seconds']:.2f} s (every prompt + candidate in full), same tokens",
+        f"- naive method: {r['naive']['stimuli_per_s']:.1f} stimuli/s; speed-up "
+        f"{r['naive']['speedup']:.0f}x",
+    ]
+    lm = r.get("lm_eval", {})
+    if "seconds" in lm:
+        lines.append(
+            f"- lm-evaluation-harness {lm['version']} HFLM.loglikelihood, batch "
+            f"{lm['batch_size']}, {lm['requests']} requests: {lm['seconds']:.1f} s; the probe "
+            f"{lm['speedup_over_score']:.1f}x faster (scoring), "
+            f"{lm['speedup_over_tokenize_and_score']:.1f}x (tokenize + score); max |summed "
+            f"log-prob difference| {lm['max_abs_diff_bf16']:.3g} nats in bf16"
+        )
+    elif lm:
+        lines.append(f"- lm-evaluation-harness: {lm['skipped']}")
+    f = r["fp32"]
+    line = (
+        f"- fp32 on {f['stimuli']} stimuli: bf16 vs fp32 max |difference| "
+        f"{f['max_abs_diff_bf16_vs_fp32']:.3g} nats"
+    )
+    if "max_abs_diff_vs_lm_eval_fp32" in f:
+        line += (
+            f" (lm-eval's own: {f['lm_eval_max_abs_diff_bf16_vs_fp32']:.3g}); probe vs lm-eval "
+            f"in fp32 {f['max_abs_diff_vs_lm_eval_fp32']:.2g} nats"
+        )
+    lines += [line, ""]
     return "\n".join(lines)
 
 

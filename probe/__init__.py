@@ -7,4 +7,3 @@ The probe never downloads: Hugging Face libraries are put offline before they ar
 import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

@@ -7,9 +7,24 @@ CONCORD_DEBUG=1) shows the traceback. Under torchrun only rank 0 prints.
 from __future__ import annotations
 
 import argparse
+import os
+import time
 from pathlib import Path
 
 from probe.errors import ProbeError, printable, run_main
+
+
+def process_seconds() -> float | None:
+    """Seconds since this process started (Linux /proc), interpreter start-up included."""
+    try:
+        start_ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return uptime - start_ticks / os.sysconf("SC_CLK_TCK")
+
+
+STARTED_AFTER = process_seconds()  # interpreter start-up and this module's imports
 
 
 def _batch_size(value: str) -> int | str:
@@ -69,9 +84,11 @@ def _scoring_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true")
 
 
-def _run(args: argparse.Namespace, models: list[str]) -> None:
+def _run(args: argparse.Namespace, models: list[str], started: float) -> None:
     from probe.runner import run_sweep
     from probe.stimuli import DEFAULT_SEEDS_DIR
+
+    imports = time.perf_counter() - started  # torch, transformers and the probe's modules
 
     results = run_sweep(
         models,
@@ -99,6 +116,14 @@ def _run(args: argparse.Namespace, models: list[str]) -> None:
             f"rank(s) ({rate:.1f} stimuli/s, batch size {result.batch_size}); landed in "
             f"{result.folder}"
         )
+        split = {"start-up": STARTED_AFTER or 0.0, "imports": imports, **result.stage_seconds}
+        total = process_seconds()
+        print(
+            "wall time: "
+            + ", ".join(f"{stage} {s:.2f} s" for stage, s in split.items())
+            + (f" (process age {total:.2f} s)" if total is not None else "")
+        )
+        imports = 0.0  # paid once per sweep
 
 
 def _runs(args: argparse.Namespace) -> None:
@@ -160,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     _landing_option(remove)
 
     args = parser.parse_args(argv)
+    started = time.perf_counter()
     from probe import distributed
 
     try:
@@ -171,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
                 models += read_models_file(args.models_file)
             if not models:
                 raise ProbeError("run needs --model (repeatable) or --models-file")
-            _run(args, models)
+            _run(args, models, started)
         elif args.command == "demo":
             from probe.landing import default_landing_dir
             from probe.stimuli import DEFAULT_SEEDS_DIR
@@ -189,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             print(f"demo model ({args.arch}, random weights) saved to {model_dir}")
             args.replace = True  # the demo run id is fixed: a new demo replaces the old one
-            _run(args, [str(model_dir)])
+            _run(args, [str(model_dir)], time.perf_counter())
         elif args.command == "runs":
             _runs(args)
     finally:

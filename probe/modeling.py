@@ -113,7 +113,40 @@ def out_of_memory(model: str, dtype: torch.dtype, device: str, error: BaseExcept
     )
 
 
-def load_model(
+def _options(model: str, revision: str | None, trust_remote_code: bool) -> dict:
+    if looks_like_path(model) and not Path(model).expanduser().is_dir():
+        raise ModelLoadError(
+            f"--model {model!r}: no such folder",
+            hint="give the folder that holds config.json and the weights",
+        )
+    return {"local_files_only": True, "revision": revision, "trust_remote_code": trust_remote_code}
+
+
+def _not_loadable(model: str, error: BaseException) -> ModelLoadError:
+    if not Path(model).is_dir():
+        return ModelLoadError(
+            f"--model {model!r}: no such folder, nor a hub id in the local Hugging Face cache",
+            hint="the probe never downloads weights: give a local folder, or a hub id "
+            "already cached (with --revision if not the default)",
+        )
+    return ModelLoadError(
+        f"cannot load {model!r} as a local folder: {str(error).splitlines()[0]}",
+        hint="the probe never downloads weights: give a local folder or a hub id already "
+        "in the Hugging Face cache (with --revision if not the default)",
+    )
+
+
+def load_tokenizer(model: str, *, revision: str | None = None, trust_remote_code: bool = False):
+    """The model's tokenizer, from a local folder or the local hub cache."""
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
+    try:
+        return AutoTokenizer.from_pretrained(model, **_options(model, revision, trust_remote_code))
+    except (OSError, ValueError) as error:
+        raise _not_loadable(model, error) from error
+
+
+def load_weights(
     model: str,
     device: torch.device,
     dtype: torch.dtype,
@@ -122,30 +155,17 @@ def load_model(
     revision: str | None = None,
     trust_remote_code: bool = False,
 ):
-    """(model, tokenizer) from a local folder or the local hub cache, in eval mode."""
+    """The causal LM in eval mode, its weights read straight onto ``device`` in ``dtype``
+    (no copy on the host first), or placed by accelerate under a device map."""
     hf_logging.disable_progress_bar()
     hf_logging.set_verbosity_error()
-    if looks_like_path(model) and not Path(model).expanduser().is_dir():
-        raise ModelLoadError(
-            f"--model {model!r}: no such folder",
-            hint="give the folder that holds config.json and the weights",
-        )
+    options = _options(model, revision, trust_remote_code)
     if device_map is not None and device_map not in DEVICE_MAPS:
         raise ModelLoadError(f"--device-map must be one of {DEVICE_MAPS}, got {device_map!r}")
-    where = "local folder" if Path(model).is_dir() else "hub id (local cache only)"
-    options = {
-        "local_files_only": True,
-        "revision": revision,
-        "trust_remote_code": trust_remote_code,
-    }
     try:
-        tokenizer = AutoTokenizer.from_pretrained(model, **options)
-        if device_map is None:
-            lm = AutoModelForCausalLM.from_pretrained(model, dtype=dtype, **options).to(device)
-        else:
-            lm = AutoModelForCausalLM.from_pretrained(
-                model, dtype=dtype, device_map=device_map, **options
-            )
+        lm = AutoModelForCausalLM.from_pretrained(
+            model, dtype=dtype, device_map=device_map or {"": device}, **options
+        )
     except torch.OutOfMemoryError as error:
         raise out_of_memory(model, dtype, device_map or str(device), error) from error
     except RuntimeError as error:
@@ -153,18 +173,15 @@ def load_model(
             raise out_of_memory(model, dtype, device_map or str(device), error) from error
         raise
     except (OSError, ValueError) as error:
-        if where != "local folder":
-            raise ModelLoadError(
-                f"--model {model!r}: no such folder, nor a hub id in the local Hugging Face cache",
-                hint="the probe never downloads weights: give a local folder, or a hub id "
-                "already cached (with --revision if not the default)",
-            ) from error
-        raise ModelLoadError(
-            f"cannot load {model!r} as a {where}: {str(error).splitlines()[0]}",
-            hint="the probe never downloads weights: give a local folder or a hub id already "
-            "in the Hugging Face cache (with --revision if not the default)",
-        ) from error
-    return lm.eval(), tokenizer
+        raise _not_loadable(model, error) from error
+    return lm.eval()
+
+
+def load_model(model: str, device: torch.device, dtype: torch.dtype, **options):
+    """(model, tokenizer) from a local folder or the local hub cache, in eval mode; the
+    options are load_weights'."""
+    tokenizer_options = {k: v for k, v in options.items() if k != "device_map"}
+    return load_weights(model, device, dtype, **options), load_tokenizer(model, **tokenizer_options)
 
 
 def input_device(model) -> torch.device:

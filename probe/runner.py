@@ -9,7 +9,8 @@ import re
 import sys
 import time
 import uuid
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -34,7 +35,8 @@ from probe.modeling import (
     describe_tokenizer,
     dtype_name,
     input_device,
-    load_model,
+    load_tokenizer,
+    load_weights,
     resolve_device,
     resolve_dtype,
 )
@@ -42,14 +44,14 @@ from probe.scoring import (
     NonFiniteScoreError,
     build_requests,
     check_finite,
-    packing_agrees,
+    prefix_sharing_agrees,
     score_batched,
     score_reference,
     shard,
 )
 from probe.stimuli import DEFAULT_SEEDS_DIR, ProbeDesign, load_design
 
-# Largest |packed - one pass per candidate| (nats, summed over a candidate's tokens) that
+# Largest |shared prefix - one pass per candidate| (nats, summed over a candidate's tokens) that
 # still counts as agreement: fp32 differs in the last bits only (about 1e-6); 16-bit
 # floats round every activation, so they get a wider band. A wrong mask or position id
 # shifts scores by whole nats.
@@ -66,6 +68,7 @@ class RunResult:
     scoring_seconds: float
     world_size: int = 1
     is_main: bool = True
+    stage_seconds: dict[str, float] = field(default_factory=dict)  # this rank's wall time
 
 
 def config_hash(model: str, dtype: str, tokenizer: str, design: ProbeDesign) -> str:
@@ -166,10 +169,10 @@ def _on_main(ranks, action):
     return outcome[1]
 
 
-def _score_share(lm, share, *, batch_size, device, packed: bool, progress: bool):
+def _score_share(lm, share, *, batch_size, device, shared: bool, progress: bool):
     bar = tqdm(total=len(share), unit="stimuli", desc="scoring", disable=not progress)
     try:
-        if packed:
+        if shared:
             token_lps, used = score_batched(
                 lm, share, batch_size=batch_size, device=device, progress=bar.update
             )
@@ -237,35 +240,56 @@ def _run(
         return chosen
 
     run_id = _on_main(ranks, claim_run_id)
-    design = load_design(seeds_dir, template_id)
-    lm, tokenizer = load_model(
-        model,
-        torch_device,
-        torch_dtype,
-        device_map=device_map,
-        revision=revision,
-        trust_remote_code=trust_remote_code,
-    )
+    stages = {"set-up": (datetime.now(UTC) - started).total_seconds()}
+
+    def timed(action, *args):
+        start = time.perf_counter()
+        return action(*args), time.perf_counter() - start
+
+    def start_device():  # the CUDA context, made while the tokenizer loads
+        if torch_device.type == "cuda":
+            torch.empty(0, device=torch_device)
+
+    def tokenize(tokenizer):
+        prompts = [s.prompt for s in design.stimuli]
+        return build_requests(tokenizer, prompts, [c.text for c in design.candidates])
+
+    with ThreadPoolExecutor(2, thread_name_prefix="probe") as pool:
+        device_ready = pool.submit(timed, start_device)
+        tick = time.perf_counter()
+        design = load_design(seeds_dir, template_id)
+        options = {"revision": revision, "trust_remote_code": trust_remote_code}
+        tokenizer = load_tokenizer(model, **options)
+        stages["design and tokenizer"] = time.perf_counter() - tick
+        # the tokenizer (Rust, several threads, without the GIL) works while the weights load
+        pending = pool.submit(timed, tokenize, tokenizer)
+        tick = time.perf_counter()
+        _, stages["start the device (beside)"] = device_ready.result()
+        lm = load_weights(model, torch_device, torch_dtype, device_map=device_map, **options)
+        stages["load weights"] = time.perf_counter() - tick
+        tick = time.perf_counter()
+        requests, stages["tokenize (beside)"] = pending.result()
+        stages["wait for the tokenizer"] = time.perf_counter() - tick
     device = input_device(lm)
-    requests = build_requests(
-        tokenizer, [s.prompt for s in design.stimuli], [c.text for c in design.candidates]
-    )
     shares = shard(requests, ranks.world_size)
     share = shares[ranks.rank]
-    # the packed block-mask attention, checked on one request against one pass per candidate
-    gap = packing_agrees(lm, requests[0], device)
-    packed = gap <= PACKING_TOLERANCE[torch_dtype]
-    if not packed and ranks.is_main:
+    # the shared-prefix passes, checked on one request against one pass per candidate
+    tick = time.perf_counter()
+    gap = prefix_sharing_agrees(lm, requests[0], device)
+    stages["check"] = time.perf_counter() - tick
+    shared = gap <= PACKING_TOLERANCE[torch_dtype]
+    if not shared and ranks.is_main:
         print(
-            f"warning: packed scoring differs from one pass per candidate by {gap:.3g} nats "
-            f"on stimulus 1 (this model or its attention ignores the 4-D mask or position "
-            "ids); scoring one pass per candidate instead (slower, same numbers)",
+            f"warning: shared-prefix scoring differs from one pass per candidate by {gap:.3g} "
+            "nats on stimulus 1 (this model or its attention ignores the cache, the 4-D mask "
+            "or the position ids); scoring one pass per candidate instead (slower, same "
+            "numbers)",
             file=sys.stderr,
         )
     tick = time.perf_counter()
     try:
         mine, used_batch = _score_share(
-            lm, share, batch_size=batch_size, device=device, packed=packed, progress=progress
+            lm, share, batch_size=batch_size, device=device, shared=shared, progress=progress
         )
         payload = ("ok", mine, used_batch, str(device), time.perf_counter() - tick)
     except ProbeError as error:
@@ -273,6 +297,8 @@ def _run(
     except RuntimeError as error:  # out of memory at batch size 1, a CUDA fault
         payload = ("error", f"rank {ranks.rank}: {str(error).splitlines()[0]}", None)
     del lm
+    stages["score"] = time.perf_counter() - tick
+    tick = time.perf_counter()
     gathered = distributed.gather_to_main(ranks, payload)
 
     def land():
@@ -300,7 +326,7 @@ def _run(
             "device": ",".join(devices),
             "device_map": device_map,
             "revision": revision,
-            "attention": "packed" if packed else "one pass per candidate",
+            "attention": "shared prefix" if shared else "one pass per candidate",
             "batch_size": max(p[2] for p in gathered),
             "world_size": ranks.world_size,
             "rank_requests": [len(s) for s in shares],
@@ -322,6 +348,7 @@ def _run(
         return str(folder), run["batch_size"], run["scoring_seconds"]
 
     folder, used_batch, seconds = _on_main(ranks, land)
+    stages["land"] = time.perf_counter() - tick
     return RunResult(
         run_id,
         Path(folder),
@@ -331,6 +358,7 @@ def _run(
         seconds,
         ranks.world_size,
         ranks.is_main,
+        stages,
     )
 
 

@@ -1,22 +1,31 @@
 """Scoring log P(candidate | prompt) for every stimulus and candidate.
 
-Requests (lm-evaluation-harness style): prompt and prompt + candidate are tokenised together
-and the candidate's tokens are those after the prompt's in the joint encoding (tokenising the
-two separately can split a word differently at the boundary). The prompt's tokens must be a
-prefix of the joint encoding and each candidate must keep at least one token.
+Requests (lm-evaluation-harness style): the candidate's tokens are those that follow the
+prompt's in the encoding of prompt + candidate together (tokenising the two separately can
+split a word differently at the boundary). The prompt's tokens must be a prefix of that joint
+encoding and each candidate must keep at least one token.
 
-``score_batched`` computes each prompt once: a stimulus becomes one packed row
-[prompt, candidate 1, ..., candidate K] in which candidate k attends to the prompt and to its
-own earlier tokens only (a block 4-D attention mask) and its position ids restart where the
-prompt ends, so every candidate sees exactly the positions and context it would see alone.
-Rows are sorted by length and batched (right padding; padded positions attend to themselves
-only), and the vocabulary projection and log-softmax are computed only at the positions that
-predict a candidate token. ``score_reference`` is the reference method (one full forward
+``build_requests`` encodes each prompt once and finds a candidate's tokens at its boundary
+with the prompt: the last few prompt tokens (a window, starting at a token boundary) are
+encoded again together with the candidate, and the window's encodings are shared by every
+prompt that ends the same way. It is exact where the tokenizer is local (a token boundary a
+window before the prompt's end is not moved by what follows), which pre-tokenizing tokenizers
+are; it checks that on every window and, against the full joint encoding, on a sample of
+stimuli, and encodes jointly wherever a check fails.
+
+``score_batched`` computes each prompt once. A batch of stimuli runs in two passes: the
+prompts, right-padded, in a plain causal pass (no mask, so attention takes the fused causal
+kernel) that keeps the keys and values; then every stimulus's candidates, one row each, with
+position ids restarting where the prompt ends and a small mask (candidate tokens x prompt
+and candidate tokens) over the cached prompt. The vocabulary projection and log-softmax are
+computed only at the positions that predict a candidate token; the scores stay on the
+device until the last batch. ``score_reference`` is the reference method (one full forward
 pass per stimulus and candidate, full log-softmax) kept for tests and the benchmark.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -24,6 +33,12 @@ import numpy as np
 import torch
 
 from probe.errors import ProbeError
+
+# Prompt tokens re-encoded with each candidate: enough to hold any merge across the boundary
+# (a pre-tokenizer piece is a word, a number or a run of spaces or punctuation).
+BOUNDARY_WINDOW = 8
+# Stimuli whose windowed tokens are checked against the full joint encoding.
+JOINT_CHECK_SAMPLE = 32
 
 
 class TokenizationError(ProbeError, ValueError):
@@ -45,32 +60,124 @@ class Request:
         return len(self.prompt_ids) + sum(len(c) for c in self.candidate_ids)
 
 
+def _split(index: int, prompt_ids, joint_ids, candidate: str) -> tuple[int, ...]:
+    """The candidate's tokens: those of the joint encoding after the prompt's."""
+    n = len(prompt_ids)
+    if list(joint_ids[:n]) != list(prompt_ids):
+        raise TokenizationError(
+            f"stimulus {index + 1}, candidate {candidate!r}: the prompt's tokens are not a "
+            "prefix of the tokens of prompt + candidate (the tokenizer merges across the "
+            "boundary or appends an end token); change the template or the candidate"
+        )
+    tail = tuple(joint_ids[n:])
+    if not tail:
+        raise TokenizationError(
+            f"stimulus {index + 1}, candidate {candidate!r}: keeps no token after the prompt"
+        )
+    return tail
+
+
+def _joint_tails(tokenizer, prompts, prompt_ids, candidates, indices) -> dict[int, tuple]:
+    """Candidate tokens of the stimuli ``indices`` from the full joint encoding."""
+    texts = [prompts[i] + c for i in indices for c in candidates]
+    joint = tokenizer(texts, add_special_tokens=True)["input_ids"] if texts else []
+    k = len(candidates)
+    return {
+        i: tuple(_split(i, prompt_ids[i], joint[n * k + j], c) for j, c in enumerate(candidates))
+        for n, i in enumerate(indices)
+    }
+
+
+def _window_start(ids, offsets, special: set[int]) -> int | None:
+    """Index of the first token of the boundary window, or None (joint encoding instead):
+    the window starts at a real token with a character offset, after at least one token."""
+    start = len(ids) - BOUNDARY_WINDOW
+    if start < 1 or any(t in special for t in ids[start:]):
+        return None
+    if offsets[start][0] <= offsets[start - 1][0]:  # a character split across tokens
+        return None
+    return start
+
+
 def build_requests(tokenizer, prompts: list[str], candidates: list[str]) -> list[Request]:
-    """Tokenise every prompt and prompt + candidate once, up front, and split them."""
-    prompt_enc = tokenizer(list(prompts), add_special_tokens=True)["input_ids"]
-    joint_texts = [p + c for p in prompts for c in candidates]
-    joint_enc = tokenizer(joint_texts, add_special_tokens=True)["input_ids"]
-    requests = []
-    for i, prompt_ids in enumerate(prompt_enc):
-        if not prompt_ids:
+    """Each prompt encoded once; each candidate's tokens found at its boundary window.
+
+    Raises the TokenizationError of the first stimulus (in order) whose prompt tokens are not
+    a prefix of the joint encoding, as a full joint encoding would.
+    """
+    prompts = list(prompts)
+    fast = getattr(tokenizer, "is_fast", False)
+    options = {"return_offsets_mapping": True} if fast else {}
+    encoded = tokenizer(prompts, add_special_tokens=True, **options)
+    prompt_ids = encoded["input_ids"]
+    for i, ids in enumerate(prompt_ids):
+        if not ids:
             raise TokenizationError(f"stimulus {i + 1}: the prompt has no tokens")
-        tails = []
-        for k, candidate in enumerate(candidates):
-            joint = joint_enc[i * len(candidates) + k]
-            if joint[: len(prompt_ids)] != prompt_ids:
-                raise TokenizationError(
-                    f"stimulus {i + 1}, candidate {candidate!r}: the prompt's tokens are not a "
-                    "prefix of the tokens of prompt + candidate (the tokenizer merges across the "
-                    "boundary or appends an end token); change the template or the candidate"
+    starts: list[int | None] = [None] * len(prompts)
+    if fast:  # slow tokenizers give no offsets: joint encoding throughout
+        special = set(tokenizer.all_special_ids)
+        starts = [
+            _window_start(ids, offsets, special)
+            for ids, offsets in zip(prompt_ids, encoded["offset_mapping"], strict=True)
+        ]
+    windows = {}  # window text -> its tokens alone and with each candidate
+    window_of = [None] * len(prompts)
+    for i, start in enumerate(starts):
+        if start is not None:
+            window_of[i] = prompts[i][encoded["offset_mapping"][i][start][0] :]
+            windows[window_of[i]] = None
+    texts = list(windows)
+    if texts:
+        flat = [w + c for w in texts for c in ("", *candidates)]
+        window_enc = tokenizer(flat, add_special_tokens=False)["input_ids"]
+        stride = len(candidates) + 1
+        for n, text in enumerate(texts):
+            windows[text] = window_enc[n * stride : (n + 1) * stride]
+    tails: dict[int, tuple] = {}
+    joint_needed, local = [], True
+    window_tails: dict[str, tuple | None] = {}  # None: the window says prompt + c merge
+    for i, text in enumerate(window_of):
+        alone = windows[text][0] if text is not None else None
+        if alone is None or alone != prompt_ids[i][starts[i] :]:
+            joint_needed.append(i)  # the window does not re-encode as in the prompt
+            continue
+        if text not in window_tails:
+            try:
+                window_tails[text] = tuple(
+                    _split(i, alone, with_candidate, c)
+                    for with_candidate, c in zip(windows[text][1:], candidates, strict=True)
                 )
-            tail = tuple(joint[len(prompt_ids) :])
-            if not tail:
-                raise TokenizationError(
-                    f"stimulus {i + 1}, candidate {candidate!r}: keeps no token after the prompt"
-                )
-            tails.append(tail)
-        requests.append(Request(i, tuple(prompt_ids), tuple(tails)))
-    return requests
+            except TokenizationError:
+                window_tails[text] = None
+        if window_tails[text] is None:  # the joint encoding has the last word: an error?
+            _joint_tails(tokenizer, prompts, prompt_ids, candidates, [*joint_needed, i])
+            local = False  # it is not: the window disagrees with the joint encoding
+            break
+        tails[i] = window_tails[text]
+    if local:
+        tails.update(_joint_tails(tokenizer, prompts, prompt_ids, candidates, joint_needed))
+        local = _agrees_with_joint(tokenizer, prompts, prompt_ids, candidates, tails, joint_needed)
+    if not local:
+        print(
+            "warning: this tokenizer moves token boundaries far before a candidate; "
+            "encoding every prompt + candidate in full (slower, same tokens)",
+            file=sys.stderr,
+        )
+        tails = _joint_tails(tokenizer, prompts, prompt_ids, candidates, range(len(prompts)))
+    return [Request(i, tuple(ids), tails[i]) for i, ids in enumerate(prompt_ids)]
+
+
+def _agrees_with_joint(tokenizer, prompts, prompt_ids, candidates, tails, joint_done) -> bool:
+    """The windowed tokens of a sample of stimuli, spread over the design, equal those of
+    the full joint encoding."""
+    done = set(joint_done)
+    spread = np.linspace(0, len(prompts) - 1, min(len(prompts), JOINT_CHECK_SAMPLE))
+    sample = sorted({int(i) for i in spread} - done)
+    try:
+        joint = _joint_tails(tokenizer, prompts, prompt_ids, candidates, sample)
+    except TokenizationError:
+        return False
+    return all(joint[i] == tails[i] for i in sample)
 
 
 def _uses_plain_lm_head(model) -> bool:
@@ -82,80 +189,173 @@ def _uses_plain_lm_head(model) -> bool:
     return model.get_output_embeddings() is not None
 
 
-def _pack(requests: list[Request], device: torch.device, mask_dtype: torch.dtype):
-    """input ids, position ids and the additive block-causal mask of one batch."""
-    length = max(r.packed_length for r in requests)
+@dataclass(frozen=True)
+class _Layout:
+    """Host-side index arrays of one batch, built with numpy (a Python loop per token cost
+    more than the forward pass of a small model)."""
+
+    shared_ids: np.ndarray  # (S,) the tokens every prompt of the batch starts with
+    suffix_ids: np.ndarray  # (n, P - S) the rest of each prompt, right-padded
+    prompt_lengths: np.ndarray  # (n,) whole prompts
+    candidate_ids: np.ndarray  # (n, T) each row's candidates one after another, padded
+    candidate_positions: np.ndarray  # (n, T) position ids, restarting at the prompt's end
+    segment: np.ndarray  # (n, T) candidate number within the row, -1 on padding
+    inner_rows: np.ndarray  # (m,) candidate tokens after a candidate's first: the row
+    inner_columns: np.ndarray  # (m,) ... and the column of the token that predicts them
+    source: np.ndarray  # (tokens,) logit row of each token: < n prompt end, else n + inner
+    target: np.ndarray  # (tokens,) the token id, in (row, candidate, token) order
+
+
+def _shared_length(requests: list[Request]) -> int:
+    """Tokens that every prompt starts with (the template's opening, usually), leaving each
+    prompt at least its last token, whose output predicts the candidates' first."""
+    prompts = [r.prompt_ids for r in requests]
+    first, last = min(prompts), max(prompts)  # the common prefix of all is theirs
+    common = next(
+        (i for i, (a, b) in enumerate(zip(first, last, strict=False)) if a != b), len(first)
+    )
+    return max(0, min(common, min(map(len, prompts)) - 1))
+
+
+def _layout(requests: list[Request], shared: int) -> _Layout:
     n = len(requests)
-    # filled in numpy, one slice per row and field: a tensor per candidate cost more than
-    # the forward pass of a small model
-    ids = np.zeros((n, length), dtype=np.int64)
-    pos = np.zeros((n, length), dtype=np.int64)
-    seg = np.full((n, length), -1, dtype=np.int64)  # -1 pad, 0 prompt, k candidate k
-    for row, request in enumerate(requests):
-        p = len(request.prompt_ids)
-        sizes = [len(tail) for tail in request.candidate_ids]
-        end = p + sum(sizes)
-        ids[row, :p] = request.prompt_ids
-        ids[row, p:end] = [token for tail in request.candidate_ids for token in tail]
-        pos[row, :end] = np.concatenate([np.arange(p), *(np.arange(p, p + m) for m in sizes)])
-        seg[row, :end] = np.repeat(np.arange(len(sizes) + 1), [p, *sizes])
-    input_ids, positions, segment = (torch.from_numpy(a) for a in (ids, pos, seg))
-    idx = torch.arange(length)
-    causal = idx[None, :] <= idx[:, None]  # (L, L): key j <= query i
+    p = np.array([len(r.prompt_ids) for r in requests])
+    sizes = [len(t) for r in requests for t in r.candidate_ids]
+    per_row = np.array([len(r.candidate_ids) for r in requests])
+    size = np.array(sizes)
+    row_tokens = np.add.reduceat(size, np.r_[0, np.cumsum(per_row)[:-1]])
+    suffix = p - shared
+    suffix_ids = np.zeros((n, suffix.max()), dtype=np.int64)
+    suffix_ids[np.arange(suffix.max()) < suffix[:, None]] = np.fromiter(
+        (t for r in requests for t in r.prompt_ids[shared:]), np.int64, suffix.sum()
+    )
+    width = int(row_tokens.max())
+    valid = np.arange(width) < row_tokens[:, None]
+    target = np.fromiter(
+        (t for r in requests for tail in r.candidate_ids for t in tail), np.int64, size.sum()
+    )
+    candidate_ids = np.zeros((n, width), dtype=np.int64)
+    candidate_ids[valid] = target
+    # per token: its row, its candidate number in the row, its offset in the candidate
+    row_of_candidate = np.repeat(np.arange(n), per_row)
+    number = np.arange(len(size)) - np.repeat(np.cumsum(per_row) - per_row, per_row)
+    token_row = np.repeat(row_of_candidate, size)
+    offset = np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size)
+    column = np.arange(size.sum()) - np.repeat(np.cumsum(row_tokens) - row_tokens, row_tokens)
+    segment = np.full((n, width), -1, dtype=np.int64)
+    segment[valid] = np.repeat(number, size)
+    positions = np.zeros((n, width), dtype=np.int64)
+    positions[valid] = p[token_row] + offset
+    inner = offset > 0
+    source = token_row.copy()  # a first token is predicted at its prompt's last position
+    source[inner] = n + np.arange(inner.sum())
+    return _Layout(
+        np.array(requests[0].prompt_ids[:shared], dtype=np.int64), suffix_ids, p,
+        candidate_ids, positions, segment, token_row[inner], column[inner] - 1, source, target,
+    )  # fmt: skip
+
+
+def _upload(layout: _Layout, device: torch.device) -> dict[str, torch.Tensor]:
+    """Every array of the layout on ``device`` in one copy. From pinned host memory the copy
+    is queued behind the GPU's work; from ordinary memory it would first wait for the GPU to
+    finish, and the GPU would then wait for the next batch to be laid out."""
+    arrays = {k: getattr(layout, k) for k in layout.__dataclass_fields__}
+    flat = np.concatenate([a.ravel() for a in arrays.values()])
+    host = torch.from_numpy(flat)
+    if device.type == "cuda":
+        host = host.pin_memory()
+    buffer = host.to(device, non_blocking=True)
+    out, at = {}, 0
+    for name, array in arrays.items():
+        out[name] = buffer[at : at + array.size].view(array.shape)
+        at += array.size
+    return out
+
+
+def _candidate_mask(on: dict[str, torch.Tensor], dtype: torch.dtype) -> torch.Tensor:
+    """Additive (n, 1, T, P + T) mask of the candidate pass: a candidate token sees its own
+    prompt (not the padding after it) and the earlier tokens of its own candidate; a padding
+    query sees itself only (a row with no key would give NaN)."""
+    segment = on["segment"]
+    device, width = segment.device, segment.shape[1]
+    prompt_width = on["shared_ids"].shape[0] + on["suffix_ids"].shape[1]
+    index = torch.arange(width, device=device)
+    query_valid = (segment >= 0)[:, :, None]
+    keys = torch.arange(prompt_width, device=device)
+    sees_prompt = (keys < on["prompt_lengths"][:, None])[:, None, :] & query_valid
     same = segment[:, :, None] == segment[:, None, :]
-    key_in_prompt = (segment == 0)[:, None, :]
-    valid_query = (segment >= 0)[:, :, None]
-    allowed = causal & (key_in_prompt | same) & valid_query
-    allowed |= torch.eye(length, dtype=torch.bool) & ~valid_query  # padding sees itself
-    mask = torch.zeros((n, 1, length, length), dtype=mask_dtype)
-    mask.masked_fill_(~allowed[:, None], torch.finfo(mask_dtype).min)
-    return input_ids.to(device), positions.to(device), mask.to(device)
+    sees_candidate = same & (index[None, :] <= index[:, None]) & query_valid
+    sees_candidate |= torch.eye(width, dtype=torch.bool, device=device) & ~query_valid
+    allowed = torch.cat([sees_prompt.expand(-1, width, -1), sees_candidate], dim=2)
+    mask = torch.zeros(allowed.shape, dtype=dtype, device=device)
+    return mask.masked_fill_(~allowed, torch.finfo(dtype).min)[:, None]
 
 
-def _targets(requests: list[Request]):
-    """For every candidate token: the (row, position) whose output predicts it, and its id."""
-    rows, sources, targets, owners = [], [], [], []
-    for row, request in enumerate(requests):
-        p = len(request.prompt_ids)
-        start = p
-        for k, tail in enumerate(request.candidate_ids):
-            for t, token in enumerate(tail):
-                rows.append(row)
-                sources.append(p - 1 if t == 0 else start + t - 1)
-                targets.append(token)
-                owners.append((row, k))
-            start += len(tail)
-    return rows, sources, targets, owners
+def _repeat_rows(cache, n: int) -> None:
+    """The one-row cache of the shared tokens as n rows: a broadcast view where the cache
+    keeps its keys and values as tensors (the next pass copies them once, into its own),
+    else the cache's own repeat (a copy)."""
+    layers = getattr(cache, "layers", None)
+    if layers and all(
+        isinstance(getattr(layer, "keys", None), torch.Tensor)
+        and isinstance(getattr(layer, "values", None), torch.Tensor)
+        for layer in layers
+    ):
+        for layer in layers:
+            layer.keys = layer.keys.expand(n, *layer.keys.shape[1:])
+            layer.values = layer.values.expand(n, *layer.values.shape[1:])
+    else:
+        cache.batch_repeat_interleave(n)
+
+
+def _forward(model, plain_head: bool, **inputs):
+    """(hidden states or logits, cache) of one pass."""
+    if plain_head:
+        out = model.base_model(use_cache=True, **inputs)
+        return out.last_hidden_state, out.past_key_values
+    out = model(use_cache=True, **inputs)  # logits are post-processed: take them whole
+    return out.logits, out.past_key_values
 
 
 @torch.no_grad()
-def _score_batch(model, requests: list[Request], device: torch.device) -> list[list[np.ndarray]]:
-    param_dtype = model.get_input_embeddings().weight.dtype
-    input_ids, positions, mask = _pack(requests, device, param_dtype)
-    rows, sources, targets, owners = _targets(requests)
-    pairs = torch.tensor(list(zip(rows, sources, strict=True)), dtype=torch.long)
-    unique_pairs, inverse = torch.unique(pairs, dim=0, return_inverse=True)
-    if _uses_plain_lm_head(model):
-        hidden = model.base_model(
-            input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=False
-        ).last_hidden_state
-        # under a device map the last layer (and the head) may sit on another device
-        picked = hidden[unique_pairs[:, 0].to(hidden.device), unique_pairs[:, 1].to(hidden.device)]
-        logits = model.get_output_embeddings()(picked)
-    else:  # logits are post-processed: take them from the full model, still only where needed
-        all_logits = model(
-            input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=False
-        ).logits
-        where = all_logits.device
-        logits = all_logits[unique_pairs[:, 0].to(where), unique_pairs[:, 1].to(where)]
-    log_probs = torch.log_softmax(logits.double(), dim=-1)
-    where = log_probs.device
-    token_lp = log_probs[inverse.to(where), torch.tensor(targets, device=where)]
-    token_lp = token_lp.cpu().numpy()
-    out: list[list[list[float]]] = [[[] for _ in r.candidate_ids] for r in requests]
-    for value, (row, k) in zip(token_lp, owners, strict=True):
-        out[row][k].append(value)
-    return [[np.asarray(c, dtype=float) for c in row] for row in out]
+def _score_batch(
+    model, requests: list[Request], device: torch.device, share: bool = True
+) -> torch.Tensor:
+    """Token log-probs of one batch, flat in (request, candidate, token) order, on the
+    device. With ``share``, the tokens every prompt starts with are computed once
+    and their keys and values repeated for each row."""
+    layout = _layout(requests, _shared_length(requests) if share else 0)
+    on = _upload(layout, device)
+    dtype = model.get_input_embeddings().weight.dtype
+    plain_head = _uses_plain_lm_head(model)
+    n = len(requests)
+    cache = None
+    if len(layout.shared_ids):
+        _, cache = _forward(model, plain_head, input_ids=on["shared_ids"][None])
+        _repeat_rows(cache, n)
+    # right padding and causal attention: no real token sees the padding after it
+    prompt_out, cache = _forward(
+        model, plain_head, input_ids=on["suffix_ids"], past_key_values=cache
+    )
+    where = prompt_out.device  # under a device map the last layer may sit elsewhere
+    suffix_lengths = (on["prompt_lengths"] - len(layout.shared_ids)).to(where)
+    prompt_end = prompt_out[torch.arange(n, device=where), suffix_lengths - 1]
+    candidate_out, _ = _forward(
+        model,
+        plain_head,
+        input_ids=on["candidate_ids"],
+        position_ids=on["candidate_positions"],
+        attention_mask=_candidate_mask(on, dtype),
+        past_key_values=cache,
+    )
+    inner = candidate_out[on["inner_rows"].to(where), on["inner_columns"].to(where)]
+    picked = torch.cat([prompt_end, inner])
+    logits = model.get_output_embeddings()(picked) if plain_head else picked
+    # float64 for a float32 model (its scores are then exact to ~1e-7), float32 for 16-bit
+    # ones (whose logits carry 8-11 bits): the log-softmax never adds to the model's error
+    logits = logits.double() if dtype == torch.float32 else logits.float()
+    source, target = on["source"].to(logits.device), on["target"].to(logits.device)
+    return logits[source, target] - torch.logsumexp(logits, dim=-1)[source]
 
 
 def _is_out_of_memory(error: BaseException) -> bool:
@@ -166,15 +366,32 @@ def _is_out_of_memory(error: BaseException) -> bool:
     )
 
 
-def auto_batch_size(device: torch.device, n_requests: int) -> int:
+def auto_batch_size(model, device: torch.device, requests: list[Request]) -> int:
     """Starting size for batch_size='auto'; the scorer halves it on out-of-memory.
 
-    On a GPU the largest batch is the fastest, so start with every stimulus (at most 256
-    rows). On a CPU throughput does not grow with the batch while the block masks do: with
-    the ~30M-parameter bench model, 80 stimuli took 5.3 s in batches of 8 or 16 and 7.3 s in
-    one batch of 80, so start at 16.
+    On a GPU the largest batch is the fastest: as many stimuli (at most 4096) as half the
+    free memory holds, counting per token the cached keys and values and a layer's
+    activations, and per stimulus the float32 logits of the positions scored. On a CPU
+    throughput does not grow with the batch, so start at 16.
     """
-    return max(1, min(n_requests, 256 if device.type == "cuda" else 16))
+    if not requests:
+        return 1
+    if device.type != "cuda":
+        return min(len(requests), 16)
+    config = model.config.get_text_config()
+    hidden = config.hidden_size
+    heads = config.num_attention_heads
+    kv_heads = getattr(config, "num_key_value_heads", None) or heads
+    head_dim = getattr(config, "head_dim", None) or hidden // heads
+    layers = config.num_hidden_layers
+    width = torch.finfo(model.get_input_embeddings().weight.dtype).bits // 8
+    intermediate = getattr(config, "intermediate_size", None) or 4 * hidden
+    per_token = width * (2 * layers * kv_heads * head_dim + 4 * hidden + 3 * intermediate)
+    longest = max(requests, key=lambda r: r.packed_length)
+    scored = 1 + sum(len(t) - 1 for t in longest.candidate_ids)
+    per_stimulus = per_token * longest.packed_length + 8 * scored * config.vocab_size
+    free, _ = torch.cuda.mem_get_info(device)
+    return max(1, min(len(requests), 4096, int(free // 2 // per_stimulus)))
 
 
 def score_batched(
@@ -188,19 +405,23 @@ def score_batched(
     """Per-token log-probs, [request.index][candidate] -> array, and the batch size used.
 
     Longest rows first, so an out-of-memory error comes at the first batch; on one, the batch
-    size is halved and the batch retried (down to 1, then the error is raised).
+    size is halved and the batch retried (down to 1, then the error is raised). The batches
+    are queued without waiting for the device, and their scores copied back once at the end.
     """
     device = device or model.get_input_embeddings().weight.device
     order = sorted(requests, key=lambda r: r.packed_length, reverse=True)
-    size = auto_batch_size(device, len(order)) if batch_size == "auto" else int(batch_size)
+    if batch_size == "auto":
+        size = auto_batch_size(model, device, order)
+    else:
+        size = int(batch_size)
     if size < 1:
         raise ValueError(f"batch_size must be >= 1 or 'auto', got {batch_size!r}")
-    results: dict[int, list[np.ndarray]] = {}
+    scored: list[torch.Tensor] = []
     start = 0
     while start < len(order):
         batch = order[start : start + size]
         try:
-            scored = _score_batch(model, batch, device)
+            scored.append(_score_batch(model, batch, device))
         except RuntimeError as error:  # torch.OutOfMemoryError is one
             if not _is_out_of_memory(error) or size == 1:
                 raise
@@ -208,11 +429,19 @@ def score_batched(
             if device.type == "cuda":
                 torch.cuda.empty_cache()
             continue
-        for request, token_lps in zip(batch, scored, strict=True):
-            results[request.index] = token_lps
         start += len(batch)
         if progress is not None:
             progress(len(batch))
+    if not order:
+        return [], size
+    flat = torch.cat(scored).cpu().double().numpy()  # the one wait for the device
+    counts = [len(tail) for r in order for tail in r.candidate_ids]
+    pieces = np.split(flat, np.cumsum(counts)[:-1])
+    results, at = {}, 0
+    for request in order:
+        k = len(request.candidate_ids)
+        results[request.index] = pieces[at : at + k]
+        at += k
     return [results[r.index] for r in sorted(requests, key=lambda r: r.index)], size
 
 
@@ -261,13 +490,15 @@ def shard(requests: list[Request], world_size: int) -> list[list[Request]]:
     return shares
 
 
-def packing_agrees(model, request: Request, device: torch.device) -> float:
-    """Largest |packed - one pass per candidate| summed log-prob on one request, in nats.
+def prefix_sharing_agrees(model, request: Request, device: torch.device) -> float:
+    """Largest |shared prefix - one pass per candidate| summed log-prob on one request, in
+    nats.
 
-    The packed row relies on the model honouring a 4-D additive mask and explicit position
-    ids; a model (or an attention implementation, or a device map) that ignores either gives
-    a large difference here, and the runner then falls back to one pass per candidate.
+    The candidate pass relies on the model honouring a cache of keys and values, a 4-D
+    additive mask and explicit position ids; a model (or an attention implementation, or a
+    device map) that ignores one gives a large difference here, and the runner then falls
+    back to one pass per candidate.
     """
-    packed = _score_batch(model, [request], device)[0]
+    shared, _ = score_batched(model, [request], batch_size=1, device=device)
     single = score_reference(model, [request])[0]
-    return max(abs(float(a.sum()) - float(b.sum())) for a, b in zip(packed, single, strict=True))
+    return max(abs(float(a.sum()) - float(b.sum())) for a, b in zip(shared[0], single, strict=True))

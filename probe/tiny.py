@@ -78,8 +78,10 @@ def build_tiny_model(
     size: str = "tiny",
     seed: int = 0,
     seeds_dir: Path | str = DEFAULT_SEEDS_DIR,
+    dtype: torch.dtype = torch.float32,
 ) -> Path:
-    """Save a random-weight ``arch`` model and a locally trained tokenizer under ``path``."""
+    """Save a random-weight ``arch`` model (weights stored in ``dtype``, as checkpoints of
+    large models are in bfloat16) and a locally trained tokenizer under ``path``."""
     if arch not in ARCHITECTURES:
         raise ValueError(f"arch must be one of {ARCHITECTURES}, got {arch!r}")
     hidden, layers, heads, vocab, tokenizer_vocab = SIZES[size]
@@ -113,7 +115,7 @@ def build_tiny_model(
             **ids,
         )
     torch.manual_seed(seed)
-    model = AutoModelForCausalLM.from_config(config)
+    model = AutoModelForCausalLM.from_config(config).to(dtype)
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(path)

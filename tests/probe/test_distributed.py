@@ -60,9 +60,11 @@ def test_two_ranks_land_what_one_process_lands(tmp_path, tiny_model_dirs):
     assert (
         got[["stimulus_id", "candidate_id"]].values == want[["stimulus_id", "candidate_id"]].values
     ).all()
-    np.testing.assert_allclose(got.logprob, want.logprob, rtol=0, atol=1e-6)
+    # each rank batches other stimuli, so a batch shares another prefix length: the same
+    # numbers up to float32 rounding of the forward pass (~1e-6 nats)
+    np.testing.assert_allclose(got.logprob, want.logprob, rtol=0, atol=1e-5)
     np.testing.assert_allclose(
-        np.concatenate(got.token_logprobs), np.concatenate(want.token_logprobs), rtol=0, atol=1e-6
+        np.concatenate(got.token_logprobs), np.concatenate(want.token_logprobs), rtol=0, atol=1e-5
     )
     assert (got.token_ids.map(list) == want.token_ids.map(list)).all()
     run = pq.read_table(two / "runs.parquet").to_pylist()[0]

@@ -26,7 +26,7 @@ def test_run_lands_a_complete_run(tmp_path, tiny_model_dirs):
     assert runs[0]["candidate_set"][0] == " reliable"
     assert runs[0]["device"] == "cpu" and runs[0]["model"] == str(tiny_model_dirs["gpt2"])
     assert runs[0]["world_size"] == 1 and runs[0]["rank_requests"] == [80]
-    assert runs[0]["attention"] == "packed"
+    assert runs[0]["attention"] == "shared prefix"
     assert len(scores) == 800 and len(stimuli) == 80
     # raw scores only: the softmax, indices and top choice are derived in dbt
     assert not {"ppl", "prob_over_candidates"} & set(scores.columns)
@@ -83,7 +83,8 @@ def test_a_landed_run_id_is_refused_before_scoring(tmp_path, tiny_model_dirs, mo
 
     folder = tmp_path / "probe" / "run_id=taken"
     folder.mkdir(parents=True)
-    monkeypatch.setattr(runner, "load_model", lambda *a, **k: pytest.fail("model loaded"))
+    for loader in ("load_tokenizer", "load_weights"):
+        monkeypatch.setattr(runner, loader, lambda *a, **k: pytest.fail("model loaded"))
     with pytest.raises(LandingError, match="'taken' is already landed"):
         runner.run_probe(str(tiny_model_dirs["gpt2"]), run_id="taken", landing_dir=tmp_path)
 
@@ -119,8 +120,8 @@ def test_sweep_lands_one_run_per_model_and_resumes(tmp_path, tiny_model_dirs, mo
 
 
 def test_device_map_auto_scores_as_one_device(tmp_path, tiny_model_dirs):
-    """--device-map auto (accelerate) on a CPU-only machine: the scorer still packs and
-    lands the same numbers as a plain CPU load."""
+    """--device-map auto (accelerate) on a CPU-only machine: the scorer still shares the
+    prefix and lands the same numbers as a plain CPU load."""
     model = str(tiny_model_dirs["llama_bos"])
     mapped = runner.run_probe(
         model, device_map="auto", run_id="mapped", landing_dir=tmp_path, progress=False
@@ -129,28 +130,28 @@ def test_device_map_auto_scores_as_one_device(tmp_path, tiny_model_dirs):
         model, device="cpu", run_id="plain", landing_dir=tmp_path, progress=False
     )
     meta = pq.read_table(mapped.folder / "runs.parquet").to_pylist()[0]
-    assert meta["device_map"] == "auto" and meta["attention"] == "packed"
+    assert meta["device_map"] == "auto" and meta["attention"] == "shared prefix"
     got = pq.read_table(mapped.folder / "scores.parquet")["logprob"].to_numpy()
     want = pq.read_table(plain.folder / "scores.parquet")["logprob"].to_numpy()
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)
 
 
-def test_a_model_that_ignores_the_block_mask_falls_back(
+def test_a_model_that_ignores_the_candidate_mask_falls_back(
     tmp_path, tiny_model_dirs, monkeypatch, capsys
 ):
-    """Simulate attention that ignores the 4-D mask (candidates then see each other): the
-    check on stimulus 1 catches it, says so, and scores one pass per candidate."""
+    """Simulate attention that ignores the 4-D mask (candidates then see each other and the
+    prompt's padding): the check on stimulus 1 catches it, says so, and scores one pass per
+    candidate."""
     from probe import scoring
 
-    real_pack = scoring._pack
+    real_mask = scoring._candidate_mask
 
-    def unmasked(requests, device, mask_dtype):
-        input_ids, positions, mask = real_pack(requests, device, mask_dtype)
-        return input_ids, positions, torch.zeros_like(mask)
+    def unmasked(on, dtype):
+        return torch.zeros_like(real_mask(on, dtype))
 
     model = str(tiny_model_dirs["gpt2"])
     plain = runner.run_probe(model, device="cpu", run_id="a", landing_dir=tmp_path, progress=False)
-    monkeypatch.setattr(scoring, "_pack", unmasked)
+    monkeypatch.setattr(scoring, "_candidate_mask", unmasked)
     fallback = runner.run_probe(
         model, device="cpu", run_id="b", landing_dir=tmp_path, progress=False
     )

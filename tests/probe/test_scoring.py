@@ -96,10 +96,10 @@ def test_out_of_memory_halves_the_batch(monkeypatch, tiny_model_dirs, reference_
     requests, reference = reference_scores["gpt2"]
     real = scoring._score_batch
 
-    def limited(model, batch, device):
+    def limited(model, batch, device, *options):
         if len(batch) > 5:
             raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
-        return real(model, batch, device)
+        return real(model, batch, device, *options)
 
     monkeypatch.setattr(scoring, "_score_batch", limited)
     batched, used = score_batched(model, requests, batch_size=40, device=CPU)
