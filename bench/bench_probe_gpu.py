@@ -30,6 +30,7 @@ code path on a CPU.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -197,6 +198,10 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--naive-sample", type=int, default=50)
     parser.add_argument("--fp32-sample", type=int, default=400, help="stimuli")
     parser.add_argument("--lm-eval-batch", type=int, default=256)
+    parser.add_argument("--no-lm-eval", action="store_true", help="leave lm-eval out")
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="runs of the whole job (the first pays cold imports)"
+    )
     parser.add_argument("--peak-tflops", type=float, default=None)
     parser.add_argument("--baseline-root", type=Path, default=None)
     parser.add_argument(
@@ -238,7 +243,7 @@ def main(argv: list[str] | None = None) -> dict:
         _, floor_s = _timed(lambda: None, lambda: subprocess.run([sys.executable, "-c", floor]))
         save("floor", {"import_torch_transformers_start_device_exit_seconds": floor_s})
         # the whole job, in fresh processes: this checkout (twice), then the baseline's
-        for attempt in ("first", "second"):
+        for attempt in ("first", "second")[: args.jobs]:
             run = probe_command(ROOT, model_dir, seeds, tmp / "landing", attempt, args.device)
             save(f"job_{attempt}", run)
         gpus = torch.cuda.device_count() if cuda else 0
@@ -316,6 +321,25 @@ def main(argv: list[str] | None = None) -> dict:
                 "profile": kernel_profile(model, requests[:used], device) if cuda else {},
             },
         )
+        if cuda:  # the scorer under each set of attention kernels SDPA may choose from
+            from torch.nn.attention import SDPBackend, sdpa_kernel
+
+            timings = {}
+            for label, backends in (
+                ("flash + mem-efficient (no cuDNN)", [SDPBackend.FLASH_ATTENTION,
+                                                      SDPBackend.EFFICIENT_ATTENTION]),
+                ("mem-efficient only", [SDPBackend.EFFICIENT_ATTENTION]),
+                ("default again", None),
+            ):  # fmt: skip
+                try:  # flash and mem-efficient need as many key heads as query heads
+                    with sdpa_kernel(backends) if backends else contextlib.nullcontext():
+                        score_batched(model, requests[:used], device=device)  # warm-up
+                        _, timings[label] = _timed(
+                            sync, lambda m=model: score_batched(m, requests, device=device)
+                        )
+                except RuntimeError as error:
+                    timings[label] = str(error).splitlines()[0]
+            save("attention_backends_seconds", timings)
         sample = requests[: args.naive_sample]
         _, naive_s = _timed(sync, lambda m=model: score_reference(m, sample))
         save(
@@ -328,6 +352,8 @@ def main(argv: list[str] | None = None) -> dict:
         ours = _sums(bf16_lps).ravel()
         pairs = [(p, c) for p in prompts for c in candidates]
         try:
+            if args.no_lm_eval:
+                raise ImportError("--no-lm-eval")
             theirs, lm_eval_s = lm_eval_loglikelihood(model, tokenizer, pairs, args.lm_eval_batch)
         except ImportError as error:
             save("lm_eval", {"skipped": f"lm_eval not importable: {error}"})
