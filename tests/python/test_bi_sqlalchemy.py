@@ -1,5 +1,5 @@
 """The serving file through SQLAlchemy and duckdb-engine, the way Superset uses it (the URL of
-the README's BI recipes): list schemas and tables with their comments, reflect columns with
+the BI recipes in docs/serving.md): list schemas and tables with their comments, reflect columns with
 types and comments (what Superset does when a dataset is added), and run a query, read-only.
 Expected names, types and descriptions come from the build database and dbt's manifest."""
 
