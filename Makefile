@@ -84,6 +84,7 @@ chromium:
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy  # the packages named in pyproject.toml's [tool.mypy]
 	# the dbt templater compiles the project: point it at a throw-away database
 	CONCORD_DB_PATH=$$(mktemp -d)/lint.duckdb $(BIN)/sqlfluff lint models tests/dbt --processes 2
 

@@ -463,10 +463,10 @@ def open_(
     ] = False,
 ) -> None:
     """Print the path of the report (or dbt docs, or the quality data docs), or open it."""
-    what = Page(what).value
-    page = OPENABLE[what]()
+    name = Page(what).value
+    page = OPENABLE[name]()
     if not page.is_file():
-        raise ConcordError(f"{page}: no {what} page yet", hint="run `concord build` first")
+        raise ConcordError(f"{page}: no {name} page yet", hint="run `concord build` first")
     if browser and webbrowser.open(page.as_uri()):
         return
     print(page)

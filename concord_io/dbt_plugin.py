@@ -15,7 +15,7 @@ from concord_io.paths import prepare_build_db
 
 
 def _is_file_path(path: str | None) -> bool:
-    return bool(path) and path != ":memory:" and ":" not in path.split("/")[0]
+    return path not in (None, "", ":memory:") and ":" not in str(path).split("/")[0]
 
 
 class Plugin(BasePlugin):

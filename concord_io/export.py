@@ -189,9 +189,9 @@ def _write_xlsx(
         data = book.add_worksheet("data")
         for c, name in enumerate(header):
             data.write_string(0, c, name)
-        for r, row in enumerate(rows, start=1):
-            for c, value in enumerate(row):
-                value = _text(value)
+        for r, record in enumerate(rows, start=1):
+            for c, raw in enumerate(record):
+                value = _text(raw)
                 if value is None:
                     continue
                 if isinstance(value, bool):

@@ -146,7 +146,11 @@ def make_offline(site: Path | str) -> int:
             local = (to_root / VENDOR / spec.replace("/", "__") / name).as_posix()
             new = new.replace(f'"{url}"', f'"{local}"')
         logo = (to_root / "static" / "images").as_posix()
-        new = _GX_LOGO.sub(lambda m, logo=logo: f"{logo}/{m[1]}", new)
+
+        def logo_path(match: re.Match[str], logo: str = logo) -> str:
+            return f"{logo}/{match[1]}"
+
+        new = _GX_LOGO.sub(logo_path, new)
         remote = _REMOTE_LOAD.search(new)
         if remote:
             raise OfflineDocsError(

@@ -267,7 +267,7 @@ def run_dbt(
     # what it writes becomes the template; any other call starts from the template
     first_pristine = pristine and key not in _PARSES.made
     seeded = key is not None and not first_pristine and not (target / PARTIAL_PARSE).exists()
-    if seeded:
+    if seeded and key is not None:
         _PARSES.seed(key, args, env, target)
     result = invoke_dbt(argv, env, project)
     if seeded:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def shannon_entropy(counts: np.ndarray, base: float = 2.0, axis: int = -1) -> np.ndarray:
+def shannon_entropy(counts: np.ndarray, base: float = 2.0, axis: int = -1) -> np.ndarray | float:
     """Shannon entropy H = -Σ p_k log p_k of the category counts along ``axis``.
 
     p_k = n_k / n; empty categories contribute 0 (the limit of p log p as p -> 0), so the
@@ -23,7 +23,7 @@ def shannon_entropy(counts: np.ndarray, base: float = 2.0, axis: int = -1) -> np
     h = -terms.sum(axis=axis) / np.log(base)
     h = np.where(np.squeeze(n, axis=axis) > 0, h, np.nan)
     # -0.0 from a single category reads badly in a mart
-    return np.abs(h) if np.ndim(h) else abs(float(h))
+    return np.abs(h) if np.ndim(h) else float(np.abs(h))
 
 
 def normalised_entropy(counts: np.ndarray, n_categories: int, axis: int = -1) -> np.ndarray:

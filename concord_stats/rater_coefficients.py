@@ -394,6 +394,7 @@ class _Terms:
         ):
             if built != lo:
                 terms, built = self._block(lo, hi, matrix), lo
+            assert terms is not None
             total[r0 : r0 + counts.shape[0]] += counts.astype(float) @ terms.T
         widths = [width for _, width in columns]
         out = dict(zip([name for name, _ in columns],
@@ -655,7 +656,7 @@ def _statistic(data: Ratings, weights: dict[str, np.ndarray], levels: dict, valu
             base = _count_based(s, w)
             columns += [base["percent_agreement"], base["fleiss_kappa"],
                         base["brennan_prediger"], base["gwet"]]  # fmt: skip
-            pk = _pair_kappas(s, w, r, q, data.complete) if r >= 2 else None
+            pk = _pair_kappas(s, w, r, q, data.complete) if r >= 2 else {}
             if r >= 3:
                 columns.append(_conger(s, w, r, q))
                 with np.errstate(all="ignore"), warnings.catch_warnings():
@@ -766,7 +767,7 @@ def dataset_coefficients(
         label = _weights_label(wname)
         gwet_name = "gwet_ac1" if wname == "identity" else "gwet_ac2"
         est = {
-            key: float(interval.estimate[names.index((name, label))])
+            key: float(np.asarray(interval.estimate)[names.index((name, label))])
             for key, name in (
                 ("percent_agreement", "percent_agreement"),
                 ("fleiss_kappa", "fleiss_kappa"),
@@ -775,7 +776,8 @@ def dataset_coefficients(
             )
         }
         if data.n_raters >= 3:
-            est["conger_kappa"] = float(interval.estimate[names.index(("conger_kappa", label))])
+            at = names.index(("conger_kappa", label))
+            est["conger_kappa"] = float(np.asarray(interval.estimate)[at])
         se = standard_errors(data, w, est) if data.n_raters >= 2 else {}
         for key, name in (("percent_agreement", "percent_agreement"),
                           ("fleiss_kappa", "fleiss_kappa"),
@@ -791,7 +793,7 @@ def dataset_coefficients(
         std_error = errors.get((name, label), np.nan)
         if name == "krippendorff_alpha":
             level = [lv for lv, lab in KRIPPENDORFF_LEVELS.items() if lab == label][0]
-            std_error = _alpha_se(data, level, x, float(interval.estimate[i]))
+            std_error = _alpha_se(data, level, x, float(np.asarray(interval.estimate)[i]))
         rows.append(Coefficient(name, label, part(i), float(std_error)))
 
     pairs: list[dict] = []
@@ -821,7 +823,7 @@ def _pair_se(pair: Ratings, w, interval, names, label) -> dict:
     est = {k: float(v[0]) for k, v in base.items()}
     se = standard_errors(pair, w, est)
     out = {("scott_pi", label): se.get("fleiss_kappa", np.nan)}
-    kappa = float(interval.estimate[names.index(("cohen_kappa", label))])
+    kappa = float(np.asarray(interval.estimate)[names.index(("cohen_kappa", label))])
     out[("cohen_kappa", label)] = _conger_se(pair, w, kappa, pa_i, r >= 2)
     if label == "unweighted":
         out[("pabak", label)] = se.get("brennan_prediger", np.nan)

@@ -9,6 +9,7 @@ import re
 import sys
 import time
 import uuid
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -291,7 +292,7 @@ def _run(
         mine, used_batch = _score_share(
             lm, share, batch_size=batch_size, device=device, shared=shared, progress=progress
         )
-        payload = ("ok", mine, used_batch, str(device), time.perf_counter() - tick)
+        payload: tuple = ("ok", mine, used_batch, str(device), time.perf_counter() - tick)
     except ProbeError as error:
         payload = ("error", f"rank {ranks.rank}: {error.message}", error.hint)
     except RuntimeError as error:  # out of memory at batch size 1, a CUDA fault
@@ -404,7 +405,7 @@ def run_sweep(
         )
     ranks = distributed.ranks_from_env()
     if len(models) == 1:
-        run_ids = [run_id]  # None: a fresh default id
+        run_ids: Sequence[str | None] = [run_id]  # None: a fresh default id
     else:
         sweep_id = check_run_id(run_id or datetime.now(UTC).strftime("sweep-%Y%m%dT%H%M%SZ"))
         run_ids = sweep_run_ids(models, sweep_id)

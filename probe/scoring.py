@@ -120,40 +120,40 @@ def build_requests(tokenizer, prompts: list[str], candidates: list[str]) -> list
             _window_start(ids, offsets, special)
             for ids, offsets in zip(prompt_ids, encoded["offset_mapping"], strict=True)
         ]
-    windows = {}  # window text -> its tokens alone and with each candidate
-    window_of = [None] * len(prompts)
+    window_of: list[str | None] = [None] * len(prompts)
     for i, start in enumerate(starts):
         if start is not None:
             window_of[i] = prompts[i][encoded["offset_mapping"][i][start][0] :]
-            windows[window_of[i]] = None
-    texts = list(windows)
+    texts = list(dict.fromkeys(w for w in window_of if w is not None))
+    windows: dict[str, list[list[int]]] = {}  # window -> its tokens alone, with each candidate
     if texts:
         flat = [w + c for w in texts for c in ("", *candidates)]
         window_enc = tokenizer(flat, add_special_tokens=False)["input_ids"]
         stride = len(candidates) + 1
-        for n, text in enumerate(texts):
-            windows[text] = window_enc[n * stride : (n + 1) * stride]
+        for n, window in enumerate(texts):
+            windows[window] = window_enc[n * stride : (n + 1) * stride]
     tails: dict[int, tuple] = {}
     joint_needed, local = [], True
     window_tails: dict[str, tuple | None] = {}  # None: the window says prompt + c merge
-    for i, text in enumerate(window_of):
-        alone = windows[text][0] if text is not None else None
-        if alone is None or alone != prompt_ids[i][starts[i] :]:
-            joint_needed.append(i)  # the window does not re-encode as in the prompt
+    for i, (text, start) in enumerate(zip(window_of, starts, strict=True)):
+        if text is None or start is None or windows[text][0] != prompt_ids[i][start:]:
+            joint_needed.append(i)  # no window, or it does not re-encode as in the prompt
             continue
+        alone, *with_candidates = windows[text]
         if text not in window_tails:
             try:
                 window_tails[text] = tuple(
-                    _split(i, alone, with_candidate, c)
-                    for with_candidate, c in zip(windows[text][1:], candidates, strict=True)
+                    _split(i, alone, joint, c)
+                    for joint, c in zip(with_candidates, candidates, strict=True)
                 )
             except TokenizationError:
                 window_tails[text] = None
-        if window_tails[text] is None:  # the joint encoding has the last word: an error?
+        found = window_tails[text]
+        if found is None:  # the joint encoding has the last word: an error?
             _joint_tails(tokenizer, prompts, prompt_ids, candidates, [*joint_needed, i])
             local = False  # it is not: the window disagrees with the joint encoding
             break
-        tails[i] = window_tails[text]
+        tails[i] = found
     if local:
         tails.update(_joint_tails(tokenizer, prompts, prompt_ids, candidates, joint_needed))
         local = _agrees_with_joint(tokenizer, prompts, prompt_ids, candidates, tails, joint_needed)

@@ -171,7 +171,7 @@ def load_design(seeds_dir: Path | str = DEFAULT_SEEDS_DIR, template_id: str = "r
     names = load_names(seeds_dir / "probe_names.csv")
     candidates = load_candidates(seeds_dir / "probe_candidates.csv")
     template = load_template(seeds_dir / "probe_prompt_templates.csv", template_id)
-    stimuli = []
+    stimuli: list[Stimulus] = []
     for msg_id, message in messages:
         for group_name, sender_name in names:
             text = GREETING.format(name=sender_name) + message

@@ -75,7 +75,7 @@ def fmt(value, digits: int = 1) -> str:
     return "–" if not _finite(value) else f"{value:.{digits}f}"
 
 
-def _intervals(rows: list[dict], **extra: list) -> pd.DataFrame:
+def _intervals(rows: list[tuple], **extra: list) -> pd.DataFrame:
     """``rows`` of label, estimate, low, high as the frame of :func:`charts.interval_chart`,
     with the hover texts the page has always shown (3 decimals)."""
     frame = pd.DataFrame(rows, columns=["label", "estimate", "low", "high"]).assign(**extra)

@@ -95,7 +95,9 @@ def build_report(
             marts,
             publication,
             docs_href="docs/index.html" if docs.is_file() else None,
-            quality_href=sections.quality_docs_href(out_dir, quality_dir),
+            quality_href=sections.quality_docs_href(
+                out_dir, None if quality_dir is None else Path(quality_dir)
+            ),
         )
     finally:
         con.close()

@@ -1,7 +1,8 @@
 """The serving file through SQLAlchemy and duckdb-engine, the way Superset uses it (the URL of
-the BI recipes in docs/serving.md): list schemas and tables with their comments, reflect columns with
-types and comments (what Superset does when a dataset is added), and run a query, read-only.
-Expected names, types and descriptions come from the build database and dbt's manifest."""
+the BI recipes in docs/serving.md): list schemas and tables with their comments, reflect
+columns with types and comments (what Superset does when a dataset is added), and run a
+query, read-only. Expected names, types and descriptions come from the build database and
+dbt's manifest."""
 
 from __future__ import annotations
 
