@@ -15,6 +15,27 @@ def share_pct(
     For agreement %: numerator = the all-same type, denominator = the complete types (an
     item with a missing or invalid language cannot agree or disagree). A zero denominator
     gives NaN: no item could be judged.
+
+    Parameters
+    ----------
+    counts : array_like, shape (..., K)
+        Counts of each outcome type along the last axis.
+    numerator, denominator : sequence of int
+        Indices of the types counted above and below the fraction bar.
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        The percentage, NaN where the denominator is 0.
+
+    Examples
+    --------
+    Six items all the same, three partly, one all different, two incomplete:
+
+    >>> float(share_pct(np.array([6, 3, 1, 2]), numerator=[0], denominator=[0, 1, 2]))
+    60.0
+    >>> share_pct(np.array([[6, 3, 1, 2], [0, 0, 0, 5]]), [0], [0, 1, 2]).tolist()
+    [60.0, nan]
     """
     counts = np.asarray(counts, dtype=float)
     num = counts[..., list(numerator)].sum(axis=-1)
@@ -33,6 +54,23 @@ def disagreement_rate_statistics(
     no rate counts. Returns {metric: counts (..., K + 1) -> percentages}:
     agreement_pct (all_same among complete), disagreement_pct (the other complete types: any
     failure of full agreement), all_different_pct (all three languages different).
+
+    Parameters
+    ----------
+    types : sequence of str
+        The complete disagreement types in count order; must hold ``all_same`` and
+        ``all_different``.
+
+    Returns
+    -------
+    dict of str to callable
+        Each metric's statistic of counts, for :func:`concord_stats.bootstrap.bootstrap`.
+
+    Examples
+    --------
+    >>> rates = disagreement_rate_statistics(["all_same", "two_same", "all_different"])
+    >>> {metric: float(rate(np.array([6, 3, 1, 2]))) for metric, rate in rates.items()}
+    {'agreement_pct': 60.0, 'disagreement_pct': 40.0, 'all_different_pct': 10.0}
     """
     types = list(types)
     complete = list(range(len(types)))

@@ -66,7 +66,25 @@ class Interval:
 
 
 def make_rng(seed: int) -> np.random.Generator:
-    """A PCG64 generator: every random procedure in Concord takes a seed."""
+    """A PCG64 generator: every random procedure in Concord takes a seed.
+
+    Parameters
+    ----------
+    seed : int
+        The seed.
+
+    Returns
+    -------
+    numpy.random.Generator
+        ``numpy.random.default_rng(seed)``.
+
+    Examples
+    --------
+    >>> make_rng(7).integers(0, 10, size=5).tolist()
+    [9, 6, 6, 8, 5]
+    >>> make_rng(7).integers(0, 10, size=5).tolist()  # the same seed, the same stream
+    [9, 6, 6, 8, 5]
+    """
     return np.random.default_rng(int(seed))
 
 
@@ -76,6 +94,25 @@ def derive_seed(seed: int, *key: object) -> int:
     The key is hashed with CRC-32 (stable across processes, unlike hash()) and mixed with
     the base seed through numpy's SeedSequence, so every cell gets its own stream and the
     same base seed always gives the same marts.
+
+    Parameters
+    ----------
+    seed : int
+        The base seed (the run's).
+    *key : object
+        What names the cell; each part is hashed through ``str``.
+
+    Returns
+    -------
+    int
+        A seed in 0 .. 2**32 - 1.
+
+    Examples
+    --------
+    >>> derive_seed(42, "gpt-4o", "agreement_pct")
+    1389142400
+    >>> derive_seed(42, "gpt-4o", "disagreement_pct")
+    3053639997
     """
     words = [zlib.crc32(str(part).encode("utf-8")) for part in key]
     return int(np.random.SeedSequence([int(seed), *words]).generate_state(1)[0])
@@ -88,6 +125,28 @@ def percentile_interval(
 
     Linear interpolation between order statistics (numpy's default, as scipy.stats.bootstrap
     uses for method='percentile'). NaN replicates are ignored; all-NaN gives NaN.
+
+    Parameters
+    ----------
+    replicates : array_like
+        The bootstrap replicates.
+    confidence : float, default 0.95
+        The coverage c, in (0, 1).
+    axis : int, default -1
+        Axis of the replicates.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The lower and upper bounds, without ``axis``.
+
+    Examples
+    --------
+    The 5th and 95th percentiles of 0, 1, ..., 100:
+
+    >>> low, high = percentile_interval(np.arange(101.0), confidence=0.9)
+    >>> round(float(low), 6), round(float(high), 6)
+    (5.0, 95.0)
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
@@ -103,7 +162,27 @@ def percentile_interval(
 
 
 def bootstrap_indices(rng: np.random.Generator, n: int, n_resamples: int) -> np.ndarray:
-    """Row indices of n_resamples resamples of size n drawn with replacement."""
+    """Row indices of n_resamples resamples of size n drawn with replacement.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The stream to draw from.
+    n : int
+        Rows in the sample (at least 1).
+    n_resamples : int
+        Resamples to draw.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_resamples, n)
+        Row indices in 0 .. n-1.
+
+    Examples
+    --------
+    >>> bootstrap_indices(make_rng(0), n=4, n_resamples=2).tolist()
+    [[3, 2, 2, 1], [1, 0, 0, 0]]
+    """
     if n < 1:
         raise ValueError("cannot resample an empty sample")
     return rng.integers(0, n, size=(n_resamples, n))
@@ -116,6 +195,32 @@ def resample_counts(counts: np.ndarray, n_resamples: int, rng: np.random.Generat
     result (n_resamples, U) is drawn from Multinomial(n, counts / n), each row summing to n.
     When every row is distinct (all counts 1) the draw is n uniform row indices per resample,
     tallied (the same distribution, O(n) instead of n binomial draws).
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (U,)
+        Multiplicity of each distinct row.
+    n_resamples : int
+        Resamples to draw.
+    rng : numpy.random.Generator
+        The stream to draw from.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n_resamples, U)
+        Draws of each distinct row per resample.
+
+    Examples
+    --------
+    Category counts (3, 1), resampled three times; every resample has 4 rows:
+
+    >>> resample_counts(np.array([3, 1]), 3, make_rng(0)).tolist()
+    [[3, 1], [4, 0], [4, 0]]
+
+    Four distinct units (per-unit data):
+
+    >>> resample_counts(np.ones(4, dtype=int), 2, make_rng(0)).tolist()
+    [[0, 1, 2, 1], [3, 1, 0, 0]]
     """
     counts = np.asarray(counts)
     if counts.ndim != 1:
@@ -140,6 +245,34 @@ def resample_blocks(
     """:func:`resample_counts` in blocks of at most ``max_cells`` counts, from one stream.
 
     The blocks concatenate to the same counts as one draw of all resamples.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (U,)
+        Multiplicity of each distinct row.
+    n_resamples : int
+        Resamples to draw in all (at least 1).
+    seed : int
+        Seed of the one stream.
+    max_cells : int, default MAX_CELLS
+        Largest number of counts per block.
+
+    Yields
+    ------
+    numpy.ndarray of int, shape (R', U)
+        The counts of the next R' resamples.
+
+    Examples
+    --------
+    Five resamples of three units, at most six counts (two resamples) per block:
+
+    >>> blocks = list(resample_blocks(np.ones(3, dtype=int), 5, seed=0, max_cells=6))
+    >>> [block.shape for block in blocks]
+    [(2, 3), (2, 3), (1, 3)]
+    >>> np.concatenate(blocks).tolist()
+    [[0, 2, 1], [3, 0, 0], [3, 0, 0], [0, 1, 2], [0, 2, 1]]
+    >>> next(resample_blocks(np.ones(3, dtype=int), 5, seed=0)).tolist()  # one block
+    [[0, 2, 1], [3, 0, 0], [3, 0, 0], [0, 1, 2], [0, 2, 1]]
     """
     if int(n_resamples) < 1:
         raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
@@ -163,6 +296,31 @@ def unit_resample_blocks(
     (Multinomial(n, block size / n)), then drawn uniformly within each block. The stream
     depends only on the seed, n_units, n_resamples and ``unit_block``: every block of units
     has its own generator (spawned from the seed), consumed in fixed chunks of resamples.
+
+    Parameters
+    ----------
+    n_units : int
+        Units to resample (at least 1).
+    n_resamples : int
+        Resamples to draw (at least 1).
+    seed : int
+        Seed of the stream.
+    unit_block : int, default UNIT_BLOCK
+        Units per block.
+
+    Yields
+    ------
+    (int, int, int, numpy.ndarray)
+        ``(lo, hi, r0, counts)`` as above.
+
+    Examples
+    --------
+    Five units in blocks of three, three resamples; each resample draws five units in all:
+
+    >>> for lo, hi, r0, counts in unit_resample_blocks(5, 3, seed=0, unit_block=3):
+    ...     print(lo, hi, r0, counts.tolist())
+    0 3 0 [[0, 1, 0], [2, 1, 1], [1, 1, 0]]
+    3 5 0 [[2, 2], [0, 1], [1, 2]]
     """
     n, n_resamples = int(n_units), int(n_resamples)
     if n < 1:
@@ -198,6 +356,43 @@ def bootstrap(
     per-unit data). ``statistic`` maps an (R, U) array of resampled counts to an (R, ...)
     array of values (vectorised over resamples); the estimate is the statistic of the
     observed counts. Returns an :class:`Interval` of the statistic's shape (...).
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (U,)
+        Multiplicity of each distinct row.
+    statistic : callable
+        (R, U) counts to (R, ...) values.
+    n_resamples : int
+        Bootstrap resamples.
+    confidence : float
+        Coverage of the percentile interval.
+    seed : int
+        Seed of the stream.
+    max_cells : int, default MAX_CELLS
+        Largest number of counts drawn at once.
+
+    Returns
+    -------
+    Interval
+        Estimate, percentile interval, bootstrap mean and undefined resamples.
+
+    Examples
+    --------
+    The mean of five units:
+
+    >>> mean = weighted_means(np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
+    >>> ci = bootstrap(np.ones(5, dtype=int), mean, n_resamples=1000, confidence=0.95, seed=0)
+    >>> ci.estimate, round(ci.ci_low, 3), round(ci.ci_high, 3), ci.n_undefined
+    (3.0, 1.8, 4.2, 0)
+
+    The entropy of category counts (6, 3, 1), in bits:
+
+    >>> from concord_stats.entropy import shannon_entropy
+    >>> ci = bootstrap(np.array([6, 3, 1]), shannon_entropy, n_resamples=1000, confidence=0.95,
+    ...                seed=0)
+    >>> round(ci.estimate, 3), round(ci.ci_low, 3), round(ci.ci_high, 3)
+    (1.295, 0.469, 1.522)
     """
     counts = np.asarray(counts)
     estimate = np.asarray(statistic(counts[None, :]), dtype=float)[0]
@@ -211,7 +406,30 @@ def bootstrap(
 
 
 def interval_of(estimate: np.ndarray, replicates: np.ndarray, confidence: float) -> Interval:
-    """The :class:`Interval` of an estimate (shape (...)) and its replicates (R, ...)."""
+    """The :class:`Interval` of an estimate (shape (...)) and its replicates (R, ...).
+
+    Parameters
+    ----------
+    estimate : array_like, shape (...)
+        The statistic of the observed data.
+    replicates : array_like, shape (R, ...)
+        Its bootstrap replicates, NaN where undefined.
+    confidence : float
+        Coverage of the percentile interval.
+
+    Returns
+    -------
+    Interval
+        Floats for a scalar estimate, arrays otherwise.
+
+    Examples
+    --------
+    The quartiles of the defined replicates 1, 2, 3 bound a 50 % interval:
+
+    >>> ci = interval_of(np.float64(2.0), np.array([1.0, 2.0, 3.0, np.nan]), confidence=0.5)
+    >>> ci.summary(), ci.n_undefined
+    ({'estimate': 2.0, 'boot_mean': 2.0, 'ci_low': 1.5, 'ci_high': 2.5}, 1)
+    """
     estimate = np.asarray(estimate, dtype=float)
     replicates = np.asarray(replicates, dtype=float)
     n_resamples = replicates.shape[0]
@@ -237,6 +455,22 @@ def weighted_means(terms: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
 
     ``terms`` is (n, ...) with NaN where a unit's term is undefined; a resample's mean is
     Σ c_i t_i / Σ c_i over the units whose term is defined (NaN when it draws none).
+
+    Parameters
+    ----------
+    terms : array_like, shape (n, ...)
+        One term per unit, NaN where undefined.
+
+    Returns
+    -------
+    callable
+        (R, n) unit counts to (R, ...) means.
+
+    Examples
+    --------
+    >>> mean = weighted_means(np.array([1.0, np.nan, 3.0]))
+    >>> mean(np.array([[1, 1, 1], [2, 5, 0], [0, 1, 0]])).tolist()
+    [2.0, 1.0, nan]
     """
     terms = np.asarray(terms, dtype=float)
     flat = terms.reshape(terms.shape[0], -1)

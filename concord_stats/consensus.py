@@ -57,7 +57,23 @@ def _validated(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def ranks_to_orders(ranks: np.ndarray) -> np.ndarray:
-    """Inverse of ``orders_to_ranks`` for strict rank vectors: task index per position."""
+    """Inverse of ``orders_to_ranks`` for strict rank vectors: task index per position.
+
+    Parameters
+    ----------
+    ranks : array_like, shape (..., n)
+        Strict rank vectors (1-based position per task).
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (..., n)
+        0-based task index per position.
+
+    Examples
+    --------
+    >>> ranks_to_orders(np.array([4, 2, 1, 3, 5])).tolist()
+    [2, 1, 3, 0, 4]
+    """
     return np.argsort(np.asarray(ranks), axis=-1, kind="stable")
 
 
@@ -82,6 +98,24 @@ def position_mode(ranks: np.ndarray) -> np.ndarray:
 
     Rankings must be strict (each present row a permutation of 1..n): position-wise votes
     are undefined for tied ranks, so ties raise ValueError.
+
+    Parameters
+    ----------
+    ranks : array_like, shape (..., m, n)
+        Strict rankings; an all-NaN row is an absent rater.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (..., n)
+        The consensus ranks, a permutation of 1..n.
+
+    Examples
+    --------
+    Task 0 is the raw mode of positions 1 and 2; position 2 goes to task 1 (a tie of one
+    vote each between tasks 1 and 2, to the smaller index):
+
+    >>> position_mode(np.array([[1, 2, 3], [1, 3, 2], [2, 1, 3], [2, 3, 1]])).tolist()
+    [1, 2, 3]
     """
     ranks, present = _validated(ranks)
     n = ranks.shape[-1]
@@ -108,6 +142,29 @@ def borda(ranks: np.ndarray) -> np.ndarray:
     Borda score of task t = sum_i (n - r_it), so a higher score is a lower mean rank
     (de Borda 1781; Young 1974). Ties of mean rank go to the smaller task index.
     Ties within a rater's ranking are allowed (use mid-ranks).
+
+    Parameters
+    ----------
+    ranks : array_like, shape (..., m, n)
+        Rankings (mid-ranks for ties); an all-NaN row is an absent rater.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (..., n)
+        The consensus ranks, a permutation of 1..n.
+
+    Examples
+    --------
+    The Tennessee capital election (tasks Memphis, Nashville, Chattanooga, Knoxville; 42,
+    26, 15 and 17 voters), whose Borda points are 126, 194, 173 and 107 (Wikipedia, "Borda
+    count"):
+
+    >>> ranks = np.repeat(np.array([[1, 2, 3, 4], [4, 1, 2, 3], [4, 3, 1, 2], [4, 3, 2, 1]]),
+    ...                   [42, 26, 15, 17], axis=0)
+    >>> (4 - ranks).sum(axis=0).tolist()
+    [126, 194, 173, 107]
+    >>> borda(ranks).tolist()
+    [3, 1, 2, 4]
     """
     ranks, present = _validated(ranks)
     totals = np.where(present[..., None], ranks, 0.0).sum(axis=-2)
@@ -117,7 +174,28 @@ def borda(ranks: np.ndarray) -> np.ndarray:
 
 
 def preference_matrix(ranks: np.ndarray) -> np.ndarray:
-    """P[..., a, b] = number of present raters ranking task a strictly before task b."""
+    """P[..., a, b] = number of present raters ranking task a strictly before task b.
+
+    Parameters
+    ----------
+    ranks : array_like, shape (..., m, n)
+        Rankings; an all-NaN row is an absent rater.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (..., n, n)
+        The preference counts.
+
+    Examples
+    --------
+    The Tennessee election (see :func:`borda`): 32 of 100 voters put Chattanooga before
+    Nashville and 17 Knoxville before Chattanooga (Electowiki, "Kemeny-Young method"):
+
+    >>> ranks = np.repeat(np.array([[1, 2, 3, 4], [4, 1, 2, 3], [4, 3, 1, 2], [4, 3, 2, 1]]),
+    ...                   [42, 26, 15, 17], axis=0)
+    >>> preference_matrix(ranks).tolist()
+    [[0, 42, 42, 42], [58, 0, 68, 68], [58, 32, 0, 83], [58, 32, 17, 0]]
+    """
     ranks, present = _validated(ranks)
     before = ranks[..., :, None] < ranks[..., None, :]
     return (before & present[..., None, None]).sum(axis=-3)
@@ -128,6 +206,28 @@ def kemeny_cost(ranks: np.ndarray, consensus: np.ndarray) -> np.ndarray:
 
     cost = sum_{a before b in consensus} P[b, a]: the number of (rater, task pair)
     disagreements. A pair tied by a rater counts for neither order.
+
+    Parameters
+    ----------
+    ranks : array_like, shape (..., m, n)
+        Rankings; an all-NaN row is an absent rater.
+    consensus : array_like, shape (..., n)
+        The consensus ranks.
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        The total Kendall distance.
+
+    Examples
+    --------
+    The Tennessee election (see :func:`borda`): Nashville > Chattanooga > Knoxville >
+    Memphis has distance 207 (Electowiki, "Kemeny-Young method"), the Borda order 223:
+
+    >>> ranks = np.repeat(np.array([[1, 2, 3, 4], [4, 1, 2, 3], [4, 3, 1, 2], [4, 3, 2, 1]]),
+    ...                   [42, 26, 15, 17], axis=0)
+    >>> int(kemeny_cost(ranks, np.array([4, 1, 2, 3]))), int(kemeny_cost(ranks, borda(ranks)))
+    (207, 223)
     """
     preferences = preference_matrix(ranks)
     consensus = np.asarray(consensus, dtype=float)
@@ -166,6 +266,30 @@ def kemeny(ranks: np.ndarray, max_exact: int = KEMENY_MAX_EXACT) -> np.ndarray:
       deterministic heuristic: the Borda order improved by adjacent swaps until no swap
       lowers the cost (locally Kemeny optimal; not guaranteed optimal). Callers should
       flag these results as not exact.
+
+    Parameters
+    ----------
+    ranks : array_like, shape (..., m, n)
+        Rankings; an all-NaN row is an absent rater.
+    max_exact : int, default KEMENY_MAX_EXACT
+        Largest n solved exactly.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (..., n)
+        The consensus ranks, a permutation of 1..n.
+
+    Examples
+    --------
+    The Tennessee election (see :func:`borda`): the Kemeny ranking is Nashville >
+    Chattanooga > Knoxville > Memphis (Electowiki, "Kemeny-Young method"):
+
+    >>> ranks = np.repeat(np.array([[1, 2, 3, 4], [4, 1, 2, 3], [4, 3, 1, 2], [4, 3, 2, 1]]),
+    ...                   [42, 26, 15, 17], axis=0)
+    >>> kemeny(ranks).tolist()
+    [4, 1, 2, 3]
+    >>> kemeny(ranks, max_exact=3).tolist()  # the heuristic finds it too
+    [4, 1, 2, 3]
     """
     ranks, _ = _validated(ranks)
     n = ranks.shape[-1]

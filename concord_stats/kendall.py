@@ -60,6 +60,23 @@ def orders_to_ranks(orders: np.ndarray) -> np.ndarray:
 
     Raises ValueError when a slice along the last axis is not a permutation of
     0 .. n-1 (a repeated task, a gap or an out-of-range code): its ranks are undefined.
+
+    Parameters
+    ----------
+    orders : array_like of int, shape (..., n)
+        Task code (0-based) per position.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (..., n)
+        Position (1-based) per task.
+
+    Examples
+    --------
+    The ordered-task document's example, order (3, 2, 4, 1, 5) of 1-based task ids:
+
+    >>> orders_to_ranks(np.array([3, 2, 4, 1, 5]) - 1).tolist()
+    [4, 2, 1, 3, 5]
     """
     orders = np.asarray(orders)
     if not np.issubdtype(orders.dtype, np.integer):
@@ -95,6 +112,34 @@ def rank_array(
     Raises ValueError when two rows write the same cell (a repeated task) or when a
     ranking's positions are not exactly 1 .. (number of its tasks) (a repeated position
     or a gap): such a ranking has no rank vector.
+
+    Parameters
+    ----------
+    rater_index, scenario_index, task_index : array_like of int
+        ``i``, ``q`` and ``t`` of each row.
+    position : array_like
+        ``p`` (1-based) of each row.
+    shape : (int, int, int)
+        (raters, scenarios, tasks) of the result.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape ``shape``
+        The ranks, NaN where no row wrote.
+
+    Examples
+    --------
+    Two raters rank scenario 0's three tasks; rater 0 alone ranks scenario 1's two tasks:
+
+    >>> ranks = rank_array(
+    ...     rater_index=np.array([0, 0, 0, 1, 1, 1, 0, 0]),
+    ...     scenario_index=np.array([0, 0, 0, 0, 0, 0, 1, 1]),
+    ...     task_index=np.array([0, 1, 2, 0, 1, 2, 0, 1]),
+    ...     position=np.array([2, 1, 3, 1, 2, 3, 2, 1]),
+    ...     shape=(2, 2, 3),
+    ... )
+    >>> ranks.tolist()
+    [[[2.0, 1.0, 3.0], [2.0, 1.0, nan]], [[1.0, 2.0, 3.0], [nan, nan, nan]]]
     """
     rater_index, scenario_index, task_index, position = (
         np.asarray(a) for a in (rater_index, scenario_index, task_index, position)
@@ -145,7 +190,36 @@ def rank_cube(
     """:func:`rank_array` from labelled rows (one per rater, scenario and position; tasks as
     their 0-based index within the scenario, ``n_tasks`` the scenario's task count). Raters
     and scenarios are indexed in sorted label order. No row at all raises ValueError
-    (NO_VALID_RANKING): there is nothing to correlate."""
+    (NO_VALID_RANKING): there is nothing to correlate.
+
+    Parameters
+    ----------
+    rater_id, scenario_id : array_like
+        Labels of each row.
+    task_index : array_like of int
+        0-based task index within the scenario.
+    position : array_like
+        1-based position of the task.
+    n_tasks : array_like of int
+        Task count of each row's scenario.
+
+    Returns
+    -------
+    RankCube
+        The rank array with its sorted labels and each row's indices.
+
+    Examples
+    --------
+    >>> cube = rank_cube(
+    ...     rater_id=np.array(["bob", "bob", "ann", "ann"]),
+    ...     scenario_id=np.array(["s1", "s1", "s1", "s1"]),
+    ...     task_index=np.array([0, 1, 0, 1]),
+    ...     position=np.array([1, 2, 2, 1]),
+    ...     n_tasks=np.array([2, 2, 2, 2]),
+    ... )
+    >>> cube.raters.tolist(), cube.rater_index.tolist(), cube.ranks.tolist()
+    (['ann', 'bob'], [1, 1, 0, 0], [[[2.0, 1.0]], [[1.0, 2.0]]])
+    """
     if len(rater_id) == 0:
         raise ValueError(NO_VALID_RANKING)
     raters, rater_index = np.unique(np.asarray(rater_id), return_inverse=True)
@@ -160,6 +234,25 @@ def pair_signs(ranks: np.ndarray) -> np.ndarray:
 
     ``s[..., k] = sign(r[b] - r[a])`` for the k-th pair a < b (``numpy.triu_indices``
     order); 0 for a tied pair or a pair involving a NaN (absent) task.
+
+    Parameters
+    ----------
+    ranks : array_like, shape (..., n)
+        Rank vectors, NaN for an absent task.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (..., n (n - 1) / 2)
+        -1, 0 or 1 per task pair.
+
+    Examples
+    --------
+    Pairs (0, 1), (0, 2), (1, 2):
+
+    >>> pair_signs(np.array([1, 3, 2])).tolist()
+    [1.0, 1.0, -1.0]
+    >>> pair_signs(np.array([[1, 1, 2], [1, np.nan, 2]])).tolist()
+    [[0.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
     """
     ranks = np.asarray(ranks, dtype=float)
     a, b = np.triu_indices(ranks.shape[-1], k=1)
@@ -174,6 +267,26 @@ def normalised_pair_signs(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     dot product ``u_x . u_y`` (Kendall 1945: tau_b = sum s_x s_y / sqrt(n_x n_y), where
     n_x = n0 - n1 is the number of pairs not tied in x). Returns ``(u, defined)``;
     ``defined`` is False, and ``u`` zero, where a ranking has no untied pair.
+
+    Parameters
+    ----------
+    ranks : array_like, shape (..., n)
+        Rank vectors, NaN for an absent task.
+
+    Returns
+    -------
+    u : numpy.ndarray, shape (..., n (n - 1) / 2)
+        The normalised pair signs.
+    defined : numpy.ndarray of bool, shape (...)
+        Whether the ranking has an untied pair.
+
+    Examples
+    --------
+    >>> u, defined = normalised_pair_signs(np.array([[1, 3, 2], [3, 2, 1], [2, 2, 2]]))
+    >>> np.round(u, 3).tolist(), defined.tolist()
+    ([[0.577, 0.577, -0.577], [-0.577, -0.577, -0.577], [0.0, 0.0, 0.0]], [True, True, False])
+    >>> round(float(u[0] @ u[1]), 4)  # tau_b([1, 3, 2], [3, 2, 1])
+    -0.3333
     """
     signs = pair_signs(ranks)
     nonzero = np.count_nonzero(signs, axis=-1)
@@ -194,6 +307,25 @@ def tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
     Degenerate input: NaN when either ranking has no untied pair among the tasks present
     in both (all tied, fewer than two tasks, or missing): tau-b is 0/0 there, as in scipy.
+
+    Parameters
+    ----------
+    x, y : array_like, shape (..., n)
+        Rank vectors (any scores), NaN for an absent task; broadcast together.
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        Tau-b in [-1, 1], NaN where undefined.
+
+    Examples
+    --------
+    scipy.stats.kendalltau's documented example (statistic -0.47140452079103173):
+
+    >>> round(float(tau_b(np.array([12, 2, 1, 12, 2]), np.array([1, 4, 7, 1, 0]))), 6)
+    -0.471405
+    >>> tau_b(np.array([1, 2, 3]), np.array([[1, 2, 3], [3, 2, 1], [2, 2, 2]])).tolist()
+    [1.0, -1.0, nan]
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -234,6 +366,26 @@ def pairwise_tau_b(ranks: np.ndarray) -> np.ndarray:
     :func:`pairwise_mean_tau_b` for large Q.
 
     Raises ValueError when two raters ranked different task sets in the same scenario.
+
+    Parameters
+    ----------
+    ranks : array_like, shape (N, Q, n)
+        Rank vectors per rater and scenario, NaN where absent.
+
+    Returns
+    -------
+    numpy.ndarray, shape (N, N, Q)
+        Tau-b of each pair of raters in each scenario.
+
+    Examples
+    --------
+    Three raters, two scenarios; rater 2 did not rank scenario 1:
+
+    >>> ranks = np.array([[[1, 2, 3], [1, 2, 3]],
+    ...                   [[1, 3, 2], [3, 2, 1]],
+    ...                   [[3, 2, 1], [np.nan, np.nan, np.nan]]])
+    >>> np.round(pairwise_tau_b(ranks)[0], 3).tolist()  # rater 0 against 0, 1, 2
+    [[1.0, 1.0], [0.333, -1.0], [-1.0, nan]]
     """
     ranks = np.asarray(ranks, dtype=float)
     _check_same_tasks(ranks)
@@ -264,6 +416,32 @@ def pairwise_mean_tau_b(
     ``ranks``: (N, Q, n). Returns ``(mean_tau_b, n_scenarios)``, both (N, N); the mean is
     NaN where two raters share no scenario. Raises ValueError when two raters ranked
     different task sets in the same scenario.
+
+    Parameters
+    ----------
+    ranks : array_like, shape (N, Q, n)
+        Rank vectors per rater and scenario, NaN where absent.
+    chunk_scenarios : int, default DEFAULT_CHUNK_SCENARIOS
+        Scenarios per chunk.
+
+    Returns
+    -------
+    mean_tau_b : numpy.ndarray, shape (N, N)
+        Mean tau-b over shared scenarios.
+    n_scenarios : numpy.ndarray of int64, shape (N, N)
+        Scenarios where both raters' tau-b is defined.
+
+    Examples
+    --------
+    The raters of :func:`pairwise_tau_b`'s example (mean of 1/3 and -1 for raters 0, 1):
+
+    >>> ranks = np.array([[[1, 2, 3], [1, 2, 3]],
+    ...                   [[1, 3, 2], [3, 2, 1]],
+    ...                   [[3, 2, 1], [np.nan, np.nan, np.nan]]])
+    >>> mean, shared = pairwise_mean_tau_b(ranks)
+    >>> np.round(mean, 3).tolist(), shared.tolist()
+    ([[1.0, -0.333, -1.0], [-0.333, 1.0, -0.333], [-1.0, -0.333, 1.0]],
+     [[2, 2, 1], [2, 2, 1], [1, 1, 1]])
     """
     ranks = np.asarray(ranks, dtype=float)
     if chunk_scenarios < 1:
@@ -328,6 +506,34 @@ def pairwise_tau_b_interval(
     (estimate: the mean tau-b over shared scenarios), NaN for a pair with no shared
     scenario. One generator seeded with ``seed`` draws the replicates in order: the same
     seed gives the same intervals.
+
+    Parameters
+    ----------
+    taus : array_like, shape (N, N, Q)
+        Per-scenario tau-b of every pair, NaN where undefined.
+    n_resamples : int
+        Bootstrap resamples (at least 1).
+    confidence : float
+        Coverage of the percentile interval.
+    seed : int
+        Seed of the stream.
+    max_cells : int, default 5_000_000
+        Largest number of counts drawn at once.
+
+    Returns
+    -------
+    Interval
+        Fields of shape (N, N).
+
+    Examples
+    --------
+    Two raters over four scenarios, per-scenario tau-b 1, 1/3, 1/3 and -1:
+
+    >>> ranks = np.array([[[1, 2, 3], [1, 2, 3], [1, 2, 3], [1, 2, 3]],
+    ...                   [[1, 2, 3], [2, 1, 3], [1, 3, 2], [3, 2, 1]]])
+    >>> ci = pairwise_tau_b_interval(pairwise_tau_b(ranks), 1000, confidence=0.95, seed=0)
+    >>> [round(float(field[0, 1]), 3) for field in (ci.estimate, ci.ci_low, ci.ci_high)]
+    [0.167, -0.667, 0.833]
     """
     taus = np.asarray(taus, dtype=float)
     if n_resamples < 1:
@@ -377,6 +583,29 @@ def kendall_w(ranks: np.ndarray) -> np.ndarray:
     the other rows). Degenerate input: NaN when fewer than two raters remain, fewer than
     two objects, or every rater ties every object (the denominator is 0). A row with some
     but not all values NaN raises ValueError (an incomplete ranking).
+
+    Parameters
+    ----------
+    ranks : array_like, shape (..., m, n)
+        Scores or ranks of n objects by m raters; an all-NaN row is an absent rater.
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        W in [0, 1], NaN where undefined.
+
+    Examples
+    --------
+    ProofWiki's "Kendall's Coefficient of Concordance/Examples/Arbitrary Example 1": four
+    judges rank three competitors, W = 1/16:
+
+    >>> float(kendall_w(np.array([[1, 3, 2], [1, 2, 3], [2, 3, 1], [3, 1, 2]])))
+    0.0625
+
+    With ties (mid-ranks); equals scipy.stats.friedmanchisquare's statistic / (m (n - 1)):
+
+    >>> round(float(kendall_w(np.array([[1, 2, 2, 4], [2, 1, 3, 4], [1, 3, 2, 4]]))), 4)
+    0.7701
     """
     ranks = np.asarray(ranks, dtype=float)
     if ranks.ndim < 2:

@@ -53,6 +53,29 @@ def bootstrap_mean_interval(
 
     Returns an :class:`~concord_stats.bootstrap.Interval` of the leading shape (floats for
     a 1-D input), drawn by :func:`concord_stats.bootstrap.bootstrap`.
+
+    Parameters
+    ----------
+    differences : array_like, shape (..., n)
+        Paired differences, one per unit along the last axis.
+    n_resamples : int
+        Bootstrap resamples (at least 1).
+    confidence : float
+        Coverage of the percentile interval.
+    seed : int
+        Seed of the stream.
+
+    Returns
+    -------
+    Interval
+        Of the mean difference, shape (...).
+
+    Examples
+    --------
+    >>> d = np.array([0.1, 0.3, -0.1, 0.2, 0.4])
+    >>> ci = bootstrap_mean_interval(d, n_resamples=1000, confidence=0.95, seed=0)
+    >>> round(ci.estimate, 3), round(ci.ci_low, 3), round(ci.ci_high, 3)
+    (0.18, 0.02, 0.32)
     """
     d = _check_differences(differences)
     if n_resamples < 1:
@@ -98,6 +121,39 @@ def sign_flip_test(
 
     A relative tolerance of 1e-12 counts ties as ties despite floating-point noise.
     Returns (p_value, number of relabellings used, exact flag).
+
+    Parameters
+    ----------
+    differences : array_like, shape (..., n)
+        Paired differences, one per unit along the last axis.
+    n_permutations : int, optional
+        Most relabellings to use; None enumerates all 2**n (n <= MAX_EXACT_UNITS).
+    seed : int, default 0
+        Seed of the sampled sign vectors.
+
+    Returns
+    -------
+    p_value : numpy.ndarray, shape (...)
+        The two-sided p-value.
+    n_relabellings : int
+        Sign vectors used.
+    exact : bool
+        Whether they were all enumerated.
+
+    Examples
+    --------
+    Four positive differences: only the identity and the all-flipped labelling reach
+    |mean| = 2.5, so p = 2/16:
+
+    >>> p_value, n_used, exact = sign_flip_test(np.array([1.0, 2.0, 3.0, 4.0]))
+    >>> float(p_value), n_used, exact
+    (0.125, 16, True)
+
+    Equal to scipy.stats.permutation_test(..., permutation_type='samples')'s p-value:
+
+    >>> p_value, _, _ = sign_flip_test(np.array([0.1, 0.3, -0.1, 0.2, 0.4]))
+    >>> float(p_value)
+    0.1875
     """
     d = _check_differences(differences)
     n = d.shape[-1]
@@ -115,7 +171,34 @@ def paired_summary(
     """The interval and the sign-flip test of one set of paired differences, as the fields a
     probe mart row carries: ``n_messages``, ``ci_low``, ``ci_high``, ``confidence``,
     ``n_resamples``, ``p_value``, ``n_permutations``, ``permutation_exact``. Both draws use
-    ``seed`` (one stream per cell)."""
+    ``seed`` (one stream per cell).
+
+    Parameters
+    ----------
+    differences : array_like, shape (n,)
+        Paired differences, one per message.
+    n_resamples : int
+        Bootstrap resamples.
+    confidence : float
+        Coverage of the percentile interval.
+    seed : int
+        Seed of both draws.
+    n_permutations : int
+        Most relabellings for the sign-flip test.
+
+    Returns
+    -------
+    dict
+        The mart fields above.
+
+    Examples
+    --------
+    >>> row = paired_summary(np.array([0.1, 0.3, -0.1, 0.2, 0.4]), n_resamples=1000,
+    ...                      confidence=0.95, seed=0, n_permutations=10_000)
+    >>> {k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}
+    {'n_messages': 5, 'ci_low': 0.02, 'ci_high': 0.32, 'confidence': 0.95, 'n_resamples': 1000,
+     'p_value': 0.188, 'n_permutations': 32, 'permutation_exact': True}
+    """
     d = np.asarray(differences, dtype=float)
     interval = bootstrap_mean_interval(d, n_resamples=n_resamples, confidence=confidence, seed=seed)
     p_value, n_used, exact = sign_flip_test(d, n_permutations=n_permutations, seed=seed)
