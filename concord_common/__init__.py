@@ -14,12 +14,13 @@ hint that says what to do. :func:`run_main` turns it into one line on stderr and
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
+
+from concord_common.settings import value
 
 EXIT_USER_ERROR = 2
 EXIT_BUG = 1
@@ -46,7 +47,7 @@ def printable(text: object) -> str:
 
 def debug_requested(argv: Sequence[str] | None = None) -> bool:
     argv = sys.argv[1:] if argv is None else argv
-    return "--debug" in argv or os.environ.get("CONCORD_DEBUG", "") not in ("", "0")
+    return "--debug" in argv or value("CONCORD_DEBUG") not in ("", "0")
 
 
 def run_main(main: Callable[[list[str] | None], int | None], argv: list[str] | None = None):

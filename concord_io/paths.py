@@ -1,32 +1,31 @@
 """Where Concord keeps its files: the project root and every default path, declared once.
 
-Environment variables override the defaults (relative values are taken from the project
-root, as dbt reads them): ``CONCORD_DB_PATH`` the build database, ``CONCORD_LANDING_DIR``
-the probe's landing folder. Everything else sits beside the build database.
+Environment variables (declared in :mod:`concord_common.settings`) override the defaults,
+relative values taken from the project root as dbt reads them: ``CONCORD_DB_PATH`` the
+build database, ``CONCORD_LANDING_DIR`` the landing folder. Everything else sits beside the
+build database.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import concord_common
+from concord_common.settings import SETTINGS, value
 from concord_io.errors import ConcordError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DB_PATH = "warehouse/concord.duckdb"
-DEFAULT_LANDING_DIR = "warehouse/landing"
+DEFAULT_DB_PATH = SETTINGS["CONCORD_DB_PATH"].default
 
 
-def _from_env(variable: str, default: str) -> Path:
-    configured = os.environ.get(variable, "").strip() or default
-    path = Path(configured)
+def _from_env(variable: str) -> Path:
+    path = Path(value(variable))
     return path if path.is_absolute() else PROJECT_ROOT / path
 
 
 def build_db_path() -> Path:
     """The build database (``CONCORD_DB_PATH``)."""
-    return _from_env("CONCORD_DB_PATH", DEFAULT_DB_PATH)
+    return _from_env("CONCORD_DB_PATH")
 
 
 def warehouse_dir() -> Path:
@@ -48,7 +47,7 @@ def quality_dir() -> Path:
 
 def landing_dir() -> Path:
     """The probe's landing folder (``CONCORD_LANDING_DIR``)."""
-    return _from_env("CONCORD_LANDING_DIR", DEFAULT_LANDING_DIR)
+    return _from_env("CONCORD_LANDING_DIR")
 
 
 def inside(folder: Path | str, target: Path | str, *, what: str = "path") -> Path:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from concord_common.settings import SETTINGS
 from concord_io.paths import PROJECT_ROOT
 
 DBT = Path(sys.executable).parent / "dbt"
@@ -46,14 +47,7 @@ PROJECT_PARTS = (
 )
 PARTIAL_PARSE = "partial_parse.msgpack"
 # environment variables that enter dbt's parse state (profiles.yml and dbt_project.yml)
-STATE_ENV = (
-    "CONCORD_DB_PATH",
-    "CONCORD_LANDING_DIR",
-    "CONCORD_THREADS",
-    "CONCORD_MEMORY_LIMIT",
-    "CONCORD_SPARK_DIR",
-    "CONCORD_SPARK_PYTHON_RESULTS",
-)
+STATE_ENV = tuple(name for name, s in SETTINGS.items() if s.parse_state)
 
 
 @dataclass

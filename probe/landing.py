@@ -27,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from concord_common.settings import value
 from probe.errors import ProbeError, inside
 from probe.stimuli import PROJECT_ROOT
 
@@ -102,12 +103,10 @@ class LandingError(ProbeError, ValueError):
 
 
 def default_landing_dir() -> Path:
-    """CONCORD_LANDING_DIR, else warehouse/landing under the project root (as dbt reads it)."""
-    configured = os.environ.get("CONCORD_LANDING_DIR")
-    if configured:
-        path = Path(configured)
-        return path if path.is_absolute() else PROJECT_ROOT / path
-    return PROJECT_ROOT / "warehouse" / "landing"
+    """CONCORD_LANDING_DIR (concord_common.settings), relative paths from the project root
+    as dbt reads them."""
+    path = Path(value("CONCORD_LANDING_DIR"))
+    return path if path.is_absolute() else PROJECT_ROOT / path
 
 
 def check_run_id(run_id: str) -> str:

@@ -1,0 +1,85 @@
+"""Each environment variable is declared once (concord_common.settings); every other copy of
+its default (dbt's env_var calls, the starter notebook, docs/settings.md) must agree."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+import pytest
+
+from concord_common.settings import SETTINGS, markdown, value
+from concord_io.paths import PROJECT_ROOT
+
+NAME = re.compile(r"\bCONCORD_[A-Z][A-Z_]*[A-Z]\b")
+# env_var('NAME', 'default'), or env_var('NAME', '') | trim or 'default'
+ENV_VAR = re.compile(r"env_var\('(CONCORD_\w+)', '([^']*)'\)(?:\s*\|\s*trim\s+or\s+'([^']*)')?")
+
+
+def tracked_text() -> dict[str, str]:
+    names = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    texts = {}
+    for name in names:
+        path = PROJECT_ROOT / name
+        if path.is_file() and path.suffix not in {".parquet", ".duckdb", ".png", ".whl"}:
+            try:
+                texts[name] = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                continue
+    return texts
+
+
+def test_every_variable_named_anywhere_is_declared_and_every_declared_one_is_used():
+    texts = tracked_text()
+    named = {m for text in texts.values() for m in NAME.findall(text)}
+    assert named - set(SETTINGS) == set(), "declare these in concord_common/settings.py"
+    used = {
+        m
+        for name, text in texts.items()
+        if name not in ("concord_common/settings.py", "docs/settings.md")
+        for m in NAME.findall(text)
+    }
+    assert set(SETTINGS) - used == set(), "declared but read nowhere"
+
+
+def test_dbt_reads_the_declared_defaults():
+    seen = {}
+    for file in ("profiles.yml", "dbt_project.yml"):
+        for name, default, fallback in ENV_VAR.findall((PROJECT_ROOT / file).read_text()):
+            seen.setdefault(name, set()).add(fallback or default)
+    assert seen, "no env_var call found: the pattern above needs updating"
+    for name, defaults in seen.items():
+        assert defaults == {SETTINGS[name].default}, (name, defaults)
+        assert SETTINGS[name].parse_state, f"{name} enters dbt's parse: mark parse_state"
+    assert {n for n, s in SETTINGS.items() if s.parse_state} == set(seen)
+
+
+def test_the_notebook_opens_the_declared_serving_file():
+    cells = json.loads((PROJECT_ROOT / "notebooks" / "concord_start.ipynb").read_text())
+    source = "".join(line for cell in cells["cells"] for line in cell["source"])
+    (default,) = re.findall(r'os\.environ\.get\("CONCORD_SERVING", "([^"]+)"\)', source)
+    assert default == "../" + SETTINGS["CONCORD_SERVING"].default  # it runs in notebooks/
+
+
+def test_docs_settings_is_generated_from_the_module():
+    assert (PROJECT_ROOT / "docs" / "settings.md").read_text() == markdown(), (
+        "run: python -m concord_common.settings > docs/settings.md"
+    )
+
+
+@pytest.mark.parametrize(
+    "raw, want", [(None, "warehouse/landing"), ("", "warehouse/landing"), ("  x/y ", "x/y")]
+)
+def test_value_is_the_variable_or_its_default(monkeypatch, raw, want):
+    if raw is None:
+        monkeypatch.delenv("CONCORD_LANDING_DIR", raising=False)
+    else:
+        monkeypatch.setenv("CONCORD_LANDING_DIR", raw)
+    assert value("CONCORD_LANDING_DIR") == want
