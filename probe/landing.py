@@ -157,7 +157,14 @@ def columns_to_table(name: str, columns: dict[str, object]) -> pa.Table:
     schema = SCHEMAS[name]
     if set(columns) != set(schema.names):
         raise LandingError(f"{name}: columns {sorted(columns)} differ from {sorted(schema.names)}")
-    return pa.table({field.name: pa.array(columns[field.name], field.type) for field in schema})
+    return pa.table(
+        {
+            field.name: column.cast(field.type)
+            if isinstance(column := columns[field.name], pa.Array)
+            else pa.array(column, field.type)
+            for field in schema
+        }
+    )
 
 
 def run_exists(run_id: str, folder: Path) -> LandingError:

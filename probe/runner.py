@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import torch
 import transformers
 from tqdm import tqdm
@@ -44,7 +45,6 @@ from probe.modeling import (
 from probe.scoring import (
     NonFiniteScoreError,
     build_requests,
-    check_finite,
     prefix_sharing_agrees,
     score_batched,
     score_reference,
@@ -107,21 +107,31 @@ def build_tables(run_id: str, design: ProbeDesign, requests, token_lps) -> dict:
     count and the token log-probs; per stimulus its prompt and prompt length. Built
     column-wise, so large designs need no Python dict per row."""
     n_candidates = len(design.candidates)
-    for stimulus, lps in zip(design.stimuli, token_lps, strict=True):
-        try:
-            check_finite(lps)
-        except NonFiniteScoreError as error:
-            raise NonFiniteScoreError(
-                f"stimulus {stimulus.stimulus_id} (msg {stimulus.msg_id}, "
-                f"{printable(stimulus.sender_name)}): {error}; nothing was landed",
-                hint="check the model's weights and --dtype (float16 overflows easily)",
-            ) from error
+    stimuli = design.stimuli
+    # one flat array of every token log-prob and one of their offsets: the list columns are
+    # made from them without a Python object per candidate
+    flat_lps = [lp for lps in token_lps for lp in lps]
+    counts = np.fromiter((len(lp) for lp in flat_lps), np.int64, len(flat_lps))
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    values = np.concatenate(flat_lps).astype(float) if flat_lps else np.zeros(0)
+    finite = np.isfinite(values)
+    if not finite.all():
+        candidate = int(np.searchsorted(offsets, np.argmin(finite), side="right")) - 1
+        stimulus = stimuli[candidate // n_candidates]
+        raise NonFiniteScoreError(
+            f"stimulus {stimulus.stimulus_id} (msg {stimulus.msg_id}, "
+            f"{printable(stimulus.sender_name)}): a candidate token log-probability is NaN "
+            "or infinite; nothing was landed",
+            hint="check the model's weights and --dtype (float16 overflows easily)",
+        )
+    token_ids = np.fromiter(
+        (t for r in requests for tail in r.candidate_ids for t in tail), np.int64, len(values)
+    )
+    list_offsets = pa.array(offsets, pa.int32())
 
     def per_stimulus(values):  # one value per stimulus, repeated for each candidate
         return [v for v in values for _ in range(n_candidates)]
 
-    stimuli = design.stimuli
-    flat_lps = [lp for lps in token_lps for lp in lps]
     scores = {
         "run_id": [run_id] * (len(stimuli) * n_candidates),
         "stimulus_id": per_stimulus(s.stimulus_id for s in stimuli),
@@ -132,10 +142,10 @@ def build_tables(run_id: str, design: ProbeDesign, requests, token_lps) -> dict:
         "candidate_id": [c.candidate_id for _ in stimuli for c in design.candidates],
         "candidate": [c.text for _ in stimuli for c in design.candidates],
         "candidate_group": [c.group for _ in stimuli for c in design.candidates],
-        "logprob": np.array([float(np.sum(lp)) for lp in flat_lps]),
-        "n_tokens": [len(lp) for lp in flat_lps],
-        "token_logprobs": [np.asarray(lp, dtype=float) for lp in flat_lps],
-        "token_ids": [list(tail) for r in requests for tail in r.candidate_ids],
+        "logprob": np.add.reduceat(values, offsets[:-1]) if len(values) else values,
+        "n_tokens": counts,
+        "token_logprobs": pa.ListArray.from_arrays(list_offsets, pa.array(values)),
+        "token_ids": pa.ListArray.from_arrays(list_offsets, pa.array(token_ids)),
     }
     stimulus_rows = {
         "run_id": [run_id] * len(stimuli),

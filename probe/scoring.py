@@ -466,12 +466,6 @@ def score_reference(model, requests: list[Request]) -> list[list[np.ndarray]]:
     return out
 
 
-def check_finite(token_logprobs: list[np.ndarray]) -> None:
-    """Refuse a NaN or infinite token log-probability (a broken model or dtype overflow)."""
-    if not all(np.isfinite(lp).all() for lp in token_logprobs):
-        raise NonFiniteScoreError("a candidate token log-probability is NaN or infinite")
-
-
 def shard(requests: list[Request], world_size: int) -> list[list[Request]]:
     """Split requests into ``world_size`` shares of nearly equal token count.
 

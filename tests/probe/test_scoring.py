@@ -11,10 +11,8 @@ from scipy.special import logsumexp
 from probe import scoring
 from probe.modeling import load_model
 from probe.scoring import (
-    NonFiniteScoreError,
     TokenizationError,
     build_requests,
-    check_finite,
     score_batched,
     score_reference,
     shard,
@@ -107,13 +105,6 @@ def test_out_of_memory_halves_the_batch(monkeypatch, tiny_model_dirs, reference_
     for got_row, want_row in zip(batched, reference, strict=True):
         for got, want in zip(got_row, want_row, strict=True):
             np.testing.assert_allclose(got, want, atol=1e-5)
-
-
-def test_non_finite_token_logprobs_are_refused():
-    check_finite([np.array([-1.0, -2.0]), np.array([-3.0])])
-    for bad in (np.nan, np.inf, -np.inf):
-        with pytest.raises(NonFiniteScoreError):
-            check_finite([np.array([-1.0, bad]), np.array([-1.0])])
 
 
 @pytest.mark.parametrize("world_size", [1, 2, 3, 7])

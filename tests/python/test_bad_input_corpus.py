@@ -335,13 +335,22 @@ def test_probe_writer_refuses_nan_and_infinite_scores(design, tmp_path, table, c
 
 
 @pytest.mark.probe
-def test_probe_scorer_refuses_non_finite_token_logprobs():
-    from probe.scoring import NonFiniteScoreError, check_finite
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_probe_scorer_refuses_non_finite_token_logprobs(bad):
+    """A NaN or infinite token log-prob refuses the run, naming its stimulus."""
+    from probe.runner import build_tables
+    from probe.scoring import NonFiniteScoreError, Request
+    from probe.stimuli import load_design
 
-    with pytest.raises(NonFiniteScoreError):
-        check_finite([np.array([-1.0, math.nan]), np.array([-2.0])])
-    with pytest.raises(NonFiniteScoreError):
-        check_finite([np.array([-1.0]), np.array([math.inf])])
+    design = load_design()
+    k = len(design.candidates)
+    requests = [Request(i, (1, 2), ((3,),) * k) for i in range(len(design.stimuli))]
+    token_lps = [[np.array([-1.0])] * k for _ in requests]
+    build_tables("ok", design, requests, token_lps)  # finite: builds
+    token_lps[6] = [np.array([-1.0])] * (k - 1) + [np.array([bad])]
+    stimulus = design.stimuli[6]
+    with pytest.raises(NonFiniteScoreError, match=f"stimulus 7 \\(msg {stimulus.msg_id},"):
+        build_tables("bad", design, requests, token_lps)
 
 
 NASTY_NAME = 'O\'Brien; "Bobby"\nمحمد‎'
