@@ -1,4 +1,7 @@
-"""Every environment variable Concord reads, declared once: its name, default and meaning.
+"""Every environment variable Concord reads, declared once (name, default, meaning), and the
+dbt vars a Python model reads, typed once.
+
+Environment variables.
 
 Python reads a variable through :func:`value`. dbt reads its own copy
 (``env_var('NAME', 'default')`` in ``profiles.yml`` and ``dbt_project.yml``), and the
@@ -6,12 +9,24 @@ starter notebook one more; ``tests/python/test_settings_declared.py`` fails when
 there differs from the one here, when a ``CONCORD_*`` name anywhere in the repository is not
 declared here, or when ``docs/settings.md`` is not what ``python -m concord_common.settings``
 prints.
+
+dbt vars. They are declared in ``dbt_project.yml`` (``vars:``) and their allowed ranges
+checked in ``macros/run_settings.sql`` before any model runs. dbt Python models cannot call
+``var()``, and dbt renders ``dbt_project.yml``'s configs before the vars exist, so
+``macros/python_model_vars.sql`` hands every Python model the vars in :data:`VARS` as
+``dbt.config.get("vars")`` (rendered at run time: ``--vars`` applies), and the model reads
+them, typed, through :func:`dbt_vars`::
+
+    n_resamples, seed = dbt_vars(dbt.config.get("vars"), "bootstrap_resamples", "bootstrap_seed")
 """
 
 from __future__ import annotations
 
+import ast
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -86,6 +101,93 @@ SETTINGS = {
 def value(name: str) -> str:
     """The variable's value without surrounding spaces, or its default when unset or empty."""
     return os.environ.get(name, "").strip() or SETTINGS[name].default
+
+
+def _user_error(message: str, *, hint: str):
+    from concord_common import UserError  # the package imports this module first
+
+    return UserError(message, hint=hint)
+
+
+def _whole(value: Any) -> int:
+    """a whole number"""
+    if isinstance(value, bool):  # int(True) is 1: a flag is not a count
+        raise ValueError
+    return int(str(value).strip())
+
+
+def _number(value: Any) -> float:
+    """a number"""
+    if isinstance(value, bool):
+        raise ValueError
+    return float(str(value).strip())
+
+
+def _names(value: Any) -> list[str]:
+    """a list of names"""
+    if isinstance(value, str):  # "--vars '{x: [a, b]}'" arrives as a list, "a,b" as text
+        text = value.strip()
+        value = ast.literal_eval(text) if text.startswith("[") else text.split(",")
+    if not isinstance(value, list | tuple):
+        raise ValueError
+    return [str(item).strip() for item in value]
+
+
+def _text(value: Any) -> str:
+    """a text"""
+    if not isinstance(value, str):
+        raise ValueError
+    return value.strip()
+
+
+# Every var a Python model may read, with its type; the macro passes exactly these.
+VARS: dict[str, Callable[[Any], Any]] = {
+    "bootstrap_resamples": _whole,
+    "bootstrap_confidence": _number,
+    "bootstrap_seed": _whole,
+    "probe_permutations": _whole,
+    "mcq_languages": _names,
+    "mcq_disagreement_types": _names,
+    "mcq_answers_dir": _text,
+    "mcq_items_dir": _text,
+}
+
+
+def dbt_vars(passed: Mapping[str, Any] | None, *names: str) -> tuple[Any, ...]:
+    """The vars ``names`` from ``passed`` (``dbt.config.get("vars")``), typed.
+
+    Raises :class:`concord_common.UserError` naming the var when it was not passed or has a
+    value of the wrong type (a resample count of ``"ten"`` or ``2.5``). Ranges (a confidence
+    of 95) were checked before the run began (``macros/run_settings.sql``).
+    """
+    if passed is None:
+        raise _user_error(
+            "this Python model received no dbt vars",
+            hint="macros/python_model_vars.sql passes them; check it still wraps "
+            "dbt's build_config_dict",
+        )
+    values = []
+    for name in names:
+        if name not in VARS:
+            raise _user_error(
+                f"var {name!r} is not one the Python models read",
+                hint="add it to VARS in concord_common/settings.py and to "
+                "macros/python_model_vars.sql",
+            )
+        if name not in passed:
+            raise _user_error(
+                f"var {name!r} was not passed to this Python model",
+                hint="list it in macros/python_model_vars.sql",
+            )
+        check = VARS[name]
+        try:
+            values.append(check(passed[name]))
+        except (TypeError, ValueError, SyntaxError):
+            raise _user_error(
+                f"var {name} must be {check.__doc__}, got {passed[name]!r}",
+                hint="set it in dbt_project.yml (vars:) or with dbt --vars",
+            ) from None
+    return tuple(values)
 
 
 def markdown() -> str:

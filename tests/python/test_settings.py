@@ -10,10 +10,10 @@ import duckdb
 import pytest
 import yaml
 
+from concord_common.settings import VARS, dbt_vars
 from concord_io.errors import ConcordError
 from concord_io.paths import PROJECT_ROOT
 from concord_io.project import run_dbt
-from concord_io.settings import VARS, dbt_vars
 
 MACRO = PROJECT_ROOT / "macros" / "python_model_vars.sql"
 

@@ -1,7 +1,7 @@
 import pandas as pd
 
+from concord_common.settings import dbt_vars
 from concord_io.frames import to_pandas
-from concord_io.settings import dbt_vars
 from concord_stats.agreement import disagreement_rate_statistics
 from concord_stats.bootstrap import bootstrap, derive_seed
 from concord_stats.entropy import shannon_entropy

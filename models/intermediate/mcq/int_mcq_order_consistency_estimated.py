@@ -1,8 +1,8 @@
 import numpy as np
 import pandas as pd
 
+from concord_common.settings import dbt_vars
 from concord_io.frames import to_pandas
-from concord_io.settings import dbt_vars
 from concord_stats.agreement import share_pct
 from concord_stats.bootstrap import bootstrap, derive_seed
 

@@ -1,8 +1,8 @@
 import pandas as pd
 import pyarrow as pa
 
+from concord_common.settings import dbt_vars
 from concord_io.frames import to_pandas
-from concord_io.settings import dbt_vars
 from concord_stats.bootstrap import derive_seed
 from concord_stats.paired import paired_summary
 

@@ -5,8 +5,8 @@ scenarios (concord_stats.kendall)."""
 
 import pandas as pd
 
+from concord_common.settings import dbt_vars
 from concord_io.frames import to_pandas
-from concord_io.settings import dbt_vars
 from concord_stats.kendall import (
     pairwise_mean_tau_b,
     pairwise_tau_b,

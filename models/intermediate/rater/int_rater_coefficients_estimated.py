@@ -6,8 +6,8 @@ pair. One row per dataset, coefficient, weighting and (for pair rows) rater pair
 import numpy as np
 import pandas as pd
 
+from concord_common.settings import dbt_vars
 from concord_io.frames import to_pandas
-from concord_io.settings import dbt_vars
 from concord_stats.bootstrap import derive_seed
 from concord_stats.rater_coefficients import dataset_coefficients
 
