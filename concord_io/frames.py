@@ -1,4 +1,5 @@
-"""What `dbt.ref()` returns, as pandas, whatever runs the dbt Python model.
+"""What `dbt.ref()` returns, as pandas, whatever runs the dbt Python model; and the body
+that several models share.
 
 dbt-duckdb hands a Python model a DuckDB relation; dbt on Spark (dbt-databricks, or a test
 with a local SparkSession) hands it a Spark DataFrame; a unit test may pass pandas or Arrow.
@@ -10,6 +11,10 @@ from __future__ import annotations
 
 import pandas as pd
 import pyarrow as pa
+
+from concord_common.settings import dbt_vars
+from concord_stats.bootstrap import derive_seed
+from concord_stats.paired import paired_summary
 
 
 def to_pandas(relation) -> pd.DataFrame:
@@ -26,3 +31,48 @@ def to_pandas(relation) -> pd.DataFrame:
         f"cannot read a {type(relation).__module__}.{type(relation).__name__} as a table: "
         "expected a DuckDB relation, a Spark DataFrame, an Arrow table or pandas"
     )
+
+
+# The fields of concord_stats.paired.paired_summary, and the seed of the draws, as a probe
+# mart row carries them after the row's keys.
+PAIRED_FIELDS = [
+    ("n_messages", pa.int64()),
+    ("ci_low", pa.float64()),
+    ("ci_high", pa.float64()),
+    ("confidence", pa.float64()),
+    ("n_resamples", pa.int64()),
+    ("p_value", pa.float64()),
+    ("n_permutations", pa.int64()),
+    ("permutation_exact", pa.bool_()),
+    ("seed", pa.int64()),
+]
+
+
+def paired_summaries(frame: pd.DataFrame, keys: list[str], differences: str, passed_vars):
+    """Per cell of ``keys``: the bootstrap interval of the mean of ``differences`` (one per
+    message, in msg_id order) and its sign-flip p-value (concord_stats.paired), each cell
+    with its own seed derived from the cell's keys. The table is typed even with no row
+    (Arrow dtypes), and is pandas: dbt's Python materialization on Spark takes no Arrow."""
+    n_resamples, confidence, seed, n_permutations = dbt_vars(
+        passed_vars,
+        "bootstrap_resamples",
+        "bootstrap_confidence",
+        "bootstrap_seed",
+        "probe_permutations",
+    )
+    schema = pa.schema([(k, pa.string()) for k in keys] + PAIRED_FIELDS)
+    rows = []
+    for cell_key, cell in frame.groupby(keys, sort=True):
+        d = cell.sort_values("msg_id")[differences].to_numpy(dtype=float)
+        summary = paired_summary(
+            d,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=derive_seed(seed, *cell_key),
+            n_permutations=n_permutations,
+        )
+        rows.append({**dict(zip(keys, cell_key, strict=True)), **summary, "seed": seed})
+    typed = pa.Table.from_pandas(
+        pd.DataFrame(rows, columns=schema.names), schema=schema, preserve_index=False
+    )
+    return typed.to_pandas(types_mapper=pd.ArrowDtype)
