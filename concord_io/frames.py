@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from concord_common.settings import dbt_vars
 from concord_stats.bootstrap import derive_seed
+from concord_stats.kendall import RankCube, rank_cube
 from concord_stats.paired import paired_summary
 
 
@@ -76,3 +77,15 @@ def paired_summaries(frame: pd.DataFrame, keys: list[str], differences: str, pas
         pd.DataFrame(rows, columns=schema.names), schema=schema, preserve_index=False
     )
     return typed.to_pandas(types_mapper=pd.ArrowDtype)
+
+
+def ranking_cube(orders: pd.DataFrame) -> RankCube:
+    """The rank cube R[rater, scenario, task] = position of the validated orders
+    (``int_ranking_orders_validated``), as every ranking model reads them."""
+    return rank_cube(
+        orders["rater_id"],
+        orders["scenario_id"],
+        orders["task_index"],
+        orders["position"],
+        orders["n_tasks"],
+    )

@@ -5,22 +5,15 @@ kemeny (exact up to KEMENY_MAX_EXACT tasks, a local-search heuristic beyond)."""
 import numpy as np
 import pandas as pd
 
-from concord_io.frames import to_pandas
+from concord_io.frames import ranking_cube, to_pandas
 from concord_stats.consensus import KEMENY_MAX_EXACT, borda, kemeny, position_mode
-from concord_stats.kendall import rank_cube
 
 METHODS = {"position_mode": position_mode, "borda": borda, "kemeny": kemeny}
 
 
 def model(dbt, session):
     orders = to_pandas(dbt.ref("int_ranking_orders_validated"))
-    cube = rank_cube(
-        orders["rater_id"],
-        orders["scenario_id"],
-        orders["task_index"],
-        orders["position"],
-        orders["n_tasks"],
-    )
+    cube = ranking_cube(orders)
     ranks, scenarios = cube.ranks, cube.scenarios
     keys = zip(cube.scenario_index, orders["task_index"], strict=True)
     task_ids = dict(zip(keys, orders["task_id"], strict=True))

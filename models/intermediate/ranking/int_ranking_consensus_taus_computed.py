@@ -4,19 +4,13 @@ method's A matrix, one row per (rater, scenario, method) (concord_stats.kendall)
 import numpy as np
 import pandas as pd
 
-from concord_io.frames import to_pandas
-from concord_stats.kendall import rank_array, rank_cube, tau_b
+from concord_io.frames import ranking_cube, to_pandas
+from concord_stats.kendall import rank_array, tau_b
 
 
 def model(dbt, session):
     orders = to_pandas(dbt.ref("int_ranking_orders_validated"))
-    cube = rank_cube(
-        orders["rater_id"],
-        orders["scenario_id"],
-        orders["task_index"],
-        orders["position"],
-        orders["n_tasks"],
-    )
+    cube = ranking_cube(orders)
     consensus = to_pandas(dbt.ref("int_ranking_consensus_built"))
     tasks = orders[["scenario_id", "task_id", "task_index", "n_tasks"]].drop_duplicates()
     consensus = consensus.merge(tasks, on=["scenario_id", "task_id"], validate="many_to_one")

@@ -6,12 +6,11 @@ scenarios (concord_stats.kendall)."""
 import pandas as pd
 
 from concord_common.settings import dbt_vars
-from concord_io.frames import to_pandas
+from concord_io.frames import ranking_cube, to_pandas
 from concord_stats.kendall import (
     pairwise_mean_tau_b,
     pairwise_tau_b,
     pairwise_tau_b_interval,
-    rank_cube,
 )
 
 
@@ -20,14 +19,7 @@ def model(dbt, session):
         dbt.config.get("vars"), "bootstrap_resamples", "bootstrap_confidence", "bootstrap_seed"
     )
     orders = to_pandas(dbt.ref("int_ranking_orders_validated"))
-    # Orders -> ranks: R[rater, scenario, task] = position.
-    cube = rank_cube(
-        orders["rater_id"],
-        orders["scenario_id"],
-        orders["task_index"],
-        orders["position"],
-        orders["n_tasks"],
-    )
+    cube = ranking_cube(orders)
     ranks = cube.ranks
 
     mean, count = pairwise_mean_tau_b(ranks)

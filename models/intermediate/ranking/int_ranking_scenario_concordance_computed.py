@@ -3,19 +3,13 @@
 
 import pandas as pd
 
-from concord_io.frames import to_pandas
-from concord_stats.kendall import kendall_w, rank_cube
+from concord_io.frames import ranking_cube, to_pandas
+from concord_stats.kendall import kendall_w
 
 
 def model(dbt, session):
     orders = to_pandas(dbt.ref("int_ranking_orders_validated"))
-    cube = rank_cube(
-        orders["rater_id"],
-        orders["scenario_id"],
-        orders["task_index"],
-        orders["position"],
-        orders["n_tasks"],
-    )
+    cube = ranking_cube(orders)
     ranks = cube.ranks
     n_tasks = orders.groupby(cube.scenario_index)["n_tasks"].first()
     n_raters = orders.groupby(cube.scenario_index)["rater_id"].nunique()
