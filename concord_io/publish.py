@@ -284,9 +284,19 @@ def _copy_marts(
         )
         con.execute(f"create schema serving.{SCHEMA}")
         counts = {}
+        # each mart is created from its build DDL (`create table … as select` would drop the
+        # contract's primary keys and not-null columns), so that DuckDB, JDBC/ODBC and
+        # SQLAlchemy readers see the keys; the DDL names the schema, not the catalog
+        con.execute("use serving")
         for name in marts:
             table = f"serving.{SCHEMA}.{_quote(name)}"
-            con.execute(f"create table {table} as select * from build.{SCHEMA}.{_quote(name)}")
+            (ddl,) = con.execute(
+                "select sql from duckdb_tables() where database_name = 'build' "
+                "and schema_name = ? and table_name = ?",
+                [SCHEMA, name],
+            ).fetchone()
+            con.execute(ddl)
+            con.execute(f"insert into {table} select * from build.{SCHEMA}.{_quote(name)}")
             described = descriptions.get(name, {})
             if described.get("description"):
                 con.execute(f"comment on table {table} is {_literal(described['description'])}")
@@ -314,6 +324,7 @@ def _copy_marts(
             "when it was published, and whether the quality checkpoint passed on that build.'"
         )
         con.execute("checkpoint serving")
+        con.execute("use memory")
         con.execute("detach serving")
         con.execute("detach build")
     finally:

@@ -75,6 +75,10 @@ def test_reflects_columns_with_types_and_comments(engine, warehouse, described):
         want = (described["columns"].get(column["name"], {}).get("description") or "").strip()
         assert (column.get("comment") or "") == want, column["name"]
     assert len(frame) == 8 and list(frame.columns) == [c["name"] for c in columns]
+    # the contract's not-null columns reach the BI tool (duckdb-engine 0.17 reflects no
+    # keys: a tool reads them from information_schema.table_constraints, test_serving.py)
+    nullable = {c["name"]: c["nullable"] for c in columns}
+    assert nullable["model"] is False and nullable["agreement_pct"] is True
 
 
 def test_runs_a_query_and_cannot_write(engine, warehouse):

@@ -1,8 +1,9 @@
 """The project's own structure, checked over dbt's manifest the way dbt_project_evaluator
 does (that package needs dbt's package hub, which this project does not use):
 
-- every model has a description and a primary-key test (unique + not_null on one column,
-  or unique_combination_of_columns);
+- every model has a description and a primary key: a primary_key constraint of its
+  enforced contract (on a column or over columns), or a test (unique + not_null on one
+  column, or unique_combination_of_columns);
 - every mart enforces its contract and documents every column with a data type;
 - no intermediate model or mart reads a seed or source directly, and no staging model
   reads another staging model;
@@ -71,7 +72,7 @@ def test_every_model_has_a_description(manifest):
 
 
 def primary_keys(manifest: dict) -> dict[str, set[str]]:
-    """model unique_id -> the kinds of primary-key test it has."""
+    """model unique_id -> the kinds of primary key it has: a constraint or a test."""
     tests_by_model: dict[str, list[dict]] = defaultdict(list)
     for test in project_nodes(manifest, "test").values():
         meta = test.get("test_metadata") or {}
@@ -88,13 +89,24 @@ def primary_keys(manifest: dict) -> dict[str, set[str]]:
             keys[model].add("unique+not_null")
         if any(m["name"] == "unique_combination_of_columns" for m in metas):
             keys[model].add("unique_combination_of_columns")
+    for uid, model in project_nodes(manifest, "model").items():
+        if not model["config"].get("contract", {}).get("enforced"):
+            continue  # a constraint is only enforced under a contract
+        declared = list(model.get("constraints", [])) + [
+            c for column in model["columns"].values() for c in column.get("constraints", [])
+        ]
+        if any(c["type"] == "primary_key" for c in declared):
+            keys[uid].add("primary_key constraint")
     return keys
 
 
-def test_every_model_has_a_primary_key_test(manifest):
+def test_every_model_has_a_primary_key(manifest):
     keys = primary_keys(manifest)
     missing = [n["name"] for uid, n in project_nodes(manifest, "model").items() if not keys[uid]]
-    assert not missing, f"models without a primary-key test (error severity): {missing}"
+    assert not missing, (
+        f"models without a primary key (a primary_key constraint, or a test of error "
+        f"severity): {missing}"
+    )
 
 
 def test_every_mart_enforces_its_contract_and_documents_every_column(manifest):

@@ -50,6 +50,16 @@ def served(warehouse, tmp_path_factory):
     return serving, result
 
 
+def mart_constraints(con) -> set[tuple]:
+    return {
+        (table, kind, tuple(columns))
+        for table, kind, columns in con.execute(
+            "select table_name, constraint_type, constraint_column_names "
+            "from duckdb_constraints() where schema_name = 'marts'"
+        ).fetchall()
+    }
+
+
 def no_wal(folder: Path) -> list[Path]:
     return sorted(folder.rglob("*.wal"))
 
@@ -94,6 +104,19 @@ def test_publish_copies_every_mart_with_its_descriptions(warehouse, served):
             )
             for column, meta in docs[name]["columns"].items():
                 assert columns[column] == meta["description"].strip(), (name, column)
+        # the contracts' constraints travel with the marts: keys and not-null columns
+        served_constraints = mart_constraints(con)
+        # where JDBC/ODBC and BI tools look for keys
+        standard = con.execute(
+            "select constraint_type from information_schema.table_constraints "
+            "where table_schema = 'marts' and table_name = 'ranking_pair_kendall'"
+        ).fetchall()
+        assert ("PRIMARY KEY",) in standard
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        assert served_constraints == mart_constraints(con)
+    assert ("ranking_pair_kendall", "PRIMARY KEY", ("rater_id", "other_rater_id")) in (
+        served_constraints
+    )
     assert no_wal(serving) == []
 
 

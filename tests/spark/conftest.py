@@ -33,6 +33,8 @@ class Builds:
     spark_dir: Path  # Spark's warehouse folder: <schema>.db/<table>/ Parquet files
     spark_results: list[dict]  # run_results.json of `dbt build --target spark`
     spark_log: str
+    spark_env: dict[str, str]  # what `dbt ... --target spark` ran with
+    spark_database: Path  # places target/ and logs/ of the Spark runs
 
 
 def _land_fake_probe_run(landing: Path) -> None:
@@ -57,7 +59,10 @@ def builds(tmp_path_factory) -> Builds:
 
     duck = work / "duckdb" / "concord.duckdb"
     duck.parent.mkdir()
-    run_dbt(["build", "--vars", VARS], PROJECT_ROOT, duck, extra_env=env)
+    # the tables only: the data tests of the same seeds run on the shared warehouse, and
+    # those of probe runs in tests/probe/test_marts.py; here they run on Spark
+    no_data_tests = ["--exclude-resource-type", "test", "--exclude-resource-type", "unit_test"]
+    run_dbt(["build", "--vars", VARS, *no_data_tests], PROJECT_ROOT, duck, extra_env=env)
     manifest_path = duck.parent / "target" / "manifest.json"
     python_results = work / "python_results"
     write_python_results(duck, manifest_path, python_results)
@@ -84,6 +89,8 @@ def builds(tmp_path_factory) -> Builds:
         spark_dir=spark_work / "warehouse",
         spark_results=run_results["results"],
         spark_log=result.stdout,
+        spark_env=spark_env,
+        spark_database=spark_work / "unused.duckdb",
     )
 
 

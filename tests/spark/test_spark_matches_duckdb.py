@@ -10,6 +10,9 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
+
+from concord_io.project import PROJECT_ROOT, run_dbt
 
 PASSED = {"success", "pass"}
 
@@ -136,3 +139,59 @@ def test_marts_are_not_empty(builds, mart):
     folder = builds.spark_dir / "marts.db" / mart
     count = duckdb.sql(f"select count(*) from read_parquet('{folder}/*.parquet')").fetchall()
     assert count[0][0] > 0
+
+
+# Rows that break a mart's constraints, as Spark SQL subqueries: on DuckDB the insert fails;
+# on Spark (Parquet, not enforced by dbt-spark) macros/cross_db/constraints.sql must fail
+# the model with the same rule named.
+PLANTED = {
+    "metricflow_time_spine": (
+        "(select * from values (date'2020-01-01'), (date'2020-01-01'), (null) as t(date_day))",
+        [
+            "primary_key(date_day) has nulls: 1 row(s)",
+            "primary_key(date_day) has duplicates: 1 row(s)",
+        ],
+    ),
+    "ranking_pair_kendall": (
+        "(select * from values ('a', 'b', 1), ('a', 'b', 2), ('a', null, null)"
+        " as t(rater_id, other_rater_id, n_scenarios))",
+        [
+            "not_null(other_rater_id): 1 row(s)",
+            "not_null(n_scenarios): 1 row(s)",
+            "primary_key(rater_id, other_rater_id) has duplicates: 1 row(s)",
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("model", sorted(PLANTED))
+def test_a_broken_constraint_fails_on_spark_naming_the_rule(builds, model):
+    relation, expected = PLANTED[model]
+    args = yaml.safe_dump({"model": model, "relation": relation}, width=10_000)
+    result = run_dbt(
+        ["run-operation", "check_constraints", "--args", args, "--target", "spark"],
+        PROJECT_ROOT,
+        builds.spark_database,
+        extra_env=builds.spark_env,
+        check=False,
+    )
+    assert result.returncode != 0
+    for rule in expected:
+        assert rule in result.stdout, result.stdout[-3000:]
+
+
+def test_constraints_that_hold_pass_on_spark(builds):
+    result = run_dbt(
+        [
+            "run-operation",
+            "check_constraints",
+            "--target",
+            "spark",
+            "--args",
+            "{model: metricflow_time_spine, relation: \"(select date'2020-01-01' as date_day)\"}",
+        ],
+        PROJECT_ROOT,
+        builds.spark_database,
+        extra_env=builds.spark_env,
+    )
+    assert "metricflow_time_spine: every constraint holds" in result.stdout
