@@ -22,6 +22,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+import yaml
 
 from concord_io.paths import PROJECT_ROOT
 from concord_io.project import run_dbt
@@ -237,3 +238,103 @@ def test_project_yaml_repeats_no_key():
     files += sorted((PROJECT_ROOT / "seeds").rglob("*.yml"))
     for path in files:
         yaml.load(path.read_text(), StrictLoader)
+
+
+def dbt_rules(manifest: dict) -> dict[str, dict]:
+    """relation ("schema.name") -> the column rules its dbt tests and contract constraints
+    state: not-null columns, unique column sets, accepted values and bounds per column."""
+    declared_vars = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text())["vars"]
+
+    def values(raw) -> set:
+        match = re.fullmatch(r"\{\{\s*var\('(\w+)'\)\s*\}\}", raw) if isinstance(raw, str) else None
+        return set(declared_vars[match.group(1)] if match else raw)
+
+    rules: dict[str, dict] = {}
+    nodes = {**project_nodes(manifest, "model"), **project_nodes(manifest, "seed")}
+    for uid, node in nodes.items():
+        rule = rules.setdefault(
+            f"{node['schema']}.{node['name']}",
+            {"not_null": set(), "unique": [], "in_set": {}, "between": {}},
+        )
+        enforced = node["config"].get("contract", {}).get("enforced")
+        for name, column in node["columns"].items() if enforced else ():
+            for constraint in column.get("constraints", []):
+                if constraint["type"] in ("not_null", "primary_key"):
+                    rule["not_null"].add(name)
+                if constraint["type"] in ("unique", "primary_key"):
+                    rule["unique"].append({name})
+        for constraint in node.get("constraints", []) if enforced else ():
+            if constraint["type"] == "primary_key":
+                rule["not_null"] |= set(constraint["columns"])
+            if constraint["type"] in ("unique", "primary_key"):
+                rule["unique"].append(set(constraint["columns"]))
+        nodes[uid] = rule
+    for test in project_nodes(manifest, "test").values():
+        meta, attached = test.get("test_metadata") or {}, test.get("attached_node")
+        if attached not in nodes:
+            continue
+        rule, kwargs, column = nodes[attached], meta.get("kwargs", {}), test.get("column_name")
+        if meta.get("name") == "not_null":
+            rule["not_null"].add(column)
+        elif meta.get("name") == "unique":
+            rule["unique"].append({column})
+        elif meta.get("name") == "unique_combination_of_columns":
+            rule["unique"].append(set(kwargs["combination_of_columns"]))
+        elif meta.get("name") == "accepted_values":
+            rule["in_set"][column] = values(kwargs["values"])
+        elif meta.get("name") == "value_between":
+            rule["between"][column] = (kwargs["min_value"], kwargs["max_value"])
+    return rules
+
+
+def restates(rule: dict, kind: str, kwargs: dict) -> bool:
+    """Whether a Great Expectations expectation says no more than the dbt rules."""
+    if set(kwargs) & {"row_condition", "mostly", "strict_min", "strict_max"}:
+        return False  # a condition, a share or a strict bound says more
+    column = kwargs.get("column")
+    if kind == "expect_column_values_to_not_be_null":
+        return column in rule["not_null"]
+    if kind == "expect_column_values_to_be_unique":
+        return any(key <= {column} for key in rule["unique"])
+    if kind == "expect_compound_columns_to_be_unique":
+        return any(key <= set(kwargs["column_list"]) for key in rule["unique"])
+    if kind == "expect_column_values_to_be_in_set":
+        return column in rule["in_set"] and rule["in_set"][column] <= set(kwargs["value_set"])
+    if kind == "expect_column_values_to_be_between" and column in rule["between"]:
+        low, high = rule["between"][column]
+        wanted_low, wanted_high = kwargs.get("min_value"), kwargs.get("max_value")
+        return (wanted_low is None or low >= wanted_low) and (
+            wanted_high is None or high <= wanted_high
+        )
+    return False
+
+
+def test_great_expectations_states_only_what_dbt_cannot(manifest):
+    """A rule is checked in one place: an expectation that a dbt test or contract constraint
+    of the same relation already states (a null, a key, a value set, a bound) is not kept."""
+    from concord_io.quality import load_suites
+
+    rules = dbt_rules(manifest)
+    summary = rules["marts.mcq_agreement_summary"]  # the rules are read, and recognised
+    assert restates(
+        summary, "expect_compound_columns_to_be_unique", {"column_list": ["run", "model"]}
+    )
+    assert restates(summary, "expect_column_values_to_not_be_null", {"column": "model"})
+    planted = {"column": "agreement_pct", "min_value": 0, "max_value": 100}
+    assert restates(summary, "expect_column_values_to_be_between", planted)
+    assert not restates(summary, "expect_column_values_to_be_between", {**planted, "max_value": 50})
+    answers = rules["intermediate.int_mcq_answers_normalised"]
+    assert restates(
+        answers,
+        "expect_column_values_to_be_in_set",
+        {"column": "language", "value_set": ["en", "it", "fa"]},
+    )
+    repeated = [
+        f"{suite.path.name}: {kind}({kwargs.get('column') or kwargs.get('column_list')})"
+        for suite in load_suites()
+        for kind, kwargs in suite.expectations
+        if suite.relation in rules and restates(rules[suite.relation], kind, kwargs)
+    ]
+    assert not repeated, "expectations that restate a dbt test or constraint:\n" + "\n".join(
+        repeated
+    )

@@ -63,7 +63,8 @@ def test_a_failed_expectation_fails_the_run_and_the_data_docs_name_it(warehouse,
     shutil.copy(warehouse, database)
     with duckdb.connect(str(database)) as con:
         con.execute(
-            "update marts.mcq_agreement_summary set agreement_pct = 130.5 "
+            # a bound dbt does not state (its tests and constraints hold on this file)
+            "update marts.mcq_agreement_summary set agreement_ci_high = 130.5 "
             "where model = 'GPT-4o' and run = 'base'"
         )
     out = tmp_path / "quality"
@@ -73,7 +74,7 @@ def test_a_failed_expectation_fails_the_run_and_the_data_docs_name_it(warehouse,
     assert not quality.quality_record_path(database).exists()
     err = capsys.readouterr().err
     assert "expectations FAILED" in err
-    assert "mcq_agreement_summary: expect_column_values_to_be_between(agreement_pct)" in err
+    assert "mcq_agreement_summary: expect_column_values_to_be_between(agreement_ci_high)" in err
     # exactly that one expectation failed
     assert err.count("\n  - ") == 1
     pages = list(
@@ -81,5 +82,5 @@ def test_a_failed_expectation_fails_the_run_and_the_data_docs_name_it(warehouse,
     )
     assert len(pages) == 1
     html = pages[0].read_text(encoding="utf-8")
-    assert "agreement_pct" in html and "130.5" in html
+    assert "agreement_ci_high" in html and "130.5" in html
     assert "Failed" in html or "failed" in html
