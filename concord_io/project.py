@@ -46,6 +46,10 @@ PROJECT_PARTS = (
     "tests/dbt",
 )
 PARTIAL_PARSE = "partial_parse.msgpack"
+# `dbt build` arguments that load and build every selected node but run no data test or
+# unit test: for a build whose data tests already ran on the same inputs elsewhere, or
+# whose tables are then compared with a build that runs them
+NO_DATA_TESTS = ("--exclude-resource-type", "test", "--exclude-resource-type", "unit_test")
 # environment variables that enter dbt's parse state (profiles.yml and dbt_project.yml)
 STATE_ENV = tuple(name for name, s in SETTINGS.items() if s.parse_state)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from concord_io.project import PROJECT_ROOT, run_dbt
+from concord_io.project import NO_DATA_TESTS, PROJECT_ROOT, run_dbt
 from concord_io.python_results import write_python_results
 
 # Few resamples: the comparisons are exact whatever the number, the build is faster.
@@ -61,8 +61,7 @@ def builds(tmp_path_factory) -> Builds:
     duck.parent.mkdir()
     # the tables only: the data tests of the same seeds run on the shared warehouse, and
     # those of probe runs in tests/probe/test_marts.py; here they run on Spark
-    no_data_tests = ["--exclude-resource-type", "test", "--exclude-resource-type", "unit_test"]
-    run_dbt(["build", "--vars", VARS, *no_data_tests], PROJECT_ROOT, duck, extra_env=env)
+    run_dbt(["build", "--vars", VARS, *NO_DATA_TESTS], PROJECT_ROOT, duck, extra_env=env)
     manifest_path = duck.parent / "target" / "manifest.json"
     python_results = work / "python_results"
     write_python_results(duck, manifest_path, python_results)
