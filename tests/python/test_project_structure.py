@@ -263,6 +263,11 @@ def dbt_rules(manifest: dict) -> dict[str, dict]:
                     rule["not_null"].add(name)
                 if constraint["type"] in ("unique", "primary_key"):
                     rule["unique"].append({name})
+                bounds = re.fullmatch(
+                    rf"{name} between (-?[\d.]+) and (-?[\d.]+)", constraint.get("expression") or ""
+                )
+                if constraint["type"] == "check" and bounds:
+                    rule["between"][name] = (float(bounds[1]), float(bounds[2]))
         for constraint in node.get("constraints", []) if enforced else ():
             if constraint["type"] == "primary_key":
                 rule["not_null"] |= set(constraint["columns"])
@@ -323,6 +328,7 @@ def test_great_expectations_states_only_what_dbt_cannot(manifest):
     planted = {"column": "agreement_pct", "min_value": 0, "max_value": 100}
     assert restates(summary, "expect_column_values_to_be_between", planted)
     assert not restates(summary, "expect_column_values_to_be_between", {**planted, "max_value": 50})
+    assert restates(summary, "expect_column_values_to_be_between", {**planted, "min_value": -5})
     answers = rules["intermediate.int_mcq_answers_normalised"]
     assert restates(
         answers,
