@@ -63,8 +63,8 @@ SETTINGS = {
         Setting(
             "CONCORD_MEMORY_LIMIT",
             "700MB",
-            "DuckDB's memory limit during a build; beyond it DuckDB spills to disk.",
-            parse_state=True,
+            "DuckDB's memory limit on every connection Concord opens to the build (dbt, the "
+            "quality checkpoint, publish, export); beyond it DuckDB spills to disk.",
         ),
         Setting(
             "CONCORD_SPARK_DIR",

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import duckdb
 
+from concord_common.settings import value
 from concord_io.errors import ConcordError, printable
 
 #: Reader settings, in the order they must be applied as SQL (``SET name = value``).
@@ -30,6 +31,13 @@ READER_SETTINGS: dict[str, object] = {
 READER_INIT_SQL = "\n".join(
     f"set {name} = {str(value).lower()};" for name, value in READER_SETTINGS.items()
 )
+
+
+def build_config() -> dict[str, str]:
+    """DuckDB settings of every connection Concord opens to build, check, publish or export
+    (dbt's through concord_io.dbt_plugin): the memory limit of CONCORD_MEMORY_LIMIT, beyond
+    which DuckDB spills to disk instead of growing."""
+    return {"memory_limit": value("CONCORD_MEMORY_LIMIT")}
 
 
 def sqlalchemy_url(path: str | Path) -> str:
@@ -90,7 +98,7 @@ def connect_build(database: str | Path, *, read_only: bool = True) -> duckdb.Duc
     if read_only and not database.is_file():
         raise ConcordError(f"{database}: no build database", hint="run dbt build first")
     try:
-        return duckdb.connect(str(database), read_only=read_only)
+        return duckdb.connect(str(database), read_only=read_only, config=build_config())
     except duckdb.IOException as error:
         lock = build_lock_error(database, error)
         if lock is None:

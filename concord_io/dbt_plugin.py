@@ -2,14 +2,16 @@
 dbt opens it: the path (see :func:`concord_io.paths.prepare_build_db`: never inside a
 serving folder; its folder is created, so a fresh clone builds with plain ``dbt build``) and
 the file's lock, so that a build already running, or a reader holding the build file, is
-named with its process id instead of DuckDB's bare lock error."""
+named with its process id instead of DuckDB's bare lock error. It also gives dbt's
+connection the settings of every Concord connection (:func:`concord_io.connect.build_config`:
+the memory limit)."""
 
 from __future__ import annotations
 
 import duckdb
 from dbt.adapters.duckdb.plugins import BasePlugin
 
-from concord_io.connect import build_lock_error
+from concord_io.connect import build_config, build_lock_error
 from concord_io.errors import ConcordError
 from concord_io.paths import prepare_build_db
 
@@ -20,6 +22,7 @@ def _is_file_path(path: str | None) -> bool:
 
 class Plugin(BasePlugin):
     def update_connection_config(self, creds, config) -> None:
+        config.update(build_config())
         if not _is_file_path(creds.path):
             return
         try:

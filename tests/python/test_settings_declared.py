@@ -83,3 +83,39 @@ def test_value_is_the_variable_or_its_default(monkeypatch, raw, want):
     else:
         monkeypatch.setenv("CONCORD_LANDING_DIR", raw)
     assert value("CONCORD_LANDING_DIR") == want
+
+
+def test_the_memory_limit_reaches_every_connection_to_the_build(monkeypatch, tmp_path):
+    """CONCORD_MEMORY_LIMIT, read once (concord_io.connect.build_config), is the limit of
+    dbt's connection (the plugin hands it to dbt-duckdb) and of Concord's own."""
+    import ast
+
+    import duckdb
+
+    from concord_io.connect import connect_build
+    from concord_io.dbt_plugin import Plugin
+
+    monkeypatch.setenv("CONCORD_MEMORY_LIMIT", "123MB")
+    database = tmp_path / "build.duckdb"
+    duckdb.connect(str(database)).close()
+    with connect_build(database) as con:
+        limit = con.execute("select current_setting('memory_limit')").fetchone()[0]
+    assert limit == "117.3 MiB"  # 123 MB in DuckDB's own unit
+    config: dict = {}
+    Plugin.update_connection_config(object.__new__(Plugin), _Creds(":memory:"), config)
+    assert config == {"memory_limit": "123MB"}
+    # and no module opens DuckDB without a config: the build's settings, or the reader's
+    bare = [
+        f"{path.relative_to(PROJECT_ROOT)}:{node.lineno}"
+        for path in sorted((PROJECT_ROOT / "concord_io").glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and ast.unparse(node.func) == "duckdb.connect"
+        and "config" not in {k.arg for k in node.keywords}
+    ]
+    assert bare == [], "duckdb.connect without config=build_config() (or the reader's)"
+
+
+class _Creds:
+    def __init__(self, path: str):
+        self.path = path
