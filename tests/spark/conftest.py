@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from concord_io.project import NO_DATA_TESTS, PROJECT_ROOT, run_dbt
+from concord_io.project import PROJECT_ROOT, run_dbt
 from concord_io.python_results import write_python_results
 
 # Few resamples: the comparisons are exact whatever the number, the build is faster.
@@ -35,6 +35,7 @@ class Builds:
     spark_log: str
     spark_env: dict[str, str]  # what `dbt ... --target spark` ran with
     spark_database: Path  # places target/ and logs/ of the Spark runs
+    spark_data_tests: list[str]  # the data tests run on Spark: one of each kind
 
 
 def _land_fake_probe_run(landing: Path) -> None:
@@ -50,6 +51,16 @@ def _land_fake_probe_run(landing: Path) -> None:
     land_run(landing, "run-spark-b", fake_run_tables(design, "run-spark-b", seed=8))
 
 
+def one_test_of_each_kind(manifest: dict) -> list[dict]:
+    """The first data test (by id) of each generic test, and every singular test."""
+    chosen: dict[str, dict] = {}
+    for uid, node in sorted(manifest["nodes"].items()):
+        if node["resource_type"] == "test" and node["package_name"] == "concord":
+            kind = (node.get("test_metadata") or {}).get("name") or uid
+            chosen.setdefault(kind, node)
+    return list(chosen.values())
+
+
 @pytest.fixture(scope="session")
 def builds(tmp_path_factory) -> Builds:
     work = tmp_path_factory.mktemp("spark")
@@ -59,10 +70,11 @@ def builds(tmp_path_factory) -> Builds:
 
     duck = work / "duckdb" / "concord.duckdb"
     duck.parent.mkdir()
-    # the tables only: the data tests of the same seeds run on the shared warehouse, and
-    # those of probe runs in tests/probe/test_marts.py; here they run on Spark
-    run_dbt(["build", "--vars", VARS, *NO_DATA_TESTS], PROJECT_ROOT, duck, extra_env=env)
+    # every data test runs here, on DuckDB; Spark's tables are then compared with these
+    # value by value, so on Spark each kind of test needs to run only once (below)
+    run_dbt(["build", "--vars", VARS], PROJECT_ROOT, duck, extra_env=env)
     manifest_path = duck.parent / "target" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
     python_results = work / "python_results"
     write_python_results(duck, manifest_path, python_results)
 
@@ -73,9 +85,29 @@ def builds(tmp_path_factory) -> Builds:
         "CONCORD_SPARK_DIR": str(spark_work / "warehouse"),
         "CONCORD_SPARK_PYTHON_RESULTS": str(python_results),
     }
-    # the database argument only places target/ and logs/ beside it
+    # every model, seed and unit test, and one data test of each kind (each generic test,
+    # each singular test): its SQL as compiled for Spark runs and passes; the data tests'
+    # verdicts on these tables are DuckDB's, on equal tables. The database argument only
+    # places target/ and logs/ beside it.
+    data_tests = one_test_of_each_kind(manifest)
+    selection = [
+        "resource_type:model",
+        "resource_type:seed",
+        "resource_type:unit_test",
+        *(node["name"] for node in data_tests),
+    ]
     result = run_dbt(
-        ["build", "--target", "spark", "--vars", VARS],
+        [
+            "build",
+            "--target",
+            "spark",
+            "--vars",
+            VARS,
+            "--select",
+            *selection,
+            "--indirect-selection",
+            "empty",
+        ],  # fmt: skip
         PROJECT_ROOT,
         spark_work / "unused.duckdb",
         extra_env=spark_env,
@@ -84,12 +116,13 @@ def builds(tmp_path_factory) -> Builds:
     run_results = json.loads((spark_work / "target" / "run_results.json").read_text())
     return Builds(
         duckdb=duck,
-        duckdb_manifest=json.loads(manifest_path.read_text()),
+        duckdb_manifest=manifest,
         spark_dir=spark_work / "warehouse",
         spark_results=run_results["results"],
         spark_log=result.stdout,
         spark_env=spark_env,
         spark_database=spark_work / "unused.duckdb",
+        spark_data_tests=[node["unique_id"] for node in data_tests],
     )
 
 

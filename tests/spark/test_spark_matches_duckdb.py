@@ -1,6 +1,6 @@
-"""The `spark` target builds every model and runs every dbt test on a local Spark, and every
-table it builds equals the DuckDB build's, value by value (floats to 1e-9 relative: the
-engines sum in different orders)."""
+"""The `spark` target builds every model and runs every unit test and each kind of dbt data
+test on a local Spark, and every table it builds equals the DuckDB build's (where every data
+test passes), value by value (floats to 1e-9 relative: the engines sum in different orders)."""
 
 from __future__ import annotations
 
@@ -32,12 +32,19 @@ def test_every_model_and_test_passes_on_spark(builds):
     ]
     assert not failed, "\n".join(failed)
     built = {r["unique_id"] for r in results}
-    expected = {
-        uid
-        for uid, node in builds.duckdb_manifest["nodes"].items()
-        if node["resource_type"] in ("model", "seed", "test", "unit_test")
-    } | set(builds.duckdb_manifest.get("unit_tests", {}))
+    nodes = builds.duckdb_manifest["nodes"]
+    chosen = [nodes[uid] for uid in builds.spark_data_tests]
+    expected = (
+        {uid for uid, node in nodes.items() if node["resource_type"] in ("model", "seed")}
+        | set(builds.duckdb_manifest.get("unit_tests", {}))
+        | set(builds.spark_data_tests)
+    )
     assert built == expected
+    # each kind: every generic test and every singular test of the project
+    kinds = {(n.get("test_metadata") or {}).get("name") or n["name"] for n in chosen}
+    tests = [n for n in nodes.values() if n["resource_type"] == "test"]
+    assert kinds == {(n.get("test_metadata") or {}).get("name") or n["name"] for n in tests}
+    assert {"not_null", "unique_combination_of_columns", "value_between"} < kinds
 
 
 def test_python_models_are_named_as_not_run_on_spark(builds):
