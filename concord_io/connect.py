@@ -33,11 +33,27 @@ READER_INIT_SQL = "\n".join(
 )
 
 
-def build_config() -> dict[str, str]:
-    """DuckDB settings of every connection Concord opens to build, check, publish or export
-    (dbt's through concord_io.dbt_plugin): the memory limit of CONCORD_MEMORY_LIMIT, beyond
-    which DuckDB spills to disk instead of growing."""
-    return {"memory_limit": value("CONCORD_MEMORY_LIMIT")}
+def apply_build_settings(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """The DuckDB settings of every connection Concord opens to build, check, publish or
+    export (dbt's through concord_io.dbt_plugin): the memory limit of CONCORD_MEMORY_LIMIT,
+    beyond which DuckDB spills to disk instead of growing. Set with SET, not as connect
+    config: DuckDB refuses a second connection to a file with another config in one process
+    (dbt's and a reader's, in a notebook or a test)."""
+    limit = value("CONCORD_MEMORY_LIMIT")
+    try:
+        con.execute(f"set memory_limit = '{limit.replace(chr(39), chr(39) * 2)}'")
+    except duckdb.Error as error:
+        con.close()
+        raise ConcordError(
+            f"CONCORD_MEMORY_LIMIT={printable(limit)}: DuckDB refuses it as a memory limit",
+            hint="give a size such as 700MB or 8GB",
+        ) from error
+    return con
+
+
+def open_duckdb(path: str | Path = ":memory:", *, read_only: bool = False):
+    """A DuckDB connection with the build settings (:func:`apply_build_settings`)."""
+    return apply_build_settings(duckdb.connect(str(path), read_only=read_only))
 
 
 def sqlalchemy_url(path: str | Path) -> str:
@@ -98,7 +114,7 @@ def connect_build(database: str | Path, *, read_only: bool = True) -> duckdb.Duc
     if read_only and not database.is_file():
         raise ConcordError(f"{database}: no build database", hint="run dbt build first")
     try:
-        return duckdb.connect(str(database), read_only=read_only, config=build_config())
+        return open_duckdb(database, read_only=read_only)
     except duckdb.IOException as error:
         lock = build_lock_error(database, error)
         if lock is None:

@@ -3,15 +3,15 @@ dbt opens it: the path (see :func:`concord_io.paths.prepare_build_db`: never ins
 serving folder; its folder is created, so a fresh clone builds with plain ``dbt build``) and
 the file's lock, so that a build already running, or a reader holding the build file, is
 named with its process id instead of DuckDB's bare lock error. It also gives dbt's
-connection the settings of every Concord connection (:func:`concord_io.connect.build_config`:
-the memory limit)."""
+connection the settings of every Concord connection
+(:func:`concord_io.connect.apply_build_settings`: the memory limit)."""
 
 from __future__ import annotations
 
 import duckdb
 from dbt.adapters.duckdb.plugins import BasePlugin
 
-from concord_io.connect import build_config, build_lock_error
+from concord_io.connect import apply_build_settings, build_lock_error
 from concord_io.errors import ConcordError
 from concord_io.paths import prepare_build_db
 
@@ -21,8 +21,13 @@ def _is_file_path(path: str | None) -> bool:
 
 
 class Plugin(BasePlugin):
+    def configure_connection(self, conn) -> None:
+        try:
+            apply_build_settings(conn)
+        except ConcordError as error:
+            raise RuntimeError(f"{error.message}. {error.hint}") from None
+
     def update_connection_config(self, creds, config) -> None:
-        config.update(build_config())
         if not _is_file_path(creds.path):
             return
         try:

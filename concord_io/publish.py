@@ -254,9 +254,9 @@ def _copy_marts(
     database: Path, target: Path, descriptions: dict[str, dict], meta: dict[str, str]
 ) -> dict[str, int]:
     """Write every mart of ``database`` into the new file ``target``; returns row counts."""
-    from concord_io.connect import build_config, build_lock_error
+    from concord_io.connect import build_lock_error, open_duckdb
 
-    con = duckdb.connect(config=build_config())
+    con = open_duckdb()
     try:
         try:
             con.execute(f"attach {_literal(str(database))} as build (read_only)")
@@ -336,10 +336,10 @@ def _export_parquet(
     version_db: Path, out_dir: Path, counts: dict[str, int], meta: dict[str, str]
 ) -> None:
     """One Parquet file per mart and catalogue.json, read back from the new version file."""
-    from concord_io.connect import build_config
+    from concord_io.connect import open_duckdb
 
     out_dir.mkdir()
-    con = duckdb.connect(str(version_db), read_only=True, config=build_config())
+    con = open_duckdb(version_db, read_only=True)
     try:
         tables = []
         for (name,) in con.execute(

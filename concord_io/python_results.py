@@ -14,10 +14,8 @@ import argparse
 import json
 from pathlib import Path
 
-import duckdb
-
 from concord_io import paths
-from concord_io.connect import build_config
+from concord_io.connect import open_duckdb
 from concord_io.errors import ConcordError, run_main
 
 
@@ -40,7 +38,7 @@ def write_python_results(database: Path, manifest_path: Path, out_dir: Path) -> 
     """Copy each Python model's table from the DuckDB build to ``out_dir/<model>.parquet``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    with duckdb.connect(str(database), read_only=True, config=build_config()) as con:
+    with open_duckdb(database, read_only=True) as con:
         for schema, name in python_models(manifest_path):
             target = paths.inside(out_dir, f"{name}.parquet", what="results file")
             con.execute(f"copy {schema}.{name} to '{target}' (format parquet)")

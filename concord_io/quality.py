@@ -40,7 +40,7 @@ from pathlib import Path
 import duckdb
 import yaml
 
-from concord_io.connect import build_config, build_lock_error
+from concord_io.connect import build_lock_error, open_duckdb
 from concord_io.errors import ConcordError, disk_error, run_main
 from concord_io.gx_offline import make_offline
 from concord_io.paths import PROJECT_ROOT
@@ -179,7 +179,7 @@ def snapshot(database: Path, suites: list[Suite], folder: Path) -> dict[str, Pat
     folder.mkdir(parents=True, exist_ok=True)
     out = {}
     try:
-        con = duckdb.connect(str(database), read_only=True, config=build_config())
+        con = open_duckdb(database, read_only=True)
     except duckdb.IOException as error:
         lock = build_lock_error(database, error)
         if lock is None:

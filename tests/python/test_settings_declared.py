@@ -86,36 +86,40 @@ def test_value_is_the_variable_or_its_default(monkeypatch, raw, want):
 
 
 def test_the_memory_limit_reaches_every_connection_to_the_build(monkeypatch, tmp_path):
-    """CONCORD_MEMORY_LIMIT, read once (concord_io.connect.build_config), is the limit of
-    dbt's connection (the plugin hands it to dbt-duckdb) and of Concord's own."""
+    """CONCORD_MEMORY_LIMIT, read once (concord_io.connect.apply_build_settings), is the
+    limit of dbt's connection (the plugin sets it on the connection dbt-duckdb opens) and of
+    Concord's own; a value DuckDB refuses is one line naming the variable."""
     import ast
 
     import duckdb
 
     from concord_io.connect import connect_build
     from concord_io.dbt_plugin import Plugin
+    from concord_io.errors import ConcordError
+
+    def limit(con) -> str:
+        return con.execute("select current_setting('memory_limit')").fetchone()[0]
 
     monkeypatch.setenv("CONCORD_MEMORY_LIMIT", "123MB")
     database = tmp_path / "build.duckdb"
     duckdb.connect(str(database)).close()
     with connect_build(database) as con:
-        limit = con.execute("select current_setting('memory_limit')").fetchone()[0]
-    assert limit == "117.3 MiB"  # 123 MB in DuckDB's own unit
-    config: dict = {}
-    Plugin.update_connection_config(object.__new__(Plugin), _Creds(":memory:"), config)
-    assert config == {"memory_limit": "123MB"}
-    # and no module opens DuckDB without a config: the build's settings, or the reader's
+        assert limit(con) == "117.3 MiB"  # 123 MB in DuckDB's own unit
+        # a second connection in the same process (a reader beside dbt) still opens
+        with duckdb.connect(str(database), read_only=True) as other:
+            assert limit(other) == "117.3 MiB"  # one database instance, one limit
+    with duckdb.connect() as con:
+        Plugin.configure_connection(object.__new__(Plugin), con)
+        assert limit(con) == "117.3 MiB"
+    monkeypatch.setenv("CONCORD_MEMORY_LIMIT", "lots")
+    with pytest.raises(ConcordError, match="CONCORD_MEMORY_LIMIT=lots"):
+        connect_build(database)
+    # and no module of concord_io opens DuckDB but through concord_io.connect
     bare = [
         f"{path.relative_to(PROJECT_ROOT)}:{node.lineno}"
         for path in sorted((PROJECT_ROOT / "concord_io").glob("*.py"))
+        if path.name not in ("connect.py", "dbt_plugin.py")  # dbt_plugin: dbt's lock probe
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-        if isinstance(node, ast.Call)
-        and ast.unparse(node.func) == "duckdb.connect"
-        and "config" not in {k.arg for k in node.keywords}
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "duckdb.connect"
     ]
-    assert bare == [], "duckdb.connect without config=build_config() (or the reader's)"
-
-
-class _Creds:
-    def __init__(self, path: str):
-        self.path = path
+    assert bare == [], "open DuckDB with concord_io.connect.open_duckdb (the build settings)"
