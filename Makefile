@@ -123,6 +123,7 @@ bench: install
 	$(BIN)/python bench/bench_rater.py
 	$(BIN)/python bench/bench_probe.py
 	$(BIN)/python bench/bench_probe_scale.py
+	$(BIN)/python bench/bench_constraints.py
 
 clean:
 	rm -rf target logs warehouse
