@@ -316,10 +316,53 @@ def _last_build_failures(target: Path) -> tuple[str | None, list[str]]:
     return data.get("metadata", {}).get("generated_at"), failures
 
 
+def _version_facts(database: Path) -> tuple[str, dict[str, tuple[int, int]]]:
+    """A published version's quality state (``passed``, ``skipped``) and, per mart, its row
+    count and an order-free fingerprint of its rows (the sum of the rows' hashes)."""
+    from concord_io.connect import connect_serving
+    from concord_io.export import published_marts
+
+    with connect_serving(database) as con:
+        columns = {
+            c
+            for (c,) in con.execute(
+                "select column_name from information_schema.columns "
+                "where table_schema = 'meta' and table_name = 'publication'"
+            ).fetchall()
+        }
+        quality = (
+            con.execute("select quality from meta.publication").fetchall()[0][0]
+            if "quality" in columns
+            else "not recorded"
+        )
+        facts = {
+            m: con.execute(
+                f'select count(*), coalesce(sum(hash(t)::hugeint), 0) from {SCHEMA}."{m}" t'
+            ).fetchall()[0]
+            for m in published_marts(con)
+        }
+    return str(quality), facts
+
+
+def _changes(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[str]:
+    """What changed from one version's marts to the next's, one line a mart."""
+    lines = [f"new table {m} ({after[m][0]} rows)" for m in sorted(after.keys() - before.keys())]
+    lines += [f"table {m} removed" for m in sorted(before.keys() - after.keys())]
+    for m in sorted(before.keys() & after.keys()):
+        (n_before, rows_before), (n_after, rows_after) = before[m], after[m]
+        if n_before != n_after:
+            lines.append(f"{m}: {n_before} -> {n_after} rows")
+        elif rows_before != rows_after:
+            lines.append(f"{m}: values changed ({n_after} rows)")
+    return lines
+
+
 def status_report(serving: Path | None = None) -> str:
-    """What is published, when and from which build; probe runs; quarantine; failing tests."""
+    """What is published, when and from which build; the versions kept, each with its quality
+    state, and what changed since the previous one; probe runs; quarantine; failing tests."""
     from concord_io.connect import connect_serving
     from concord_io.export import probe_runs, published_marts
+    from concord_io.publish import current_version, read_record
 
     serving = serving or paths.serving_dir()
     current = serving / CURRENT_DB
@@ -329,15 +372,36 @@ def status_report(serving: Path | None = None) -> str:
         lines.append(f"Nothing published in {serving} yet: run `concord build`.")
         published_runs: list[str] = []
     else:
+        # the record is the truth (validated whole), and the version `current` points at
+        kept = read_record(serving)
+        now = current_version(serving)
+        if now is not None and now not in kept:
+            kept.append(now)
+        facts = {
+            v: _version_facts(serving / VERSIONS / v / CURRENT_DB)
+            for v in kept
+            if (serving / VERSIONS / v / CURRENT_DB).is_file()
+        }
         with connect_serving(current) as con:
             (version, built_at, published_at) = con.execute(
                 "select version, built_at, published_at from meta.publication"
             ).fetchall()[0]
-            versions = sorted((serving / VERSIONS).glob("concord-*.duckdb"))
             lines += [
                 f"Published version {version} -> {current.resolve()}",
-                f"  built {built_at}, published {published_at}; {len(versions)} version(s) kept",
+                f"  built {built_at}, published {published_at}; {len(facts)} version(s) kept:",
             ]
+            lines += [
+                f"    {v}: quality {quality}" + ("  (current)" if v == version else "")
+                for v, (quality, _) in facts.items()
+            ]
+            older = [v for v in facts if v < version]
+            if older and version in facts:
+                changed = _changes(facts[older[-1]][1], facts[version][1])
+                lines.append(
+                    f"  Since {older[-1]}: "
+                    + (f"{len(changed)} table(s) changed" if changed else "no table changed")
+                )
+                lines += [f"    {line}" for line in changed]
             marts = published_marts(con)
             rows = {
                 m: con.execute(f'select count(*) from {SCHEMA}."{m}"').fetchall()[0][0]

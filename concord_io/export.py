@@ -225,7 +225,7 @@ def export_marts(
         raise ConcordError(
             f"--format {fmt!r} is not an export format", hint=f"use one of {', '.join(FORMATS)}"
         )
-    out = Path(out_dir) if out_dir is not None else default_out_dir()
+    out = paths.output_folder(out_dir if out_dir is not None else default_out_dir())
     written: list[Path] = []
     with _connect(serving) as con:
         available = published_marts(con)
@@ -301,6 +301,8 @@ def export_probe(
 ) -> list[Path]:
     """Write the six CSV files of probe run ``run_id`` (default: the only published run)
     into ``out_dir`` (default: ``exports/probe/<run id>`` beside the build database)."""
+    if out_dir is not None:
+        out_dir = paths.output_folder(out_dir)
     with _connect(serving) as con:
         runs = probe_runs(con)
         if not runs:

@@ -61,9 +61,9 @@ SERVING_MARKERS = ("published.json", ".publish.lock")
 
 
 def serving_folder_of(path: Path | str) -> Path | None:
-    """The serving folder that ``path`` (resolved, symlinks followed) lies in, or None."""
+    """The serving folder that ``path`` (resolved, symlinks followed) is or lies in, or None."""
     resolved = Path(path).resolve()
-    for folder in resolved.parents:
+    for folder in (resolved, *resolved.parents):
         if any((folder / marker).exists() for marker in SERVING_MARKERS):
             return folder
     return None
@@ -91,4 +91,22 @@ def prepare_build_db(path: Path | str, *, variable: str = "CONCORD_DB_PATH") -> 
             f"{variable}={path}: cannot create its folder {path.parent} ({error.strerror})",
             hint=f"set {variable} to a file in a writable folder",
         ) from error
+    return path
+
+
+def output_folder(path: Path | str, *, flag: str = "--out") -> Path:
+    """A folder a command writes its files into (``flag`` names where it came from), checked
+    before anything is written: never a serving folder or inside one (published versions
+    are immutable), never an existing file."""
+    path = Path(path)
+    serving = serving_folder_of(path)
+    if serving is not None:
+        raise ConcordError(
+            f"{flag} {path}: lies in the serving folder {serving}; published versions are "
+            "never written again",
+            hint=f"choose a folder outside {serving} (the default is exports/ beside the "
+            "build database)",
+        )
+    if path.exists() and not path.is_dir():
+        raise ConcordError(f"{flag} {path}: is a file, not a folder", hint="name a folder")
     return path

@@ -40,11 +40,13 @@ file in the serving folder).
 from __future__ import annotations
 
 import argparse
+import errno
 import fcntl
 import json
 import os
 import re
 import shutil
+import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -188,21 +190,45 @@ def _check_no_wal(path: Path, why: str) -> None:
 
 
 def read_record(serving_dir: Path) -> list[str]:
-    """The published versions, oldest first, from ``<serving>/published.json`` ([] if none)."""
+    """The published versions, oldest first, from ``<serving>/published.json`` ([] if none).
+
+    The record is validated whole before anything acts on it (retention deletes what it
+    does not name): a JSON object whose ``versions`` is a list of ``{"version": <stamp>}``,
+    each stamp once, in publishing order."""
     path = Path(serving_dir) / RECORD
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return []
+    hint = (
+        "nothing was changed; restore it from a backup, or rebuild it from "
+        f"{Path(serving_dir) / VERSIONS} (one entry per published version folder, oldest first)"
+    )
+    if path.is_symlink() or not path.is_file():
+        raise PublishError(f"{path}: the record of published versions is not a file", hint=hint)
     try:
         entries = json.loads(path.read_text(encoding="utf-8"))["versions"]
+        if not isinstance(entries, list) or not all(
+            isinstance(entry, dict) and set(entry) == {"version"} for entry in entries
+        ):
+            raise TypeError('expected {"versions": [{"version": <stamp>}, ...]}')
         versions = [entry["version"] for entry in entries]
     except (ValueError, KeyError, TypeError, UnicodeDecodeError) as error:
         raise PublishError(
-            f"{path}: the record of published versions is unreadable ({error})",
-            hint="nothing was changed; restore it from a backup, or rebuild it from "
-            f"{Path(serving_dir) / VERSIONS} (one entry per published version folder)",
+            f"{path}: the record of published versions is unreadable ({error})", hint=hint
         ) from error
-    if not all(isinstance(v, str) and STAMP.match(v) for v in versions):
-        raise PublishError(f"{path}: the record names a version that is not a publish stamp")
+    bad = [v for v in versions if not (isinstance(v, str) and STAMP.match(v))]
+    if bad:
+        raise PublishError(
+            f"{path}: the record names {printable(str(bad[0]))!r}, which is not a publish stamp",
+            hint=hint,
+        )
+    repeated = sorted({v for v in versions if versions.count(v) > 1})
+    if repeated:
+        raise PublishError(f"{path}: the record names version {repeated[0]} twice", hint=hint)
+    if versions != sorted(versions):
+        raise PublishError(
+            f"{path}: the record's versions are not in publishing order (oldest first)",
+            hint=hint,
+        )
     return versions
 
 
@@ -230,8 +256,19 @@ def current_version(serving_dir: Path) -> str | None:
 def _publish_lock(serving_dir: Path) -> Iterator[None]:
     """Hold ``<serving>/.publish.lock`` for the whole publish; refuse if another holds it."""
     path = serving_dir / LOCK
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
+        # never through a link: the lock file is truncated and written below
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as error:
+        if error.errno != errno.ELOOP:
+            raise
+        raise PublishError(
+            f"{path} is a symbolic link; the publish lock is never opened through one",
+            hint=f"remove the link ({path}) and publish again; nothing was changed",
+        ) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise PublishError(f"{path} is not a regular file", hint="remove it and publish again")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

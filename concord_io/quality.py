@@ -67,13 +67,27 @@ def quality_record_path(database: Path | str) -> Path:
     return database.with_name(database.name + RECORD_SUFFIX)
 
 
-def build_identity(database: Path | str) -> dict[str, object]:
-    """What identifies one build file exactly: its size and the SHA-256 of its bytes."""
+def _sha256(path: Path) -> str:
     digest = hashlib.sha256()
-    with open(database, "rb") as f:
+    with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
-    return {"size": Path(database).stat().st_size, "sha256": digest.hexdigest()}
+    return digest.hexdigest()
+
+
+def build_identity(database: Path | str) -> dict[str, object]:
+    """What identifies one build exactly: the size and SHA-256 of the file's bytes, and of
+    the write-ahead log beside it. DuckDB replays ``<file>.wal`` on every open, so a change
+    held only in the log is part of what the next reader sees (``wal_sha256`` is null
+    without one)."""
+    database = Path(database)
+    wal = database.with_name(database.name + ".wal")
+    has_wal = wal.is_file() and wal.stat().st_size > 0
+    return {
+        "size": database.stat().st_size,
+        "sha256": _sha256(database),
+        "wal_sha256": _sha256(wal) if has_wal else None,
+    }
 
 
 def write_quality_record(
@@ -106,7 +120,7 @@ def check_quality_record(database: Path | str) -> str:
         raise QualityGateError(f"{database}: no passing quality record ({path})", hint=hint)
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
-        recorded = {"size": record["size"], "sha256": record["sha256"]}
+        recorded = {key: record[key] for key in ("size", "sha256", "wal_sha256")}
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         raise QualityGateError(f"{path}: unreadable quality record", hint=hint) from None
     if recorded != build_identity(database):

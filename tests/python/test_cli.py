@@ -102,31 +102,49 @@ def test_build_with_all_stages_ok_reports_each_timing(tmp_path):
     assert "the summary" in out.getvalue() and "build finished in" in out.getvalue()
 
 
-@pytest.fixture
-def fake_serving(tmp_path, monkeypatch) -> Path:
-    """A serving folder with a publication record, quarantined rows, a failing test and a
-    probe run; a landing folder with two runs; dbt's run_results with a failing test."""
-    serving = tmp_path / "serving"
-    (serving / "versions").mkdir(parents=True)
-    version = serving / "versions" / "concord-20260101T000000000000Z.duckdb"
-    with duckdb.connect(str(version)) as con:
+OLD, NEW = "20260101T000000000000Z", "20260102T000000000000Z"
+
+
+def fake_version(serving: Path, stamp: str, quality: str, quarantined: list[tuple[str, str]]):
+    """One version folder as publish writes it: meta.publication and a few marts."""
+    folder = serving / "versions" / stamp
+    folder.mkdir(parents=True)
+    with duckdb.connect(str(folder / "concord.duckdb")) as con:
         con.execute("create schema meta; create schema marts")
         con.execute(
-            "create table meta.publication as select '20260101T000000000000Z' as version, "
-            "'2026-01-01T00:00:00Z' as built_at, '2026-01-01T00:01:00Z' as published_at"
+            "create table meta.publication as select ? as version, "
+            "'2026-01-01T00:00:00Z' as built_at, '2026-01-01T00:01:00Z' as published_at, "
+            "? as quality",
+            [stamp, quality],
         )
-        con.execute(
-            "create table marts.dq_quarantine as select * from (values "
-            "('rater', 'undeclared category'), ('rater', 'undeclared category'), "
-            "('mcq', 'invalid answer: E')) t(study, reason)"
-        )
+        con.execute("create table marts.dq_quarantine (study varchar, reason varchar)")
+        con.executemany("insert into marts.dq_quarantine values (?, ?)", quarantined)
         con.execute(
             "create table marts.dq_test_failures as select 'unique_x' as test_name, "
             "'stg_x' as model_name, 'warn' as status, 2::bigint as n_failures, "
             "'dq_failures.unique_x' as failures_relation"
         )
         con.execute("create table marts.probe_indices_per_name as select 'run-a' as run_id")
-    (serving / "concord.duckdb").symlink_to(Path("versions") / version.name)
+        # same rows, another value in the newer version
+        con.execute(f"create table marts.agreement as select {len(stamp) + (stamp == NEW)} as x")
+        if stamp == OLD:
+            con.execute("create table marts.retired as select 1 as x")
+
+
+@pytest.fixture
+def fake_serving(tmp_path, monkeypatch) -> Path:
+    """A serving folder as publish lays it out, with two versions kept (the older published
+    with the quality gate skipped); the current one has quarantined rows, a failing test
+    and a probe run; a landing folder with two runs; dbt's run_results with a failing test."""
+    serving = tmp_path / "serving"
+    rater = ("rater", "undeclared category")
+    fake_version(serving, OLD, "skipped", [rater])
+    fake_version(serving, NEW, "passed", [rater, rater, ("mcq", "invalid answer: E")])
+    (serving / "published.json").write_text(
+        json.dumps({"versions": [{"version": OLD}, {"version": NEW}]})
+    )
+    (serving / "current").symlink_to(Path("versions") / NEW)
+    (serving / "concord.duckdb").symlink_to(Path("current") / "concord.duckdb")
     landing = tmp_path / "landing"
     for run in ("run-a", "run-b"):
         (landing / "probe" / f"run_id={run}").mkdir(parents=True)
@@ -151,8 +169,16 @@ def fake_serving(tmp_path, monkeypatch) -> Path:
 
 def test_status_lists_publication_runs_quarantine_and_failing_tests(fake_serving):
     text = status_report(fake_serving)
-    assert "Published version 20260101T000000000000Z" in text
-    assert "built 2026-01-01T00:00:00Z, published 2026-01-01T00:01:00Z; 1 version(s)" in text
+    assert f"Published version {NEW}" in text
+    assert (
+        "built 2026-01-01T00:00:00Z, published 2026-01-01T00:01:00Z; 2 version(s) kept:\n"
+        f"    {OLD}: quality skipped\n"
+        f"    {NEW}: quality passed  (current)\n"
+        f"  Since {OLD}: 3 table(s) changed\n"
+        "    table retired removed\n"
+        "    agreement: values changed (1 rows)\n"
+        "    dq_quarantine: 1 -> 3 rows\n"
+    ) in text
     assert (
         "Quarantined rows: 3\n  mcq: 1 x invalid answer: E\n  rater: 2 x undeclared category"
         in text

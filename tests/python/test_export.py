@@ -202,3 +202,28 @@ def test_every_published_mart_exports_with_its_values(warehouse, tmp_path):
 def test_probe_exports_are_the_reference_six():
     assert len(PROBE_EXPORTS) == 6
     assert all(name.endswith(".csv") for name in PROBE_EXPORTS)
+
+
+@pytest.mark.parametrize("where", [".", "versions/20260101T000000000000Z/parquet", "parquet"])
+def test_an_export_is_never_written_into_a_serving_folder(nasty_serving, tmp_path, where):
+    """Published versions are immutable: --out in a serving folder (or through its links) is
+    refused before anything is written."""
+    serving = nasty_serving.parent
+    (serving / "published.json").write_text('{"versions": []}')
+    version = serving / "versions" / "20260101T000000000000Z"
+    (version / "parquet").mkdir(parents=True)
+    (serving / "parquet").symlink_to("versions/20260101T000000000000Z/parquet")
+    before = sorted(p.relative_to(serving) for p in serving.rglob("*"))
+    for export in (
+        lambda: export_marts("csv", None, serving / where, nasty_serving),
+        lambda: export_probe(serving / where, None, nasty_serving),
+    ):
+        with pytest.raises(ConcordError, match="lies in the serving folder"):
+            export()
+    assert sorted(p.relative_to(serving) for p in serving.rglob("*")) == before
+
+
+def test_an_export_folder_that_is_a_file_is_refused(nasty_serving, tmp_path):
+    (tmp_path / "out").write_text("not a folder")
+    with pytest.raises(ConcordError, match="is a file, not a folder"):
+        export_marts("csv", None, tmp_path / "out", nasty_serving)

@@ -55,6 +55,7 @@ def test_shipped_warehouse_passes_every_expectation(quality_run, warehouse):
     record = json.loads(quality.quality_record_path(warehouse).read_text())
     assert record["sha256"] == hashlib.sha256(warehouse.read_bytes()).hexdigest()
     assert record["size"] == warehouse.stat().st_size
+    assert record["wal_sha256"] is None
     assert quality.check_quality_record(warehouse) == "passed"
 
 
@@ -84,3 +85,21 @@ def test_a_failed_expectation_fails_the_run_and_the_data_docs_name_it(warehouse,
     html = pages[0].read_text(encoding="utf-8")
     assert "agreement_ci_high" in html and "130.5" in html
     assert "Failed" in html or "failed" in html
+
+
+def test_a_change_held_only_in_the_write_ahead_log_voids_the_quality_record(tmp_path):
+    """DuckDB replays <file>.wal on every open: a mart changed after the checkpoint, and held
+    only in the log, must not be published as "quality passed"."""
+    database = tmp_path / "build.duckdb"
+    with duckdb.connect(str(database)) as con:
+        con.execute("create table t as select 1 as a")
+    quality.write_quality_record(database, quality.build_identity(database), 1)
+    assert quality.check_quality_record(database) == "passed"
+
+    con = duckdb.connect(str(database))
+    con.execute("pragma disable_checkpoint_on_shutdown")
+    con.execute("insert into t values (2)")
+    con.close()
+    assert database.with_name("build.duckdb.wal").stat().st_size > 0
+    with pytest.raises(quality.QualityGateError, match="another build of this file"):
+        quality.check_quality_record(database)

@@ -1,0 +1,91 @@
+"""The serving folder's own files, checked for what they are, not what they are called: the
+record of published versions is validated whole before retention acts on it, and the publish
+lock is never opened through a link. No warehouse needed: these run in milliseconds."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from concord_io import publish
+from concord_io.publish import LOCK, RECORD, PublishError, prune, read_record
+
+OLD, MID, NEW = "20260101T000000000000Z", "20260201T000000000000Z", "20260301T000000000000Z"
+
+
+def serving_with(tmp_path, versions, record):
+    """A serving folder with a version folder per stamp, ``current`` at the last, and
+    ``record`` written as published.json."""
+    serving = tmp_path / "serving"
+    for stamp in versions:
+        (serving / "versions" / stamp).mkdir(parents=True)
+        (serving / "versions" / stamp / "concord.duckdb").write_bytes(b"db")
+    os.symlink(f"versions/{versions[-1]}", serving / "current")
+    (serving / RECORD).write_text(json.dumps(record))
+    return serving
+
+
+def entries(*stamps):
+    return {"versions": [{"version": s} for s in stamps]}
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        (entries(OLD, MID, MID, NEW), f"names version {MID} twice"),
+        (entries(MID, OLD, NEW), "not in publishing order"),
+        (entries(OLD, "../../etc", NEW), "'../../etc', which is not a publish stamp"),
+        ({"versions": [{"version": OLD, "keep": True}]}, "unreadable"),
+        ({"versions": {"version": OLD}}, "unreadable"),
+        ([OLD], "unreadable"),
+    ],
+)
+def test_a_record_that_does_not_hold_whole_is_refused_and_nothing_is_removed(
+    tmp_path, record, message
+):
+    serving = serving_with(tmp_path, [OLD, MID, NEW], record)
+    with pytest.raises(PublishError, match=message) as refused:
+        prune(serving, keep=2)
+    assert "nothing was changed" in refused.value.hint
+    assert sorted(p.name for p in (serving / "versions").iterdir()) == [OLD, MID, NEW]
+    assert json.loads((serving / RECORD).read_text()) == record
+
+
+def test_a_valid_record_keeps_the_newest_versions(tmp_path):
+    serving = serving_with(tmp_path, [OLD, MID, NEW], entries(OLD, MID, NEW))
+    removed = prune(serving, keep=2)
+    assert [p.name for p in removed] == [OLD]
+    assert read_record(serving) == [MID, NEW]
+
+
+def test_a_record_that_is_a_link_is_refused(tmp_path):
+    serving = serving_with(tmp_path, [OLD], entries(OLD))
+    elsewhere = tmp_path / "elsewhere.json"
+    (serving / RECORD).rename(elsewhere)
+    os.symlink(elsewhere, serving / RECORD)
+    with pytest.raises(PublishError, match="not a file"):
+        read_record(serving)
+
+
+def test_the_publish_lock_is_never_opened_through_a_link(tmp_path):
+    serving = tmp_path / "serving"
+    serving.mkdir()
+    victim = tmp_path / "precious.txt"
+    victim.write_text("keep me")
+    os.symlink(victim, serving / LOCK)
+    with pytest.raises(PublishError, match="is a symbolic link"):
+        with publish._publish_lock(serving):
+            pass
+    assert victim.read_text() == "keep me"
+
+
+def test_the_publish_lock_records_its_holder(tmp_path):
+    serving = tmp_path / "serving"
+    serving.mkdir()
+    with publish._publish_lock(serving):
+        assert (serving / LOCK).read_text() == str(os.getpid())
+        with pytest.raises(PublishError, match=f"another publish is running \\(pid {os.getpid()}"):
+            with publish._publish_lock(serving):
+                pass
