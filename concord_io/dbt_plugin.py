@@ -16,10 +16,6 @@ from concord_io.errors import ConcordError
 from concord_io.paths import prepare_build_db
 
 
-def _is_file_path(path: str | None) -> bool:
-    return path not in (None, "", ":memory:") and ":" not in str(path).split("/")[0]
-
-
 class Plugin(BasePlugin):
     def configure_connection(self, conn) -> None:
         try:
@@ -28,10 +24,8 @@ class Plugin(BasePlugin):
             raise RuntimeError(f"{error.message}. {error.hint}") from None
 
     def update_connection_config(self, creds, config) -> None:
-        if not _is_file_path(creds.path):
-            return
         try:
-            prepare_build_db(creds.path)
+            prepare_build_db(creds.path)  # refuses :memory: and a remote path too
             try:  # the lock dbt is about to take, taken and released once to name its holder
                 duckdb.connect(creds.path, config=dict(config)).close()
             except duckdb.IOException as error:

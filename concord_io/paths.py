@@ -69,6 +69,24 @@ def serving_folder_of(path: Path | str) -> Path | None:
     return None
 
 
+def _not_home_relative(path: Path | str, label: str) -> str:
+    """``path`` as text, refused when it starts with ``~``: no shell expanded it, and a
+    folder literally named ``~`` is never what was meant."""
+    text = str(path).strip()
+    if text.startswith("~"):
+        raise ConcordError(
+            f"{label}{text}: '~' is not expanded here",
+            hint=f"give the full path (for example {Path(text).expanduser()})",
+        )
+    return text
+
+
+def is_duckdb_file(path: Path) -> bool:
+    """A DuckDB database file starts with a checksum and the magic bytes ``DUCK``."""
+    with open(path, "rb") as f:
+        return f.read(12)[8:12] == b"DUCK"
+
+
 def prepare_build_db(path: Path | str, *, variable: str = "CONCORD_DB_PATH") -> Path:
     """Check the build database path before anything opens it, and create its folder.
 
@@ -76,7 +94,25 @@ def prepare_build_db(path: Path | str, *, variable: str = "CONCORD_DB_PATH") -> 
     or a new file beside it): a build would write into the version readers hold. The
     folder is created, so a fresh clone builds with plain ``dbt build``.
     """
-    path = Path(path)
+    text = str(path).strip()
+    if text in ("", ":memory:") or ":" in text.replace("\\", "/").split("/")[0]:
+        raise ConcordError(
+            f"{variable}={text}: the build database must be a file path",
+            hint="an in-memory or remote database keeps nothing for publish and the report; "
+            f"unset {variable} (default {DEFAULT_DB_PATH}) or name a .duckdb file",
+        )
+    path = Path(_not_home_relative(text, variable + "="))
+    if path.is_dir():
+        raise ConcordError(
+            f"{variable}={path}: is a folder, not a database file",
+            hint=f"name a file in it, for example {path / 'concord.duckdb'}",
+        )
+    if path.is_file() and path.stat().st_size > 0 and not is_duckdb_file(path):
+        raise ConcordError(
+            f"{variable}={path}: is not a DuckDB database (a build would overwrite or "
+            "refuse it)",
+            hint="point it at a new file or an existing Concord build",
+        )
     serving = serving_folder_of(path)
     if serving is not None:
         raise ConcordError(
@@ -98,7 +134,7 @@ def output_folder(path: Path | str, *, flag: str = "--out") -> Path:
     """A folder a command writes its files into (``flag`` names where it came from), checked
     before anything is written: never a serving folder or inside one (published versions
     are immutable), never an existing file."""
-    path = Path(path)
+    path = Path(_not_home_relative(path, flag + " "))
     serving = serving_folder_of(path)
     if serving is not None:
         raise ConcordError(

@@ -255,7 +255,9 @@ def run_quality(
         n_expectations = 0
         for suite in suites:
             gx_suite = gx.ExpectationSuite(
-                name=suite.name, meta={"relation": suite.relation, "notes": suite.description}
+                name=suite.name,
+                meta={"relation": suite.relation},
+                notes=suite.description,  # shown on the suite's page of the data docs
             )
             for kind, kwargs in suite.expectations:
                 gx_suite.add_expectation(_expectation(gxe, suite, kind, kwargs))

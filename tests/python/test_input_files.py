@@ -45,3 +45,34 @@ def test_make_build_refuses_a_non_utf8_seed_in_one_line(tmp_path, encoding):
     assert first.startswith("error: ") and "probe_names.csv: not UTF-8" in first
     assert f"is on line {line}." in first
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (":memory:", "CONCORD_DB_PATH=:memory:: the build database must be a file path"),
+        ("md:concord", "CONCORD_DB_PATH=md:concord: the build database must be a file path"),
+        ("~/concord.duckdb", "CONCORD_DB_PATH=~/concord.duckdb: '~' is not expanded here"),
+        ("{tmp}", "is a folder, not a database file"),
+        ("{tmp}/notes.txt", "notes.txt: is not a DuckDB database"),
+    ],
+)
+def test_the_build_database_path_is_checked_for_what_it_is(tmp_path, value, message):
+    from concord_io.errors import ConcordError
+    from concord_io.paths import prepare_build_db
+
+    (tmp_path / "notes.txt").write_text("not a database")
+    with pytest.raises(ConcordError) as refused:
+        prepare_build_db(value.format(tmp=tmp_path))
+    assert message in refused.value.message
+
+
+def test_a_new_or_existing_database_file_is_accepted(tmp_path):
+    import duckdb
+
+    from concord_io.paths import prepare_build_db
+
+    fresh = tmp_path / "a" / "b" / "concord.duckdb"
+    assert prepare_build_db(fresh) == fresh and fresh.parent.is_dir()
+    duckdb.connect(str(fresh)).close()
+    assert prepare_build_db(fresh) == fresh

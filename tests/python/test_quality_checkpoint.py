@@ -5,6 +5,7 @@ failed expectation named on stderr and in the data docs HTML."""
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import shutil
 
@@ -49,6 +50,14 @@ def test_shipped_warehouse_passes_every_expectation(quality_run, warehouse):
     assert result.success, result.failed
     assert result.n_expectations == sum(len(s.expectations) for s in quality.load_suites())
     assert result.docs_index.is_file()
+    # every suite's result is rendered (a description with the word "format" once made GX's
+    # renderer fail on its page), and its page carries the suite's description
+    site = out / quality.DOCS_SITE
+    suites = quality.load_suites()
+    assert {p.name for p in (site / "validations").iterdir()} == {s.name for s in suites}
+    for suite in suites:
+        page = " ".join((site / "expectations" / f"{suite.name}.html").read_text().split())
+        assert html.escape(" ".join(suite.description.split())[:50], quote=False) in page
     # the build file was only read: no write-ahead log left beside it
     assert not warehouse.with_name(warehouse.name + ".wal").exists()
     # the pass is recorded for this exact file, which publish checks
@@ -73,7 +82,10 @@ def test_a_failed_expectation_fails_the_run_and_the_data_docs_name_it(warehouse,
     code = quality.main(["--database", str(database), "--out", str(out)])
     assert code == 1
     assert not quality.quality_record_path(database).exists()
-    err = capsys.readouterr().err
+    captured = capsys.readouterr()
+    err = captured.err
+    # one line per failure, never a traceback (GX once printed one rendering the data docs)
+    assert "Traceback" not in captured.out + err
     assert "expectations FAILED" in err
     assert "mcq_agreement_summary: expect_column_values_to_be_between(agreement_ci_high)" in err
     # exactly that one expectation failed
@@ -82,9 +94,9 @@ def test_a_failed_expectation_fails_the_run_and_the_data_docs_name_it(warehouse,
         (out / quality.DOCS_SITE / "validations" / "mcq_agreement_summary").rglob("*.html")
     )
     assert len(pages) == 1
-    html = pages[0].read_text(encoding="utf-8")
-    assert "agreement_ci_high" in html and "130.5" in html
-    assert "Failed" in html or "failed" in html
+    page = pages[0].read_text(encoding="utf-8")
+    assert "agreement_ci_high" in page and "130.5" in page
+    assert "Failed" in page or "failed" in page
 
 
 def test_a_change_held_only_in_the_write_ahead_log_voids_the_quality_record(tmp_path):
