@@ -130,6 +130,51 @@
 {% endmacro %}
 
 
+{#- Every var given on the command line (--vars) is one the project declares: dbt itself
+    accepts any name, so a misspelt var (bootstrap_resample) would be ignored without a
+    word. The declared names are read from dbt_project.yml, their one home. -#}
+{% macro _check_no_unknown_vars() %}
+    {%- set given = invocation_args_dict.get('vars') or {} -%}
+    {%- if given is string -%}
+        {%- set given = fromyaml(given) or {} -%}
+    {%- endif -%}
+    {%- set declared = _declared_vars() -%}
+    {%- if declared is none -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- for name in given if name not in declared -%}
+        {{ exceptions.raise_compiler_error(
+            'var ' ~ name ~ ' (given with --vars) is not a var of this project; check its '
+            ~ 'spelling. Its vars: ' ~ declared | sort | join(', ') ~ ' (dbt_project.yml vars).'
+        ) }}
+    {%- endfor -%}
+{% endmacro %}
+
+{#- The var names declared in dbt_project.yml, or none where the file cannot be read. -#}
+{% macro _declared_vars() %}
+    {{ return(adapter.dispatch('declared_vars', 'concord')()) }}
+{% endmacro %}
+
+{% macro default__declared_vars() %}
+    {{ return(none) }}
+{% endmacro %}
+
+{% macro duckdb__declared_vars() %}
+    {#- seeds carry the project's root in the graph -#}
+    {%- set seeds = graph.nodes.values() | selectattr('resource_type', 'equalto', 'seed') | list -%}
+    {%- if not seeds -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set path = seeds[0].root_path ~ '/dbt_project.yml' -%}
+    {%- set found = run_query('select content from read_text(' ~ sql_string_literal(path) ~ ')')
+        .columns[0].values() -%}
+    {%- if not found -%}
+        {{ return(none) }}  {#- a root whose name reads as a glob pattern: not checked -#}
+    {%- endif -%}
+    {{ return((fromyaml(found[0]).get('vars') or {}).keys() | list) }}
+{% endmacro %}
+
+
 {#- Environment variables are checked where dbt reads them: CONCORD_THREADS in profiles.yml,
     CONCORD_DB_PATH by concord_io.dbt_plugin before the file is opened, CONCORD_LANDING_DIR
     as the var probe_landing_dir below. -#}
@@ -148,6 +193,7 @@
         {%- do _check_folder(name) -%}
     {%- endfor -%}
     {%- do _check_baseline_group() -%}
+    {%- do _check_no_unknown_vars() -%}
     {{ return('') }}
 {% endmacro %}
 
