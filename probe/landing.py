@@ -138,6 +138,12 @@ def _check_finite(name: str, table: pa.Table) -> None:
                 f"{name}.{column}: {int(bad.sum())} NaN or infinite value(s); the run is not "
                 "landed (check the model's dtype and weights)"
             )
+        positive = array > 0
+        if positive.any():  # a log-probability is at most 0
+            raise LandingError(
+                f"{name}.{column}: {int(positive.sum())} positive value(s), which no "
+                "log-probability can be; the run is not landed"
+            )
 
 
 def to_table(name: str, rows: list[dict]) -> pa.Table:

@@ -94,6 +94,12 @@ def test_non_finite_scores_are_refused_before_anything_lands(tmp_path, bad):
     assert not (tmp_path / "probe").exists() or _visible(tmp_path) == []
 
 
+def test_a_positive_log_probability_is_refused(tmp_path):
+    with pytest.raises(LandingError, match="scores.logprob: 1 positive value"):
+        land_run(tmp_path, "r1", _tables("r1", logprob=0.25))
+    assert not (tmp_path / "probe").exists() or _visible(tmp_path) == []
+
+
 def test_non_finite_token_logprob_is_refused(tmp_path):
     tables = _tables("r1")
     scores = tables["scores"].to_pylist()
