@@ -109,8 +109,7 @@ def prepare_build_db(path: Path | str, *, variable: str = "CONCORD_DB_PATH") -> 
         )
     if path.is_file() and path.stat().st_size > 0 and not is_duckdb_file(path):
         raise ConcordError(
-            f"{variable}={path}: is not a DuckDB database (a build would overwrite or "
-            "refuse it)",
+            f"{variable}={path}: is not a DuckDB database (a build would overwrite or refuse it)",
             hint="point it at a new file or an existing Concord build",
         )
     serving = serving_folder_of(path)

@@ -211,8 +211,11 @@ def run_probe(
     revision: str | None = None,
     trust_remote_code: bool = False,
     replace: bool = False,
+    model_name: str | None = None,
 ) -> RunResult:
     """Score every stimulus of the seed design with ``model`` and land the run, once.
+    ``model_name`` is what the run records as its model (default: the resolved folder or
+    hub id).
 
     Under torchrun each rank scores a share balanced by token count on its own device; rank
     0 gathers the shares and lands them as one run, or nothing lands if any rank failed.
@@ -226,7 +229,7 @@ def run_probe(
             hint="use one of the two: torchrun for throughput, --device-map for models "
             "larger than one GPU",
         )
-    model_ref = model_reference(model)
+    model_ref = model_name or model_reference(model)
     landing_dir = Path(landing_dir) if landing_dir else default_landing_dir()
     torch_device, torch_dtype = resolve_device(device, ranks.local_rank), resolve_dtype(dtype)
     # joined once per process (a sweep reuses the group); the command line leaves it at exit

@@ -296,3 +296,13 @@ def test_row_counts(warehouse):
     assert len(marts["probe_delta_vs_baseline"]) == 2 * 30
     assert len(marts["probe_paired_summary"]) == 2 * 3
     assert len(marts["probe_model_comparison"]) == 3  # one pair of runs, three groups
+
+
+def test_the_demo_run_says_what_it_is(warehouse, tiny_model_dirs):
+    """The demo's model is named as random weights, not as the path of its folder; a real
+    run records the resolved folder it loaded."""
+    models = dict(zip(warehouse["runs"]["run_id"], warehouse["runs"]["model"], strict=True))
+    assert models == {
+        "demo": "demo gpt2 (random weights: its numbers are noise)",
+        "llama_bos": str(tiny_model_dirs["llama_bos"].resolve()),
+    }

@@ -219,3 +219,30 @@ def test_a_failing_test_is_stored_and_listed_in_dq_test_failures(tmp_path):
         dataset, item, rater = first_row.split(",")[:3]
         stored = con.execute(f"select dataset, item_id, rater_id from {relation}").fetchall()
         assert stored == [(dataset, item, rater)]
+
+
+@pytest.mark.parametrize("command", [["demo"], ["run", "--model", "x"]])
+def test_the_probe_without_torch_says_how_to_install_it(command, tmp_path):
+    """`make build` installs no torch, by design: scoring says what to install, in one line;
+    listing the landed runs needs no torch at all."""
+    hide = "import sys; sys.modules['torch'] = None; sys.modules['transformers'] = None; "
+    run = "from probe.__main__ import main; from probe.errors import run_main; run_main(main, {})"
+    result = subprocess.run(
+        [sys.executable, "-c", hide + run.format([*command, "--landing-dir", str(tmp_path)])],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines() == [
+        "error: scoring needs the probe's extra (torch, transformers): transformers is not "
+        "installed",
+        "  install it with `make probe-install`, then run the command again",
+    ]
+    listed = subprocess.run(
+        [sys.executable, "-c", hide + run.format(["runs", "--landing-dir", str(tmp_path)])],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert listed.returncode == 0, listed.stderr

@@ -383,12 +383,19 @@ def test_absent_or_empty_marts_give_notes_not_errors(tmp_path):
             "create table marts.mcq_agreement_summary (model varchar, run varchar, "
             "agreement_pct double, agreement_ci_low double, agreement_ci_high double)"
         )
+        con.execute(
+            "create table marts.probe_paired_summary (run_id varchar, group_name varchar, "
+            "baseline_group varchar, mean_delta double, ci_low double, ci_high double)"
+        )
     figures = parse(build_report(serving, tmp_path / "site").read_text()).figures
     assert set(figures) == set(FIGURES)
     for key, fig in figures.items():
         assert fig["data-state"] == "empty" and "No data yet" in fig["text"], key
     assert "has no rows yet" in figures["mcq-agreement"]["text"]
     assert "not published yet" in figures["rater-kappa"]["text"]
+    # no probe run yet: the note says what to install and run (make build installs no torch)
+    probe_note = " ".join(figures["probe-delta"]["text"].split())
+    assert "`make probe-install`" in probe_note and "`concord probe demo`" in probe_note
     page = (tmp_path / "site" / "index.html").read_text()
     assert "marts.dq_quarantine is not published yet" in page
     assert "No list of failing dbt tests is published" in page
