@@ -40,15 +40,20 @@ $(VENV)/.installed-probe: pyproject.toml requirements.lock | $(UV)
 	touch $@ $(VENV)/.installed-warehouse
 
 # The DuckDB release that BI drivers bundle, in a venv of its own: the serving tests open the
-# published file with it (its pin: tests/readers/duckdb.txt).
+# published file with it (its pin: tests/readers/duckdb.txt); and a BI tool's SQLAlchemy
+# environment of today over it (tests/readers/sqlalchemy.txt).
 READER_VENV := $(VENV)/readers/duckdb
-$(VENV)/.installed: pyproject.toml requirements.lock tests/readers/duckdb.txt | $(UV)
+SQLALCHEMY_VENV := $(VENV)/readers/sqlalchemy
+$(VENV)/.installed: pyproject.toml requirements.lock tests/readers/duckdb.txt \
+		tests/readers/sqlalchemy.txt | $(UV)
 	$(UV_INSTALL) -e '.[probe,dev]'
 	# irrCAC, a peer of the rater coefficients, pins scipy 1.12: installed without its
 	# dependencies at the version in the lock, it can never move the environment
 	$(UV_INSTALL) --no-deps irrcac
 	$(UV) venv --quiet --allow-existing --python $(BIN)/python $(READER_VENV)
 	$(UV) pip install --quiet --python $(READER_VENV)/bin/python -r tests/readers/duckdb.txt
+	$(UV) venv --quiet --allow-existing --python $(BIN)/python $(SQLALCHEMY_VENV)
+	$(UV) pip install --quiet --python $(SQLALCHEMY_VENV)/bin/python -r tests/readers/sqlalchemy.txt
 	touch $@ $(VENV)/.installed-warehouse $(VENV)/.installed-probe
 
 install: $(VENV)/.installed
