@@ -18,7 +18,7 @@ from concord_io.errors import ConcordError, printable
 from concord_io.landing import schemas
 from concord_io.landing.identities import canonical_language
 from concord_io.landing.registries import Line, read_registry
-from concord_io.landing.sources import SourceFile, load, with_rows
+from concord_io.landing.sources import SourceFile, first_row, load, with_rows
 from concord_io.landing.strict_csv import read_csv
 from concord_io.landing.study import TASK, TRANSLATIONS, Study
 
@@ -61,7 +61,8 @@ def refuse_unknown_domains(con: duckdb.DuckDBPyConnection, relation: str, file: 
     """``relation`` (``source_row``, ``language``, ``domain_label``, ``domain_column``,
     ``answer_column``) against the registered translations: the first label with no English
     name is refused."""
-    found = con.execute(
+    found = first_row(
+        con,
         f"""
         select r.source_row, r.domain_column, r.answer_column, r.domain_label
         from {relation} as r
@@ -70,8 +71,8 @@ def refuse_unknown_domains(con: duckdb.DuckDBPyConnection, relation: str, file: 
         where t.domain_en is null
         order by r.source_row, r.domain_column
         limit 1
-        """
-    ).fetchone()
+        """,
+    )
     if found:
         row, column, answer_column, label = found
         answers = f" (answer column {answer_column})" if answer_column else ""
@@ -146,7 +147,8 @@ def read_items(con: duckdb.DuckDBPyConnection, study: Study, lines: list[Line]) 
     if not parts:
         return schemas.ITEMS.empty_table()
     con.register("all_items", pa.concat_tables(parts))
-    conflict = con.execute(
+    conflict = first_row(
+        con,
         """
         with numbered as (
             select *, row_number() over (
@@ -171,8 +173,8 @@ def read_items(con: duckdb.DuckDBPyConnection, study: Study, lines: list[Line]) 
                 is distinct from (b.question, b.option_text, b.domain)
         order by b.file_order, b.source_row, b.option_key
         limit 1
-        """
-    ).fetchone()
+        """,
+    )
     if conflict:
         item, language, option, file_a, row_a, file_b, row_b, what = conflict
         raise ConcordError(

@@ -29,7 +29,7 @@ from concord_io.errors import ConcordError, printable
 from concord_io.landing.identities import ITEM_ID_SQL_PATTERN, canonical_language, item_id_refused
 from concord_io.landing.long import refuse_json_shape
 from concord_io.landing.registries import Line
-from concord_io.landing.sources import Check, SourceFile, json_lines, refuse_first
+from concord_io.landing.sources import Check, SourceFile, first_row, json_lines, refuse_first
 from concord_io.landing.study import Study
 
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
@@ -91,7 +91,7 @@ def provenance(folder: Path, harness_task: str, label: str) -> Provenance:
     """The provenance of ``harness_task`` from the results files of ``folder`` (none: an
     empty Provenance; two that name the task: refused)."""
     found = []
-    for path in sorted(folder.glob("results_*.json")):  # a loop per results file
+    for path in sorted(folder.glob("results_*.json")):  # a loop per results file (RESULTS)
         try:
             results = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_unique_keys)
         except (OSError, UnicodeDecodeError, ValueError) as error:
@@ -155,7 +155,7 @@ def read_samples(
             lls_text,
             case when filtered is not null then 'filtered_resps' else 'resps' end
                 as source_column,
-            list_transform(lls_text, x -> try_cast(x as double)) as lls,
+            list_transform(lls_text, lambda x: try_cast(x as double)) as lls,
             coalesce(
                 nullif(json_extract_string(line, '$.arguments.*.arg_1'), []),
                 nullif(json_extract_string(line, '$.arguments[*][1]'), [])
@@ -195,27 +195,27 @@ def read_samples(
             "list_count(lls) < len(lls)",
             "source_column",
             "'a log-likelihood is not a number: ' || "
-            "coalesce(list_filter(lls_text, x -> try_cast(x as double) is null)[1], 'null')",
+            "coalesce(list_filter(lls_text, lambda x: try_cast(x as double) is null)[1], 'null')",
             FINITE_HINT,
         ),
         Check(
-            "list_bool_or(list_transform(lls, x -> isnan(x)))",
+            "list_bool_or(list_transform(lls, lambda x: isnan(x)))",
             "source_column",
             "'a log-likelihood is NaN'",
             FINITE_HINT,
         ),
         Check(
-            "list_bool_or(list_transform(lls, x -> isinf(x)))",
+            "list_bool_or(list_transform(lls, lambda x: isinf(x)))",
             "source_column",
             "'a log-likelihood is infinite: ' || "
-            "list_filter(lls_text, x -> isinf(try_cast(x as double)))[1]",
+            "list_filter(lls_text, lambda x: isinf(try_cast(x as double)))[1]",
             FINITE_HINT,
         ),
         Check(
-            "list_bool_or(list_transform(lls, x -> x > 0))",
+            "list_bool_or(list_transform(lls, lambda x: x > 0))",
             "source_column",
             "'a log-likelihood is positive: ' || list_filter(lls_text, "
-            "x -> try_cast(x as double) > 0)[1] || ' (a log-likelihood is at most 0)'",
+            "lambda x: try_cast(x as double) > 0)[1] || ' (a log-likelihood is at most 0)'",
             FINITE_HINT,
         ),
         Check(
@@ -230,10 +230,12 @@ def read_samples(
     if item_key == "doc_id":
         item_id = "(item_text::hugeint + 1)::varchar"
     else:
-        bad = con.execute(
+        bad = first_row(
+            con,
             "select source_row, item_text from samples where not regexp_full_match("
-            f"coalesce(item_text, ''), {_literal(ITEM_ID_SQL_PATTERN)}) order by source_row limit 1"
-        ).fetchone()
+            f"coalesce(item_text, ''), {_literal(ITEM_ID_SQL_PATTERN)}) "
+            "order by source_row limit 1",
+        )
         if bad:
             raise item_id_refused(f"{printable(source.name)}: line {bad[0]}", bad[1], item_key)
         item_id = "item_text"

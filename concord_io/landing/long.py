@@ -24,7 +24,14 @@ from concord_io.landing.identities import (
 )
 from concord_io.landing.normalise import normalised
 from concord_io.landing.registries import Line
-from concord_io.landing.sources import Check, SourceFile, json_lines, refuse_first, with_rows
+from concord_io.landing.sources import (
+    Check,
+    SourceFile,
+    first_row,
+    json_lines,
+    refuse_first,
+    with_rows,
+)
 from concord_io.landing.strict_csv import check_header, read_csv
 from concord_io.landing.study import TASK, Study
 
@@ -71,6 +78,11 @@ def _parquet_fields(source: SourceFile) -> pa.Table:
                 hint="write the column as text (strings)",
             )
         columns[name] = column.cast(pa.string())
+    if table.num_rows == 0:
+        raise ConcordError(
+            f"{printable(source.name)}: the file has columns but no data rows",
+            hint="Add its rows or remove the file and its registry line.",
+        )
     return with_rows(pa.table(columns))
 
 
@@ -103,8 +115,9 @@ def refuse_json_shape(
             Check(
                 f"len({keys}) <> len(list_distinct({keys}))",
                 "'(the line)'",
-                f"'key ' || list_filter({keys}, k -> len(list_filter({keys}, j -> j = k)) > 1)[1]"
-                f" || ' appears more than once in the JSON object' || "
+                f"'key ' || list_filter({keys}, "
+                f"lambda k: len(list_filter({keys}, lambda j: j = k)) > 1)[1]"
+                " || ' appears more than once in the JSON object' || "
                 f"{_literal('' if path == '$' else ' at ' + path)}",
                 "give each key once (which of two values counts is not defined)",
             )
@@ -183,11 +196,12 @@ def read_long(
         source.name,
         unit,
     )
-    bad_id = con.execute(
+    bad_id = first_row(
+        con,
         "select source_row, item_id from long_records "
         f"where not regexp_full_match(coalesce(item_id, ''), {_literal(ITEM_ID_SQL_PATTERN)}) "
-        "order by source_row limit 1"
-    ).fetchone()
+        "order by source_row limit 1",
+    )
     if bad_id:
         raise item_id_refused(f"{printable(source.name)}: {unit} {bad_id[0]}", bad_id[1])
     # a loop per distinct language tag, not per record

@@ -34,12 +34,13 @@ from concord_io.landing.items import read_items, read_translations
 from concord_io.landing.lm_eval import Provenance, provenance, read_samples, task_of
 from concord_io.landing.long import read_long
 from concord_io.landing.registries import Line, answer_registry, answer_sources, item_registry
-from concord_io.landing.sources import SourceFile, load
+from concord_io.landing.sources import SourceFile, first_row, load
 from concord_io.landing.study import TASK, Study, load_study
 from concord_io.landing.wide import read_wide
 from concord_io.landing.writer import (
     checked_path,
     fingerprint_of,
+    recover,
     remove_folder,
     write_folder,
 )
@@ -271,7 +272,8 @@ def _refuse_duplicate_keys(con: duckdb.DuckDBPyConnection, run: Run, answers: pa
     """The answers' key (task, item, language) is unique in a run; two records of one key
     are refused, naming both."""
     con.register("run_answers", answers)
-    found = con.execute(
+    found = first_row(
+        con,
         """
         select task, item_id, language,
             list(source_file || ' row ' || source_row order by source_file, source_row)[1:2]
@@ -280,8 +282,8 @@ def _refuse_duplicate_keys(con: duckdb.DuckDBPyConnection, run: Run, answers: pa
         having count(*) > 1
         order by min(source_file), min(source_row)
         limit 1
-        """
-    ).fetchone()
+        """,
+    )
     con.unregister("run_answers")
     if found:
         task, item, language, rows = found
@@ -337,6 +339,8 @@ def land_mcq(project_root: Path | str, landing_dir: Path | str) -> LandingReport
     def write(relative: str, tables: dict[str, pa.Table], fingerprint: str, detail: str) -> None:
         first = next(iter(tables))
         existing = checked_path(root, relative)
+        if existing.parent.is_dir():
+            recover(existing)  # a replacement cut off between its renames, undone first
         before = fingerprint_of(existing, first) if existing.is_dir() else None
         if before == fingerprint:
             report.outcomes.append(Outcome("unchanged", relative, detail))

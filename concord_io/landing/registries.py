@@ -22,6 +22,7 @@ from concord_io.landing.study import Study
 FORMATS = ("long", "lm_eval")
 ANSWER_SUFFIXES = (".csv", ".parquet", ".jsonl", ".json")
 #: A JSON field of an lm-eval sample: names joined by dots (``doc.id``).
+RESULTS = re.compile(r"^results_.*\.json$")
 FIELD_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
@@ -206,5 +207,15 @@ def answer_sources(study: Study) -> list[Line]:
             )
         claimed.extend(line.paths)
     _refuse_repeated(name, claimed, "matched by more than one line")
-    _refuse_unregistered(name, directory, listed, set(claimed))
+    # the harness's results files beside a registered sample log are its provenance
+    folders = {
+        path.rpartition("/")[0]
+        for line in lines
+        if line["format"] == "lm_eval"
+        for path in line.paths
+    }
+    results = {
+        p for p in listed if p.rpartition("/")[0] in folders and RESULTS.match(p.rpartition("/")[2])
+    }
+    _refuse_unregistered(name, directory, listed, set(claimed) | results)
     return lines

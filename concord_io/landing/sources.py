@@ -69,6 +69,13 @@ def json_lines(source: SourceFile) -> pa.Table:
     return result
 
 
+def first_row(con: duckdb.DuckDBPyConnection, sql: str) -> tuple | None:
+    """The first row of ``sql``, or None; every row is fetched (DuckDB keeps a result open
+    until then, and the connection is busy)."""
+    rows = con.execute(sql).fetchall()
+    return rows[0] if rows else None
+
+
 @dataclass(frozen=True)
 class Check:
     """A record-level rule, in SQL: a condition true for a bad record, the column at fault
@@ -90,10 +97,11 @@ def refuse_first(
     """Raise for the first record of ``relation`` (by ``source_row``) that breaks a check, in
     the order of ``checks``: one line naming the file, row, column and problem."""
     for check in checks:
-        found = con.execute(
+        found = first_row(
+            con,
             f"select source_row, {check.column}, {check.problem} from {relation} "
-            f"where {check.condition} order by source_row limit 1"
-        ).fetchone()
+            f"where {check.condition} order by source_row limit 1",
+        )
         if found:
             row, column, problem = found
             where = f"{printable(file)}: {unit} {row}, column {printable(column)}"

@@ -17,7 +17,7 @@ from concord_io.landing.identities import canonical_language
 from concord_io.landing.items import refuse_unknown_domains
 from concord_io.landing.normalise import normalised
 from concord_io.landing.registries import Line
-from concord_io.landing.sources import SourceFile, with_rows
+from concord_io.landing.sources import SourceFile, first_row, with_rows
 from concord_io.landing.strict_csv import read_csv
 from concord_io.landing.study import TASK, Study
 
@@ -94,7 +94,8 @@ def read_wide(
 
 def _refuse_misaligned(con: duckdb.DuckDBPyConnection, file: str, languages: list[str]) -> None:
     listed = "[" + ", ".join(map(_literal, languages)) + "]"
-    found = con.execute(
+    found = first_row(
+        con,
         f"""
         select
             w.source_row,
@@ -107,8 +108,8 @@ def _refuse_misaligned(con: duckdb.DuckDBPyConnection, file: str, languages: lis
         having count(distinct t.domain_en) > 1
         order by w.source_row
         limit 1
-        """
-    ).fetchone()
+        """,
+    )
     if found:
         row, domains = found
         raise ConcordError(

@@ -33,7 +33,6 @@ FINGERPRINT = b"concord.fingerprint"
 def checked_path(root: Path, relative: str) -> Path:
     """``root / relative``, refused when it resolves outside ``root`` or when any part of it
     below ``root`` is a symbolic link (nothing is written through a link)."""
-    path = inside(root, relative, what="landing path")
     current = root
     for part in Path(relative).parts:
         current = current / part
@@ -43,7 +42,7 @@ def checked_path(root: Path, relative: str) -> Path:
                 "a link",
                 hint="remove the link (the landing folder holds only what the reader wrote)",
             )
-    return path
+    return inside(root, relative, what="landing path")
 
 
 def fingerprint_of(folder: Path, first_table: str) -> str | None:
