@@ -778,13 +778,18 @@ def test_the_command_prints_one_line_per_folder_and_refuses_in_one_line(project,
 # ---------------------------------------------------------- the shipped seeds, round trip
 
 
-def test_the_shipped_study_lands_as_the_warehouse_reads_it(tmp_path):
-    """Every shipped answer file lands as one run of 180 answers, all valid, each the letter
-    the file holds mapped through its presented order; as test_mcq_warehouse.py reads them
-    with pandas alone. GPT-4o's base run agrees in all three languages on 30 of 60 items,
-    the study's published figure."""
+def test_the_shipped_study_lands_as_the_warehouse_reads_it(tmp_path, capsys):
+    """`concord land`: every shipped answer file lands as one run of 180 answers, all valid,
+    each the letter the file holds mapped through its presented order, as
+    test_mcq_warehouse.py reads them with pandas alone (and as int_mcq_answers_normalised
+    holds them). GPT-4o's base run agrees in all three languages on 30 of 60 items, the
+    study's published figure."""
+    from concord_io.cli import main as concord
+
     landing = tmp_path / "landing"
-    land_mcq(PROJECT_ROOT, landing)
+    with pytest.raises(SystemExit) as exit_:
+        concord(["land", "--landing", str(landing)])
+    assert exit_.value.code == 0 and len(capsys.readouterr().out.splitlines()) == 9
     runs = pd.concat([pq.read_table(p).to_pandas() for p in landing.glob("mcq/*/runs.parquet")])
     answers = pd.concat(
         [pq.read_table(p).to_pandas() for p in landing.glob("mcq/*/answers.parquet")]
