@@ -89,6 +89,21 @@ def _parquet_fields(source: SourceFile) -> pa.Table:
 def _jsonl_fields(con: duckdb.DuckDBPyConnection, source: SourceFile) -> pa.Table:
     con.register("json_file", json_lines(source))
     refuse_json_shape(con, "json_file", source.name, parents=())
+    refuse_first(
+        con,
+        "json_file",
+        [
+            Check(
+                f"not json_exists(line, {_literal('$.' + name)})",
+                _literal(name),
+                _literal(f"no key {name} in the JSON object"),
+                f"give every record its {name} (null for a record without one)",
+            )
+            for name in REQUIRED
+        ],
+        source.name,
+        unit="line",
+    )
     fields = ", ".join(f"json_extract_string(line, {_literal('$.' + f)}) as {f}" for f in FIELDS)
     table = con.sql(f"select source_row, {fields} from json_file").to_arrow_table()
     con.unregister("json_file")

@@ -72,6 +72,14 @@ def load_study(root: Path) -> Study:
             hint="run the reader on the Concord project folder",
         )
 
+    options = [str(option) for option in variables["mcq_options"]]
+    if any(len(option) != 1 for option in options) or len(set(options)) != len(options):
+        # a presented order is a string of keys (DCBA): one character each
+        raise ConcordError(
+            f"dbt_project.yml: mcq_options {options} are not distinct single characters",
+            hint="name the options A, B, C, D (or other single characters)",
+        )
+
     def folder(name: str) -> Path:
         path = Path(str(variables[name]))
         return path if path.is_absolute() else root / path
@@ -82,6 +90,6 @@ def load_study(root: Path) -> Study:
         items_dir=folder("mcq_items_dir"),
         sources_dir=folder("mcq_answer_sources_dir"),
         languages=[str(lang) for lang in variables["mcq_languages"]],
-        options=[str(option) for option in variables["mcq_options"]],
+        options=options,
         columns=columns,
     )

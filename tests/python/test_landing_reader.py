@@ -507,7 +507,10 @@ def test_a_parquet_file_without_rows_or_a_column_is_refused(project):
             '{"item_id": "1", "language": "e_n_x", "answer": "A"}\n',
             ["a.jsonl: line 1, column language: 'e_n_x' is not a valid language tag"],
         ),
-        ('{"item_id": "1", "answer": "A"}\n', ["a.jsonl: line 1, column language: no language"]),
+        (
+            '{"item_id": "1", "language": " ", "answer": "A"}\n',
+            ["a.jsonl: line 1, column language: no language"],
+        ),
         (
             '{"item_id": "1", "language": "en", "answer": "A", "run": "other"}\n',
             ["a.jsonl: line 1, column run: run other is not base or shuffled"],
@@ -815,3 +818,21 @@ def test_the_shipped_study_lands_as_the_warehouse_reads_it(tmp_path, capsys):
     assert ((gpt.en == gpt.it) & (gpt.it == gpt.fa)).sum() == 30
     items = pq.read_table(landing / "items" / "task=xcloze" / "items.parquet")
     assert items.num_rows == 60 * 3 * 4
+
+
+def test_a_jsonl_record_without_a_required_key_is_refused_as_a_missing_column(project):
+    sources(
+        project,
+        "a.jsonl,long,M2,base,,,\n",
+        **{"a.jsonl": '{"item_id": "1", "language": "en", "Answer": "A"}\n'},
+    )
+    refused(project, "a.jsonl: line 1, column answer: no key answer in the JSON object")
+
+
+def test_the_files_of_one_run_present_the_options_in_one_order(project):
+    sources(
+        project,
+        "a.csv,long,M2,base,,ABCD,\nb.csv,long,M2,base,,DCBA,\n",
+        **{"a.csv": long_csv("M2,base,1,en,A"), "b.csv": long_csv("M2,base,2,en,A")},
+    )
+    refused(project, "b.csv: run m2--base--", "already has presented_option_order ABCD")
