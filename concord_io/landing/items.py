@@ -137,6 +137,7 @@ def read_item_file(
         """
     ).to_arrow_table()
     con.unregister("item_file")
+    con.execute("drop table item_rows")
     return table
 
 

@@ -103,7 +103,6 @@ def _fingerprint(*parts: object) -> str:
 
 
 def _run_row(
-    study: Study,
     *,
     model: str,
     variant: str,
@@ -152,7 +151,6 @@ def _wide_runs(
         if not _once(seen, (source.content_hash, *way), source, notes):
             continue
         row = _run_row(
-            study,
             model=line["model"],
             variant=line["run"],
             kind="wide_csv",
@@ -174,9 +172,9 @@ def _record_runs(
 ) -> list[Run]:
     """The runs of the long files and sample logs: records grouped by folder, model,
     revision and variant."""
-    runs: dict[tuple, Run] = {}
+    runs: dict[str, Run] = {}
     seen: dict[tuple, str] = {}
-    answers_of: dict[tuple, list[pa.Table]] = defaultdict(list)
+    answers_of: dict[str, list[pa.Table]] = defaultdict(list)
     for line in lines:
         way = tuple(sorted(line.values.items() - {("file", line.file)}))
         for relative in line.paths:  # a loop per file
@@ -202,7 +200,6 @@ def _record_runs(
                 strict=True,
             ):
                 row = _run_row(
-                    study,
                     model=model,
                     variant=variant,
                     kind=kind,
@@ -210,7 +207,7 @@ def _record_runs(
                     order=order,
                     prov=prov,
                 )
-                key = (row["run_id"],)
+                key = row["run_id"]
                 run = runs.get(key)
                 if run is None:
                     run = runs[key] = Run(row)
@@ -254,7 +251,7 @@ def _answers_table(run: Run) -> pa.Table:
     )
     return schemas.conform(
         "answers",
-        table.append_column("run_id", pa.array([run.run_id] * table.num_rows, pa.string())),
+        table.append_column("run_id", pa.repeat(run.run_id, table.num_rows)),
     )
 
 
@@ -264,7 +261,7 @@ def _scores_table(run: Run) -> pa.Table | None:
     table = pa.concat_tables(run.option_scores)
     return schemas.conform(
         "option_scores",
-        table.append_column("run_id", pa.array([run.run_id] * table.num_rows, pa.string())),
+        table.append_column("run_id", pa.repeat(run.run_id, table.num_rows)),
     )
 
 

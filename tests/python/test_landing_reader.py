@@ -14,6 +14,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from test_mcq_bad_input import FAILURES as MCQ_FAILURES
 
 from concord_io.errors import ConcordError
 from concord_io.landing import land_mcq
@@ -836,3 +837,24 @@ def test_the_files_of_one_run_present_the_options_in_one_order(project):
         **{"a.csv": long_csv("M2,base,1,en,A"), "b.csv": long_csv("M2,base,2,en,A")},
     )
     refused(project, "b.csv: run m2--base--", "already has presented_option_order ABCD")
+
+
+# ------------------------------------- the same messages as the dbt build's bad-input cases
+
+
+@pytest.fixture
+def shipped(tmp_path) -> Path:
+    """The shipped study's files in a throw-away project (what the reader reads)."""
+    root = tmp_path / "shipped"
+    shutil.copytree(SEEDS, root / "seeds" / "mcq")
+    shutil.copyfile(PROJECT_ROOT / "dbt_project.yml", root / "dbt_project.yml")
+    return root
+
+
+@pytest.mark.parametrize("case", list(MCQ_FAILURES))
+def test_the_reader_refuses_the_dbt_builds_bad_input_cases_with_their_messages(case, shipped):
+    """Every failure case of test_mcq_bad_input.py, applied to the shipped files: the reader
+    refuses it in one line holding every text the dbt build's message holds."""
+    mutate, expected = MCQ_FAILURES[case]
+    mutate(shipped)
+    refused(shipped, *expected)
