@@ -851,10 +851,23 @@ def shipped(tmp_path) -> Path:
     return root
 
 
-@pytest.mark.parametrize("case", list(MCQ_FAILURES))
+def latin1_item_file(project: Path) -> None:
+    path = project / "seeds" / "mcq" / "items" / "Mid.csv"
+    path.write_bytes(path.read_text(encoding="utf-8-sig").encode("latin-1", errors="replace"))
+
+
+CASES = {
+    **MCQ_FAILURES,
+    # tests/bad_input/cases.yml, item_file_latin1
+    "Latin-1 item file": (latin1_item_file, ["Mid.csv", "not UTF-8", "is on line 2"]),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
 def test_the_reader_refuses_the_dbt_builds_bad_input_cases_with_their_messages(case, shipped):
-    """Every failure case of test_mcq_bad_input.py, applied to the shipped files: the reader
-    refuses it in one line holding every text the dbt build's message holds."""
-    mutate, expected = MCQ_FAILURES[case]
+    """Every failure case of test_mcq_bad_input.py (and the corpus's item file case),
+    applied to the shipped files: the reader refuses it in one line holding every text the
+    dbt build's message holds."""
+    mutate, expected = CASES[case]
     mutate(shipped)
     refused(shipped, *expected)
