@@ -1,4 +1,4 @@
-"""``concord``: the project's command line (build, status, export, probe, open).
+"""``concord``: the project's command line (build, status, export, land, probe, open).
 
 Built on Typer (Click underneath): every flag is parsed and checked by the library, and a bad
 flag gives one line that names it. Failures go through :func:`concord_io.errors.run_main`:
@@ -487,6 +487,23 @@ def export(
         written = export_marts(format, mart, out, serving)
     for path in written:
         print(printable(path))
+
+
+# ---------------------------------------------------------------------------------------------
+# land
+
+
+@app.command()
+def land(
+    landing: Annotated[
+        Path | None, typer.Option(help="landing folder (default: CONCORD_LANDING_DIR)")
+    ] = None,
+) -> None:
+    """Check the cross-lingual study's input files and land them as Parquet (one line each)."""
+    from concord_io.landing import land_mcq
+
+    for line in land_mcq(paths.PROJECT_ROOT, landing or paths.landing_dir()).lines():
+        print(printable(line))
 
 
 # ---------------------------------------------------------------------------------------------

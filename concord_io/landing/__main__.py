@@ -1,0 +1,36 @@
+"""Land the cross-lingual study's inputs: ``python -m concord_io.landing``.
+
+Reads the registries and their folders (``seeds/mcq/``), checks every file, and writes
+``<landing>/mcq/run_id=<run_id>/`` and ``<landing>/items/task=<task>/`` (CONCORD_LANDING_DIR,
+default ``warehouse/landing``). Prints one line per landed folder; bad input is one line
+naming the file, row and column (exit status 2)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from concord_io import paths
+from concord_io.errors import run_main
+from concord_io.landing.mcq import land_mcq
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m concord_io.landing", description=(__doc__ or "").splitlines()[0]
+    )
+    parser.add_argument(
+        "--project", type=Path, default=paths.PROJECT_ROOT, help="the Concord project folder"
+    )
+    parser.add_argument(
+        "--landing", type=Path, default=None, help="landing folder (default: CONCORD_LANDING_DIR)"
+    )
+    args = parser.parse_args(argv)
+    report = land_mcq(args.project, args.landing or paths.landing_dir())
+    for line in report.lines():
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    run_main(main)

@@ -1,0 +1,77 @@
+"""Identities, each rule once (docs/landing.md, "Identities and codes"): item ids, language
+tags, run variants, option orders and run ids."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+import langcodes
+
+from concord_io.errors import ConcordError, printable
+
+#: An item id the marts can still take as a number: a canonical positive whole number.
+#: Text is never cast or rounded: `05`, `7.6`, `-1` and `1e3` are refused.
+ITEM_ID_SQL_PATTERN = "^[1-9][0-9]*$"
+RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+#: The study's run variants (the marts pair a model's base run with its shuffled run).
+VARIANTS = ("base", "shuffled")
+
+
+def item_id_refused(where: str, value: object, column: str = "item_id") -> ConcordError:
+    return ConcordError(
+        f"{where}, column {column}: {printable(repr(value))} is not a canonical positive "
+        "whole number (item ids are text compared byte for byte: 05, 7.6 and -1 are refused, "
+        "never rounded or cast)",
+        hint="write the item's row position in the item files (1, 2, ...)",
+    )
+
+
+def canonical_language(tag: str, where: str, column: str = "language") -> str:
+    """``tag`` as ``langcodes.standardize_tag`` gives it after ``_`` -> ``-`` (``EN`` -> ``en``,
+    ``eng_Latn`` -> ``en``, ``pes`` stays ``pes``); refused when langcodes rejects it."""
+    candidate = tag.strip().replace("_", "-")
+    if not candidate or not langcodes.tag_is_valid(candidate):
+        raise ConcordError(
+            f"{where}, column {column}: {printable(repr(tag))} is not a valid language tag",
+            hint="use a BCP 47 tag such as en, it, fa, en-US, zh-Hant or pes",
+        )
+    return str(langcodes.standardize_tag(candidate))
+
+
+def check_variant(value: str, where: str, column: str = "run") -> str:
+    if value not in VARIANTS:
+        raise ConcordError(
+            f"{where}: {column} {printable(value)} is not base or shuffled",
+            hint="base, or shuffled for the order-control run",
+        )
+    return value
+
+
+def check_option_order(order: str, options: list[str], where: str) -> str:
+    """The original option keys in the order they were presented (``DCBA``)."""
+    if sorted(order) != sorted(options) or len(order) != len(options):
+        raise ConcordError(
+            f"{where}: presented_option_order {printable(order)} is not a permutation of "
+            f"{''.join(options)}",
+            hint=f"write each original option once, in the order shown as {', '.join(options)}",
+        )
+    return order
+
+
+def slug(text: str, limit: int) -> str:
+    """Lower-case letters, digits, '.', '_' and '-' (other characters become '-')."""
+    value = re.sub(r"[^a-z0-9._-]+", "-", text.lower()).strip("-._")[:limit].strip("-._")
+    return value or "x"
+
+
+def run_id(model: str, revision: str | None, variant: str, source_folder: str) -> str:
+    """``<model slug>--<variant slug>--<8 hex>``, the hash over what identifies the run: the
+    same source read again finds the same run."""
+    digest = hashlib.sha256(
+        json.dumps([model, revision, variant, source_folder], ensure_ascii=False).encode()
+    ).hexdigest()[:8]
+    value = f"{slug(model, 80)}--{slug(variant, 32)}--{digest}"
+    assert RUN_ID_PATTERN.match(value), value
+    return value

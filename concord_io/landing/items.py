@@ -1,0 +1,201 @@
+"""The item files (``mcq_item_files``) as the landing's ``items`` table, and the domain
+translations (``mcq_domain_translations``) that give every domain its English name.
+
+An item file has one row per item (its row position is the item id: the files have no id
+column) with the columns ``Domain``, ``Prompt`` and one per option key, read by name, so an
+order-control file (options stored D, C, B, A) puts each text under its own key. The
+order-control files hold the same items as the base files: a key (task, item, language,
+option) given twice lands once when both rows say the same, and is refused, naming both
+rows, when they differ.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+
+from concord_io.errors import ConcordError, printable
+from concord_io.landing import schemas
+from concord_io.landing.identities import canonical_language
+from concord_io.landing.registries import Line, read_registry
+from concord_io.landing.sources import SourceFile, first_row, load, with_rows
+from concord_io.landing.strict_csv import read_csv
+from concord_io.landing.study import TASK, TRANSLATIONS, Study
+
+UNKNOWN_DOMAIN_HINT = "add it to seeds/mcq/mcq_domain_translations.csv"
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def read_translations(study: Study) -> pa.Table:
+    """``language`` (canonical), ``domain_label`` and ``domain_en``, one row per label."""
+    rows: dict[tuple[str, str], str] = {}
+    for line in read_registry(study, TRANSLATIONS):  # a loop per registry line
+        where = f"{TRANSLATIONS}: {printable(line['domain'])}"
+        if not (line["language"] and line["domain"] and line["domain_en"]):
+            raise ConcordError(
+                f"{where}: a line has a blank language, domain or domain_en", hint="Fill it in."
+            )
+        key = (canonical_language(line["language"], where), line["domain"])
+        if rows.setdefault(key, line["domain_en"]) != line["domain_en"]:
+            raise ConcordError(
+                f"{where} ({key[0]}) has two English names: {printable(rows[key])} and "
+                f"{printable(line['domain_en'])}",
+                hint="keep one line per language and domain label",
+            )
+    return pa.table(
+        {
+            "language": [language for language, _ in rows],
+            "domain_label": [label for _, label in rows],
+            "domain_en": list(rows.values()),
+        },
+        schema=pa.schema(
+            [("language", pa.string()), ("domain_label", pa.string()), ("domain_en", pa.string())]
+        ),
+    )
+
+
+def refuse_unknown_domains(con: duckdb.DuckDBPyConnection, relation: str, file: str) -> None:
+    """``relation`` (``source_row``, ``language``, ``domain_label``, ``domain_column``,
+    ``answer_column``) against the registered translations: the first label with no English
+    name is refused."""
+    found = first_row(
+        con,
+        f"""
+        select r.source_row, r.domain_column, r.answer_column, r.domain_label
+        from {relation} as r
+        left join translations as t
+            on t.language = r.language and t.domain_label = r.domain_label
+        where t.domain_en is null
+        order by r.source_row, r.domain_column
+        limit 1
+        """,
+    )
+    if found:
+        row, column, answer_column, label = found
+        answers = f" (answer column {answer_column})" if answer_column else ""
+        raise ConcordError(
+            f"{printable(file)}: Unknown domain label ({UNKNOWN_DOMAIN_HINT}): "
+            f"source_row={row}, column {column}{answers}, value {printable(repr(label))}",
+            hint=f"{UNKNOWN_DOMAIN_HINT}, or correct the label",
+        )
+
+
+def read_item_file(
+    con: duckdb.DuckDBPyConnection, study: Study, line: Line, order: int
+) -> pa.Table:
+    """One item file as rows of the items table (plus ``file_order``, for the duplicates)."""
+    source: SourceFile = load(study.items_dir, line.file)
+    where = f"mcq_item_files: {printable(line.file)}"
+    language = canonical_language(line["language"], where)
+    checked = read_csv(source.data, source.name, required=["Domain", "Prompt", *study.options])
+    con.register("item_file", with_rows(checked.table))
+    con.execute(
+        f"""
+        create or replace temp table item_rows as
+        select
+            source_row,
+            {_literal(language)} as language,
+            "Domain" as domain_label,
+            'Domain' as domain_column,
+            null as answer_column,
+            "Prompt" as question,
+            {", ".join(f'"{option}" as "option_{option}"' for option in study.options)}
+        from item_file
+        """
+    )
+    refuse_unknown_domains(con, "item_rows", source.name)
+    options = " union all ".join(
+        f"select {_literal(option)} as option_key, {i} as option_order"
+        for i, option in enumerate(study.options)
+    )
+    texts = " ".join(
+        f'when {_literal(option)} then r."option_{option}"' for option in study.options
+    )
+    table = con.sql(
+        f"""
+        select
+            {_literal(TASK)} as task,
+            r.source_row::varchar as item_id,
+            r.language,
+            o.option_key,
+            r.question,
+            case o.option_key {texts} end as option_text,
+            null::varchar as gold,
+            t.domain_en as domain,
+            {_literal(source.name)} as source_file,
+            r.source_row,
+            {_literal(source.content_hash)} as content_hash,
+            {order} as file_order
+        from item_rows as r
+        cross join ({options}) as o
+        inner join translations as t
+            on t.language = r.language and t.domain_label = r.domain_label
+        order by r.source_row, o.option_order
+        """
+    ).to_arrow_table()
+    con.unregister("item_file")
+    con.execute("drop table item_rows")
+    return table
+
+
+def read_items(con: duckdb.DuckDBPyConnection, study: Study, lines: list[Line]) -> pa.Table:
+    """Every registered item file as one items table (schema ``items``); the ``translations``
+    relation must be registered on ``con``."""
+    parts = [read_item_file(con, study, line, order) for order, line in enumerate(lines)]
+    if not parts:
+        return schemas.ITEMS.empty_table()
+    con.register("all_items", pa.concat_tables(parts))
+    conflict = first_row(
+        con,
+        """
+        with numbered as (
+            select *, row_number() over (
+                partition by task, item_id, language, option_key
+                order by file_order, source_row
+            ) as copy
+            from all_items
+        )
+        select
+            a.item_id, a.language, a.option_key,
+            a.source_file, a.source_row, b.source_file, b.source_row,
+            case
+                when a.question is distinct from b.question then 'question'
+                when a.option_text is distinct from b.option_text then 'option text'
+                else 'domain'
+            end as what
+        from numbered as a
+        inner join numbered as b
+            using (task, item_id, language, option_key)
+        where a.copy = 1 and b.copy > 1
+            and (a.question, a.option_text, a.domain)
+                is distinct from (b.question, b.option_text, b.domain)
+        order by b.file_order, b.source_row, b.option_key
+        limit 1
+        """,
+    )
+    if conflict:
+        item, language, option, file_a, row_a, file_b, row_b, what = conflict
+        raise ConcordError(
+            f"items: {printable(file_a)} row {row_a} and {printable(file_b)} row {row_b} give "
+            f"item {item} ({language}), option {option} a different {what}",
+            hint="an order-control file holds the same items as its base file, in the same "
+            "rows; correct the one that differs",
+        )
+    table = con.sql(
+        """
+        select * exclude (file_order, copy) from (
+            select *, row_number() over (
+                partition by task, item_id, language, option_key
+                order by file_order, source_row
+            ) as copy
+            from all_items
+        )
+        where copy = 1
+        order by task, language, source_row, option_key
+        """
+    ).to_arrow_table()
+    con.unregister("all_items")
+    return schemas.conform("items", table)

@@ -1,0 +1,303 @@
+"""lm-evaluation-harness sample logs (``mcq_answer_sources``, format ``lm_eval``): the files
+``--log_samples`` writes, ``<output_path>/<model>/samples_<task>_<date>.jsonl``, one JSON
+object per document of a multiple-choice (log-likelihood) task.
+
+Per sample, the option log-likelihoods are ``filtered_resps[i][0]``, else ``resps[i][0][0]``
+(the harness writes them as text); the answer is the option with the highest one, the first
+on ties, as the harness's ``acc`` does. Every log-likelihood must be a finite number of at
+most 0: NaN, an infinity, a positive value or text that is no number refuses the file. The
+item is ``doc_id + 1`` (the harness numbers documents from 0; items from 1) or the field the
+registry line names in ``item_key``. The option texts (``arguments``, the continuation
+without the harness's leading space) give each option's length in characters and bytes.
+
+The run's provenance comes from the harness's ``results_<date>.json`` in the same folder,
+where there is one for the task: the model revision (``model_args``), the harness version,
+the task hashes and the few-shot count.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from concord_io.errors import ConcordError, printable
+from concord_io.landing.identities import ITEM_ID_SQL_PATTERN, canonical_language, item_id_refused
+from concord_io.landing.long import refuse_json_shape
+from concord_io.landing.registries import Line
+from concord_io.landing.sources import Check, SourceFile, first_row, json_lines, refuse_first
+from concord_io.landing.study import Study
+
+SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
+FINITE_HINT = "the run is not landed: check the model's dtype and the harness's output"
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What the harness's results file says about a task's run (None where it says nothing)."""
+
+    revision: str | None = None
+    harness_version: str | None = None
+    n_fewshot: int | None = None
+    task_hashes: dict[str, str] = field(default_factory=dict)
+
+
+def task_of(source: SourceFile, language: str) -> tuple[str, str]:
+    """The harness's task name (``xcloze_en``) and the task without its language
+    (``xcloze``), from the sample log's file name."""
+    found = SAMPLES_NAME.match(source.path.name)
+    if not found:
+        raise ConcordError(
+            f"{printable(source.name)}: not named samples_<task>_<date>.jsonl, as the harness "
+            "names its sample logs (the task is read from the name)",
+            hint="register the files lm_eval --log_samples wrote, under their own names",
+        )
+    harness_task = found["task"]
+    for suffix in {language, language.replace("-", "_")}:
+        if harness_task.lower().endswith("_" + suffix.lower()):
+            return harness_task, harness_task[: -len(suffix) - 1]
+    return harness_task, harness_task
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    keys = [key for key, _ in pairs]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    if repeated:
+        raise ValueError(f"key {repeated[0]} appears more than once in a JSON object")
+    return dict(pairs)
+
+
+def _revision(model_args: object) -> str | None:
+    if isinstance(model_args, dict):
+        value = model_args.get("revision")
+        return None if value is None else str(value)
+    if isinstance(model_args, str):
+        for part in model_args.split(","):
+            key, _, value = part.partition("=")
+            if key.strip() == "revision" and value.strip():
+                return value.strip()
+    return None
+
+
+def provenance(folder: Path, harness_task: str, label: str) -> Provenance:
+    """The provenance of ``harness_task`` from the results files of ``folder`` (none: an
+    empty Provenance; two that name the task: refused)."""
+    found = []
+    for path in sorted(folder.glob("results_*.json")):  # a loop per results file (RESULTS)
+        try:
+            results = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_unique_keys)
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            raise ConcordError(
+                f"{printable(path.name)} (beside {printable(label)}): not a readable results "
+                f"file ({printable(error)})",
+                hint="the harness writes it as UTF-8 JSON; restore it or remove it",
+            ) from None
+        if not isinstance(results, dict):
+            continue
+        named = {
+            key
+            for part in ("n-shot", "task_hashes", "configs", "results")
+            if isinstance(results.get(part), dict)
+            for key in results[part]
+        }
+        if harness_task in named:
+            found.append((path, results))
+    if not found:
+        return Provenance()
+    if len(found) > 1:
+        raise ConcordError(
+            f"{printable(label)}: results files {', '.join(p.name for p, _ in found)} both "
+            f"record task {printable(harness_task)}",
+            hint="keep one harness run per output folder (move the other run's files)",
+        )
+    _, results = found[0]
+    shots = (results.get("n-shot") or {}).get(harness_task)
+    version = results.get("lm_eval_version")
+    hashes = results.get("task_hashes") or {}
+    return Provenance(
+        revision=_revision((results.get("config") or {}).get("model_args")),
+        harness_version=None if version is None else str(version),
+        n_fewshot=shots if isinstance(shots, int) and not isinstance(shots, bool) else None,
+        task_hashes={str(k): str(v) for k, v in hashes.items()} if isinstance(hashes, dict) else {},
+    )
+
+
+def read_samples(
+    con: duckdb.DuckDBPyConnection, study: Study, line: Line, source: SourceFile, task: str
+) -> tuple[pa.Table, pa.Table]:
+    """The log's answers (with ``model``, ``variant`` and ``presented_order``) and its option
+    scores (without ``run_id``)."""
+    where = f"mcq_answer_sources: {printable(line.file)}"
+    language = canonical_language(line["language"], where)
+    keys = "".join(study.options)
+    order = line["presented_option_order"] or keys
+    item_key = line["item_key"] or "doc_id"
+    names = item_key.split(".")
+    parents = tuple("$." + ".".join(names[:i]) for i in range(1, len(names)))
+    con.register("sample_lines", json_lines(source))
+    refuse_json_shape(con, "sample_lines", source.name, parents)
+    item_path = _literal("$." + item_key)
+    con.execute(
+        f"""
+        create or replace temp table samples as
+        select
+            source_row,
+            json_extract_string(line, {item_path}) as item_text,
+            json_type(line, {item_path}) as item_type,
+            lls_text,
+            case when filtered is not null then 'filtered_resps' else 'resps' end
+                as source_column,
+            list_transform(lls_text, lambda x: try_cast(x as double)) as lls,
+            coalesce(
+                nullif(json_extract_string(line, '$.arguments.*.arg_1'), []),
+                nullif(json_extract_string(line, '$.arguments[*][1]'), [])
+            ) as continuations
+        from (
+            select
+                *,
+                nullif(json_extract_string(line, '$.filtered_resps[*][0]'), []) as filtered,
+                coalesce(
+                    nullif(json_extract_string(line, '$.filtered_resps[*][0]'), []),
+                    nullif(json_extract_string(line, '$.resps[*][0][0]'), [])
+                ) as lls_text
+            from sample_lines
+        )
+        """
+    )
+    con.unregister("sample_lines")
+    checks = []
+    if item_key == "doc_id":
+        checks.append(
+            Check(
+                "item_type is null or item_type not in ('UBIGINT', 'BIGINT') "
+                "or item_text like '-%'",
+                "'doc_id'",
+                "'doc_id ' || coalesce(item_text, '(missing)') || ' is not a whole number from 0'",
+                "the harness numbers its documents 0, 1, ...; restore the log as it wrote it",
+            )
+        )
+    checks += [
+        Check(
+            "lls_text is null",
+            "'filtered_resps'",
+            "'no log-likelihoods in filtered_resps or resps'",
+            "log the samples of a multiple-choice (log-likelihood) task with --log_samples",
+        ),
+        Check(
+            "list_count(lls) < len(lls)",
+            "source_column",
+            "'a log-likelihood is not a number: ' || "
+            "coalesce(list_filter(lls_text, lambda x: try_cast(x as double) is null)[1], 'null')",
+            FINITE_HINT,
+        ),
+        Check(
+            "list_bool_or(list_transform(lls, lambda x: isnan(x)))",
+            "source_column",
+            "'a log-likelihood is NaN'",
+            FINITE_HINT,
+        ),
+        Check(
+            "list_bool_or(list_transform(lls, lambda x: isinf(x)))",
+            "source_column",
+            "'a log-likelihood is infinite: ' || "
+            "list_filter(lls_text, lambda x: isinf(try_cast(x as double)))[1]",
+            FINITE_HINT,
+        ),
+        Check(
+            "list_bool_or(list_transform(lls, lambda x: x > 0))",
+            "source_column",
+            "'a log-likelihood is positive: ' || list_filter(lls_text, "
+            "lambda x: try_cast(x as double) > 0)[1] || ' (a log-likelihood is at most 0)'",
+            FINITE_HINT,
+        ),
+        Check(
+            "continuations is null or len(continuations) <> len(lls)",
+            "'arguments'",
+            "'arguments give ' || coalesce(len(continuations), 0) || ' option text(s) for ' "
+            "|| len(lls) || ' log-likelihood(s)'",
+            "restore the log as the harness wrote it (arguments hold each option's text)",
+        ),
+    ]
+    refuse_first(con, "samples", checks, source.name, unit="line")
+    if item_key == "doc_id":
+        item_id = "(item_text::hugeint + 1)::varchar"
+    else:
+        bad = first_row(
+            con,
+            "select source_row, item_text from samples where not regexp_full_match("
+            f"coalesce(item_text, ''), {_literal(ITEM_ID_SQL_PATTERN)}) "
+            "order by source_row limit 1",
+        )
+        if bad:
+            raise item_id_refused(f"{printable(source.name)}: line {bad[0]}", bad[1], item_key)
+        item_id = "item_text"
+    common = f"""
+            {_literal(task)} as task,
+            {item_id} as item_id,
+            {_literal(language)} as language
+    """
+    provenance_columns = f"""
+            {_literal(source.name)} as source_file,
+            source_row,
+            {_literal(source.content_hash)} as content_hash
+    """
+    con.execute(
+        f"""
+        create or replace temp table choices as
+        select
+            *,
+            -- the first option with the highest log-likelihood, as the harness's acc
+            list_position(lls, list_max(lls)) as position,
+            len(lls) <= {len(keys)} as fits
+        from samples
+        """
+    )
+    answers = con.sql(
+        f"""
+        select
+            {_literal(line["model"])} as model,
+            {_literal(line["run"])} as variant,
+            {_literal(order)} as presented_order,
+            {common},
+            case when fits then substr({_literal(order)}, position, 1) end as chosen_option,
+            chr(64 + position) as raw_answer,
+            case when not fits then {_literal("more choices than options " + keys)} end
+                as invalid_reason,
+            {provenance_columns}
+        from choices
+        order by source_row
+        """
+    ).to_arrow_table()
+    scores = con.sql(
+        f"""
+        select
+            {common},
+            substr({_literal(order)}, option_position, 1) as option_key,
+            option_position::smallint as presented_position,
+            lls[option_position] as loglik,
+            length(option_text)::integer as option_chars,
+            strlen(option_text)::integer as option_bytes,
+            {provenance_columns}
+        from (
+            select
+                *,
+                regexp_replace(continuations[option_position], '^ ', '') as option_text
+            from (
+                select *, unnest(generate_series(1, len(lls))) as option_position
+                from choices
+                where fits
+            )
+        )
+        order by source_row, option_position
+        """
+    ).to_arrow_table()
+    con.execute("drop table choices; drop table samples")
+    return answers, scores

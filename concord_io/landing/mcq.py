@@ -1,0 +1,386 @@
+"""Landing the cross-lingual study: every registered input read, checked and written as the
+landing's Parquet (docs/landing.md).
+
+Everything is read and checked before anything is written: a refused input lands nothing
+(one line naming the file, row and column). Then each run and the task's items are written
+as one folder each, and only where their inputs changed (the folder's fingerprint); folders
+of runs no longer registered are removed, so the landing is what the registries say.
+
+A run is one model (and revision) under one variant from one source: a wide file is a run;
+the records of the long files and sample logs in one folder with the same model, revision
+and variant are a run. The same bytes under two names, read the same way, land once (the
+second is reported).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from concord_io.connect import open_duckdb
+from concord_io.errors import ConcordError, printable
+from concord_io.landing import schemas
+from concord_io.landing.identities import run_id
+from concord_io.landing.items import read_items, read_translations
+from concord_io.landing.lm_eval import Provenance, provenance, read_samples, task_of
+from concord_io.landing.long import read_long
+from concord_io.landing.registries import Line, answer_registry, answer_sources, item_registry
+from concord_io.landing.sources import SourceFile, first_row, load
+from concord_io.landing.study import TASK, Study, load_study
+from concord_io.landing.wide import read_wide
+from concord_io.landing.writer import (
+    checked_path,
+    fingerprint_of,
+    recover,
+    remove_folder,
+    write_folder,
+)
+
+#: Bumped when the reader lands the same inputs differently: every folder is written again.
+LANDING_FORMAT = 1
+
+
+def reader_version() -> str:
+    try:
+        return metadata.version("concord")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@dataclass
+class Run:
+    """A run ready to land: its row of ``runs`` (less ``landed_at``), its tables, and what
+    its fingerprint is made of."""
+
+    row: dict
+    answers: list[pa.Table] = field(default_factory=list)
+    option_scores: list[pa.Table] = field(default_factory=list)
+    inputs: list[object] = field(default_factory=list)
+
+    @property
+    def run_id(self) -> str:
+        return str(self.row["run_id"])
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one landed folder: ``landed`` (new), ``replaced`` (its inputs
+    changed), ``unchanged``, or ``removed`` (no longer registered)."""
+
+    status: str
+    folder: str
+    detail: str
+
+    def line(self) -> str:
+        return f"{self.status:<9} {self.folder}  {self.detail}"
+
+
+@dataclass
+class LandingReport:
+    outcomes: list[Outcome] = field(default_factory=list)
+    #: inputs read but not landed again (the same bytes under another name)
+    notes: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        return [o.line() for o in self.outcomes] + [f"note      {n}" for n in self.notes]
+
+    def status_of(self, folder: str) -> str | None:
+        return next((o.status for o in self.outcomes if o.folder == folder), None)
+
+
+def _fingerprint(*parts: object) -> str:
+    text = json.dumps([LANDING_FORMAT, reader_version(), *parts], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _run_row(
+    *,
+    model: str,
+    variant: str,
+    kind: str,
+    folder: str,
+    order: str,
+    prov: Provenance | None = None,
+) -> dict:
+    prov = prov or Provenance()
+    return {
+        "run_id": run_id(model, prov.revision, variant, folder),
+        "model": model,
+        "model_revision": prov.revision,
+        "variant": variant,
+        "prompt_template": None,
+        "prompt_template_hash": None,
+        "n_fewshot": prov.n_fewshot,
+        "harness": "lm_eval" if kind == "lm_eval" else None,
+        "harness_version": prov.harness_version,
+        "task_hashes": list(prov.task_hashes.items()) if prov.task_hashes else None,
+        "source_kind": kind,
+        "source_folder": folder,
+        "presented_option_order": order,
+        "reader_version": reader_version(),
+    }
+
+
+def _once(sources: dict[tuple, str], key: tuple, source: SourceFile, notes: list[str]) -> bool:
+    """False (and a note) when the same bytes, read the same way, were met under another
+    name: names are not identities."""
+    first = sources.setdefault(key, source.name)
+    if first != source.name:
+        notes.append(f"{source.name}: the same bytes as {first}, read the same way; landed once")
+        return False
+    return True
+
+
+def _wide_runs(
+    con: duckdb.DuckDBPyConnection, study: Study, lines: list[Line], notes: list[str]
+) -> list[Run]:
+    runs: list[Run] = []
+    seen: dict[tuple, str] = {}
+    for line in lines:  # a loop per file
+        source = load(study.answers_dir, line.file)
+        way = tuple(line[c] for c in ("model", "prefix", "run", "presented_option_order"))
+        if not _once(seen, (source.content_hash, *way), source, notes):
+            continue
+        row = _run_row(
+            model=line["model"],
+            variant=line["run"],
+            kind="wide_csv",
+            folder=study.relative(source.path),
+            order=line["presented_option_order"],
+        )
+        run = Run(row, inputs=[source.name, source.content_hash, way])
+        run.answers.append(read_wide(con, study, line, source))
+        runs.append(run)
+    return runs
+
+
+def _record_runs(
+    con: duckdb.DuckDBPyConnection,
+    study: Study,
+    lines: list[Line],
+    items_fingerprint: str,
+    notes: list[str],
+) -> list[Run]:
+    """The runs of the long files and sample logs: records grouped by folder, model,
+    revision and variant."""
+    runs: dict[str, Run] = {}
+    seen: dict[tuple, str] = {}
+    answers_of: dict[str, list[pa.Table]] = defaultdict(list)
+    for line in lines:
+        way = tuple(sorted(line.values.items() - {("file", line.file)}))
+        for relative in line.paths:  # a loop per file
+            source = load(study.sources_dir, relative)
+            if not _once(seen, (source.content_hash, way), source, notes):
+                continue
+            folder = study.relative(source.path.parent)
+            if line["format"] == "lm_eval":
+                harness_task, task = task_of(source, line["language"])
+                prov = provenance(source.path.parent, harness_task, source.name)
+                answers, scores = read_samples(con, study, line, source, task)
+                kind = "lm_eval"
+            else:
+                prov, kind, scores = Provenance(), "long", None
+                answers = read_long(con, study, line, source)
+            groups = (
+                answers.select(["model", "variant", "presented_order"])
+                .group_by(["model", "variant", "presented_order"])
+                .aggregate([])
+            )
+            for model, variant, order in zip(
+                *(groups.column(c).to_pylist() for c in ("model", "variant", "presented_order")),
+                strict=True,
+            ):
+                row = _run_row(
+                    model=model,
+                    variant=variant,
+                    kind=kind,
+                    folder=folder,
+                    order=order,
+                    prov=prov,
+                )
+                key = row["run_id"]
+                run = runs.get(key)
+                if run is None:
+                    run = runs[key] = Run(row)
+                _refuse_mixed(run, row, source)
+                run.inputs.append([source.name, source.content_hash, way, items_fingerprint])
+                if scores is not None:
+                    run.option_scores.append(scores)
+                answers_of[key].append(answers)
+    for key, run in runs.items():
+        # a file may hold several runs: each takes its own records
+        model, variant = run.row["model"], run.row["variant"]
+        for answers in answers_of[key]:
+            mask = pc.and_(
+                pc.equal(answers.column("model"), model),
+                pc.equal(answers.column("variant"), variant),
+            )
+            run.answers.append(answers.filter(mask))
+    return list(runs.values())
+
+
+def _refuse_mixed(run: Run, row: dict, source: SourceFile) -> None:
+    """One run, one way of presenting and recording it."""
+    for column in ("source_kind", "presented_option_order", "harness_version", "n_fewshot"):
+        if run.row[column] != row[column]:
+            raise ConcordError(
+                f"{printable(source.name)}: run {run.run_id} ({printable(row['model'])}, "
+                f"{row['variant']}) already has {column} {printable(run.row[column])} from "
+                f"another file of {printable(row['source_folder'])}; this file has "
+                f"{printable(row[column])}",
+                hint="a run is one model revision under one prompt variant: put files that "
+                "differ in another folder, or give them another run",
+            )
+    if row["task_hashes"]:
+        merged = dict(run.row["task_hashes"] or []) | dict(row["task_hashes"])
+        run.row["task_hashes"] = sorted(merged.items())
+
+
+def _answers_table(run: Run) -> pa.Table:
+    table = pa.concat_tables(
+        [a.select([n for n in schemas.ANSWERS.names if n != "run_id"]) for a in run.answers]
+    )
+    return schemas.conform(
+        "answers",
+        table.append_column("run_id", pa.repeat(run.run_id, table.num_rows)),
+    )
+
+
+def _scores_table(run: Run) -> pa.Table | None:
+    if not run.option_scores:
+        return None
+    table = pa.concat_tables(run.option_scores)
+    return schemas.conform(
+        "option_scores",
+        table.append_column("run_id", pa.repeat(run.run_id, table.num_rows)),
+    )
+
+
+def _refuse_duplicate_keys(con: duckdb.DuckDBPyConnection, run: Run, answers: pa.Table) -> None:
+    """The answers' key (task, item, language) is unique in a run; two records of one key
+    are refused, naming both."""
+    con.register("run_answers", answers)
+    found = first_row(
+        con,
+        """
+        select task, item_id, language,
+            list(source_file || ' row ' || source_row order by source_file, source_row)[1:2]
+        from run_answers
+        group by task, item_id, language
+        having count(*) > 1
+        order by min(source_file), min(source_row)
+        limit 1
+        """,
+    )
+    con.unregister("run_answers")
+    if found:
+        task, item, language, rows = found
+        raise ConcordError(
+            f"run {run.run_id} ({printable(run.row['model'])}, {run.row['variant']}): item "
+            f"{printable(item)} ({language}) of task {task} is answered twice: "
+            f"{printable(' and '.join(rows))}",
+            hint="keep one answer per model, run, item and language: remove or correct one "
+            "of the rows",
+        )
+
+
+def _prepare(study: Study) -> tuple[pa.Table, str, list[Run], list[str]]:
+    """Read and check everything: the items table, its fingerprint, the runs, the notes."""
+    notes: list[str] = []
+    item_lines, wide_lines = item_registry(study), answer_registry(study)
+    source_lines = answer_sources(study)
+    with open_duckdb() as con:
+        translations = read_translations(study)
+        con.register("translations", translations)
+        items = read_items(con, study, item_lines)
+        con.register("items", items)
+        # what the long records' option texts come from
+        items_fingerprint = _fingerprint(
+            [line.values for line in item_lines],
+            con.execute(
+                "select distinct source_file, content_hash from items order by all"
+            ).fetchall(),
+            translations.to_pydict(),
+        )
+        runs = _wide_runs(con, study, wide_lines, notes)
+        runs += _record_runs(con, study, source_lines, items_fingerprint, notes)
+        for run in runs:
+            _refuse_duplicate_keys(con, run, _answers_table(run))
+    ids = [run.run_id for run in runs]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise ConcordError(
+            f"run id {repeated[0]} is given by two sources",
+            hint="register each run once (one model, revision and variant per source)",
+        )
+    return items, items_fingerprint, runs, notes
+
+
+def land_mcq(project_root: Path | str, landing_dir: Path | str) -> LandingReport:
+    """Land the study's registered inputs under ``landing_dir``; see the module's doc."""
+    study = load_study(Path(project_root))
+    items, items_fingerprint, runs, notes = _prepare(study)
+    root = Path(landing_dir).resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    report = LandingReport(notes=notes)
+
+    def write(relative: str, tables: dict[str, pa.Table], fingerprint: str, detail: str) -> None:
+        first = next(iter(tables))
+        existing = checked_path(root, relative)
+        if existing.parent.is_dir():
+            recover(existing)  # a replacement cut off between its renames, undone first
+        before = fingerprint_of(existing, first) if existing.is_dir() else None
+        if before == fingerprint:
+            report.outcomes.append(Outcome("unchanged", relative, detail))
+            return
+        status = "replaced" if existing.exists() else "landed"
+        write_folder(root, relative, tables, fingerprint)
+        report.outcomes.append(Outcome(status, relative, detail))
+
+    now = datetime.now(UTC)
+    kept: dict[str, set[str]] = {"mcq": set(), "items": set()}
+    for run in sorted(runs, key=lambda r: r.run_id):
+        answers = _answers_table(run)
+        fingerprint = _fingerprint(run.row, run.inputs)
+        row = {**run.row, "landed_at": now}
+        tables = {
+            "runs": schemas.conform("runs", pa.Table.from_pylist([row], schema=schemas.RUNS)),
+            "answers": answers,
+        }
+        scores = _scores_table(run)
+        if scores is not None:
+            tables["option_scores"] = scores
+        relative = f"mcq/run_id={run.run_id}"
+        kept["mcq"].add(relative)
+        n_valid = answers.num_rows - answers.column("chosen_option").null_count
+        write(
+            relative,
+            tables,
+            fingerprint,
+            f"{run.row['model']}, {run.row['variant']}: {answers.num_rows} answers "
+            f"({n_valid} valid) from {run.row['source_folder']}",
+        )
+    if items.num_rows:
+        relative = f"items/task={TASK}"
+        kept["items"].add(relative)
+        write(relative, {"items": items}, items_fingerprint, f"{items.num_rows} item options")
+    for area, relatives in kept.items():
+        folder = checked_path(root, area)
+        if not folder.is_dir():
+            continue
+        prefix = "run_id=" if area == "mcq" else "task="
+        for path in sorted(folder.glob(f"{prefix}*")):
+            relative = f"{area}/{path.name}"
+            if relative not in relatives and path.is_dir():
+                remove_folder(root, relative)
+                report.outcomes.append(Outcome("removed", relative, "no longer registered"))
+    return report

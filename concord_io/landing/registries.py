@@ -1,0 +1,221 @@
+"""The study's registries: which files exist and what they are. A file and its registry line
+come together: a blank cell, a path where a name belongs, a repeated line, a registered file
+that is missing or a file nobody registered is refused with one line naming it.
+
+Registered names are never glob patterns: ``x[1].csv`` is that file. Only the answer
+sources registry (``mcq_answer_sources``) matches, and only ``*`` is a wildcard there
+(any characters but ``/``: the harness stamps its file names with the date).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from concord_io.errors import ConcordError, printable
+from concord_io.landing.identities import check_option_order, check_variant
+from concord_io.landing.strict_csv import read_csv
+from concord_io.landing.study import Study
+
+#: The formats of an answer sources line.
+FORMATS = ("long", "lm_eval")
+ANSWER_SUFFIXES = (".csv", ".parquet", ".jsonl", ".json")
+#: A JSON field of an lm-eval sample: names joined by dots (``doc.id``).
+RESULTS = re.compile(r"^results_.*\.json$")
+FIELD_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+@dataclass
+class Line:
+    """One registry line: its cells (surrounding blanks removed; '' when blank) and the
+    files it names, relative to the registry's folder."""
+
+    registry: str
+    values: dict[str, str]
+    paths: list[str] = field(default_factory=list)
+
+    def __getitem__(self, column: str) -> str:
+        return self.values.get(column, "")
+
+    @property
+    def file(self) -> str:
+        return self["file"]
+
+
+def read_registry(study: Study, name: str) -> list[Line]:
+    path = study.registry(name)
+    if not path.is_file():
+        raise ConcordError(
+            f"{name}: registry not found ({path})",
+            hint="every study registry is a CSV file in seeds/mcq/ (a header alone is enough)",
+        )
+    checked = read_csv(
+        path.read_bytes(),
+        f"{name} ({study.relative(path)})",
+        declared=study.columns[name],
+        one_line_ending=False,
+        allow_no_rows=True,
+    )
+    # a loop per registry line, not per data row
+    return [
+        Line(name, {column.lower(): value.strip() for column, value in row.items()})
+        for row in checked.table.to_pylist()
+    ]
+
+
+def _require(line: Line, columns: list[str]) -> None:
+    for column in columns:
+        if not line[column]:
+            raise ConcordError(
+                f"{line.registry}: line for {printable(line.file)} has no {column}",
+                hint="Fill it in.",
+            )
+
+
+def _refuse_repeated(registry: str, names: list[str], what: str) -> None:
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise ConcordError(
+            f"{registry}: file(s) {what}: {printable(', '.join(repeated))}",
+            hint="keep one line per file",
+        )
+
+
+def _refuse_unregistered(registry: str, directory: Path, listed: list[str], claimed) -> None:
+    unregistered = [name for name in listed if name not in claimed]
+    if unregistered:
+        raise ConcordError(
+            f"{directory}: file(s) with no line in {registry}: "
+            f"{printable(', '.join(unregistered))} (add a line to {registry}.csv, or remove "
+            "the file)",
+            hint="a file and its registry line come together",
+        )
+
+
+def _listed(directory: Path, *, recursive: bool, suffixes: tuple[str, ...]) -> list[str]:
+    """The answer or item files in ``directory``: bare names, or (recursive) paths relative
+    to it; other files (a README) are not the registry's."""
+    if not directory.is_dir():
+        return []
+    found = directory.rglob("*") if recursive else directory.iterdir()
+    return sorted(
+        path.relative_to(directory).as_posix()
+        for path in found
+        if path.is_file() and path.suffix.lower() in suffixes
+    )
+
+
+def registered_files(study: Study, name: str, directory: Path, required: list[str]) -> list[Line]:
+    """The lines of a registry of bare file names (``mcq_answer_registry``,
+    ``mcq_item_files``), each checked against the CSV files of ``directory``."""
+    lines = read_registry(study, name)
+    for line in lines:
+        _require(line, required)
+        file = line.file
+        if "/" in file or "\\" in file or file in (".", "..") or ":" in file[:2]:
+            raise ConcordError(
+                f"{name}: file {printable(file)} is a path; registry files are bare file names "
+                f"inside {directory} (no folder, no absolute path)",
+                hint="Put the file in that folder and register its name.",
+            )
+        line.paths = [file]
+    files = [line.file for line in lines]
+    _refuse_repeated(name, files, "registered more than once")
+    listed = _listed(directory, recursive=False, suffixes=(".csv",))
+    not_found = sorted(file for file in files if not (directory / file).is_file())
+    if not_found:
+        raise ConcordError(
+            f"{name}: registered file(s) not found in {directory}: "
+            f"{printable(', '.join(not_found))}",
+            hint="put the file there, or remove its registry line",
+        )
+    _refuse_unregistered(name, directory, listed, set(files))
+    return lines
+
+
+def answer_registry(study: Study) -> list[Line]:
+    """``mcq_answer_registry``: one wide merged answer file per line."""
+    name = "mcq_answer_registry"
+    lines = registered_files(study, name, study.answers_dir, study.columns[name])
+    for line in lines:
+        where = f"{name}: {printable(line.file)}"
+        check_option_order(line["presented_option_order"], study.options, where)
+        check_variant(line["run"], where)
+    return lines
+
+
+def item_registry(study: Study) -> list[Line]:
+    """``mcq_item_files``: one item file per line (language and variant)."""
+    name = "mcq_item_files"
+    lines = registered_files(study, name, study.items_dir, study.columns[name])
+    for line in lines:
+        check_variant(line["variant"], f"{name}: {printable(line.file)}", column="variant")
+    return lines
+
+
+def answer_sources(study: Study) -> list[Line]:
+    """``mcq_answer_sources``: long-format files and lm-evaluation-harness sample logs, each
+    line with the files it matches (paths relative to the sources folder, sorted)."""
+    name = "mcq_answer_sources"
+    directory = study.sources_dir
+    lines = read_registry(study, name)
+    listed = _listed(directory, recursive=True, suffixes=ANSWER_SUFFIXES)
+    claimed: list[str] = []
+    for line in lines:
+        _require(line, ["file", "format"])
+        file = line.file
+        where = f"{name}: {printable(file)}"
+        parts = file.replace("\\", "/").split("/")
+        if file.startswith(("/", "\\")) or ":" in file[:2] or ".." in parts:
+            raise ConcordError(
+                f"{name}: file {printable(file)} is not inside {directory}; registry files are "
+                "paths relative to that folder (no absolute path, no ..)",
+                hint="Put the file in that folder and register its relative path.",
+            )
+        if line["format"] not in FORMATS:
+            raise ConcordError(
+                f"{where}: format {printable(line['format'])} is not long or lm_eval",
+                hint="long: Parquet, JSONL or CSV of model, run, item_id, language, answer; "
+                "lm_eval: the harness's samples_<task>_<date>.jsonl",
+            )
+        if line["format"] == "lm_eval":
+            for column in ("model", "run", "language"):
+                if not line[column]:
+                    raise ConcordError(
+                        f"{where}: an lm_eval line needs a {column} (the sample logs do not "
+                        "say it)",
+                        hint="Fill it in.",
+                    )
+            if line["item_key"] and not FIELD_PATH.match(line["item_key"]):
+                raise ConcordError(
+                    f"{where}: item_key {printable(line['item_key'])} is not a JSON field "
+                    "name (names joined by dots, e.g. doc.id)",
+                    hint="leave it blank for doc_id",
+                )
+        if line["run"]:
+            check_variant(line["run"], where)
+        if line["presented_option_order"]:
+            check_option_order(line["presented_option_order"], study.options, where)
+        # only `*` is a wildcard; everything else, brackets included, is literal
+        pattern = re.compile("^" + re.escape(file).replace(r"\*", "[^/]*") + "$")
+        line.paths = [path for path in listed if pattern.match(path)]
+        if not line.paths:
+            raise ConcordError(
+                f"{name}: registered file(s) not found in {directory}: {printable(file)}",
+                hint="put the file there (or fix the pattern), or remove the line",
+            )
+        claimed.extend(line.paths)
+    _refuse_repeated(name, claimed, "matched by more than one line")
+    # the harness's results files beside a registered sample log are its provenance
+    folders = {
+        path.rpartition("/")[0]
+        for line in lines
+        if line["format"] == "lm_eval"
+        for path in line.paths
+    }
+    results = {
+        p for p in listed if p.rpartition("/")[0] in folders and RESULTS.match(p.rpartition("/")[2])
+    }
+    _refuse_unregistered(name, directory, listed, set(claimed) | results)
+    return lines

@@ -1,0 +1,227 @@
+"""The strict CSV reader: a file is read exactly as declared or refused with one line.
+
+A file is checked in memory, in this order: not empty, UTF-8, no NUL byte (a UTF-16 file),
+the header (no blank or repeated name; declared or required columns), every record against
+the header (one regular-expression pass: the first ragged row or stray quote is named with
+its row and line), and, for data files, one kind of line ending. Only then is it parsed,
+by Arrow's C++ reader from the same bytes, every cell as text (an empty cell is '', never
+null): nothing is coerced, padded or guessed.
+
+The file's own bytes are parsed, never its name: a name with glob characters (``x[1].csv``)
+is that file and no other.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+
+from concord_io.errors import ConcordError
+
+BOM = b"\xef\xbb\xbf"
+QUOTED = r'"(?:[^"]|"")*"'
+FIELD = rf'(?:{QUOTED}|[^,"\r\n]*)'
+LINE_END = r"(?:\r\n|\n|\r)"
+FIRST_RECORD = re.compile(r'(?:"(?:[^"]|"")*"|[^"\r\n])*')
+HEADER_FIELD = re.compile(rf'({QUOTED}|[^,"]*)(?:,|$)')
+ENDINGS = {"crlf": "CRLF (Windows)", "lf": "LF (Unix)", "cr": "CR (old Mac)"}
+NOTHING_LOADED = "nothing of this file was landed"
+
+
+@dataclass(frozen=True)
+class CsvTable:
+    """A checked CSV file: its header (names as written, surrounding blanks removed) and its
+    records as text columns named by the header, in file order."""
+
+    header: list[str]
+    table: pa.Table
+
+
+def text_of(data: bytes, label: str, empty: str = "the file is empty") -> str:
+    """The file's text without a leading BOM; refused when empty, not UTF-8 or with NUL
+    bytes. Shared by every text format (CSV, JSONL)."""
+    if not data:
+        raise ConcordError(
+            f"{label}: {empty}",
+            hint="add its header and rows, or remove the file and its registry line; "
+            + NOTHING_LOADED,
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise ConcordError(
+            f"{label}: not UTF-8: the first byte that is not valid UTF-8 is on line {line}",
+            hint="Save the file as UTF-8 (Latin-1 and UTF-16 files are refused, not guessed).",
+        ) from None
+    if "\0" in text:
+        raise ConcordError(
+            f"{label}: contains NUL bytes (a UTF-16 file?)", hint="Save the file as UTF-8."
+        )
+    return text.lstrip("\ufeff")
+
+
+def _header(text: str) -> tuple[list[str], list[str]]:
+    """The first record's names: as Arrow will name the columns (quotes undone) and as
+    checked (also without surrounding blanks)."""
+    first = FIRST_RECORD.match(text)
+    header_text = first.group(0) if first else ""
+    n_fields = re.sub(QUOTED, "", header_text).count(",") + 1
+    raw = []
+    for name in HEADER_FIELD.findall(header_text)[:n_fields]:
+        stripped = name.strip()
+        if len(stripped) > 1 and stripped.startswith('"') and stripped.endswith('"'):
+            name = stripped[1:-1].replace('""', '"')
+        raw.append(name)
+    return raw, [name.strip() for name in raw]
+
+
+def check_header(
+    header: list[str],
+    label: str,
+    *,
+    declared: list[str] | None = None,
+    required: list[str] | None = None,
+    what: str = "header row",
+) -> None:
+    """No blank or repeated name (case-insensitive); exactly the ``declared`` columns (in
+    any order), or at least the ``required`` ones. ``what``: where the names are (a Parquet
+    file's schema)."""
+    where = f"{label}, {what}: "
+    seen: list[str] = []
+    for position, name in enumerate(header, start=1):
+        if not name:
+            raise ConcordError(
+                where + f"column {position} has no name (empty or only spaces)",
+                hint="Name every column.",
+            )
+        if name.lower() in seen:
+            raise ConcordError(
+                where + f"column {name} appears more than once "
+                f"(columns {seen.index(name.lower()) + 1} and {position})",
+                hint="Rename or drop one.",
+            )
+        seen.append(name.lower())
+    if declared is not None:
+        wanted = [name.lower() for name in declared]
+        missing = [name for name in wanted if name not in seen]
+        undeclared = [name for name in seen if name not in wanted]
+        if missing or undeclared:
+            parts = []
+            if missing:
+                parts.append(f"declared column(s) {', '.join(missing)} missing from the header")
+            if undeclared:
+                parts.append(
+                    f"header column(s) {', '.join(undeclared)} not declared in column_types"
+                )
+            raise ConcordError(
+                where + "; ".join(parts) + f" (header: {', '.join(seen)}; "
+                f"declared: {', '.join(wanted)})",
+                hint="Rename the column in the file or declare it.",
+            )
+    missing = [name for name in required or [] if name not in header]
+    if missing:
+        raise ConcordError(
+            where + f"missing column(s) {', '.join(missing)} (header: {', '.join(header)})",
+            hint="add the column(s), or register the file with the right settings",
+        )
+
+
+def check_records(text: str, header: list[str], label: str) -> None:
+    """Every record has the header's number of fields and no quote where none may be: the
+    first that does not is named with its row (1 = first data row), line and column.
+    Possessive repeats: one pass, no backtracking, whatever the file's size."""
+    n_header = len(header)
+    record = re.compile(FIELD + f"(?:,{FIELD}){{{n_header - 1}}}")
+    good = re.match(rf"(?:(?:{record.pattern})?{LINE_END})*+", text)
+    end = good.end() if good else 0
+    rest = text[end:]
+    if not rest or record.fullmatch(rest):
+        return
+    before = re.sub(QUOTED, "", text[:end])
+    row = before.count("\n") + before.count("\r") - before.count("\r\n")
+    line = text[:end].count("\n") + 1
+    bad = re.match(FIELD + f"(?:,{FIELD})*", rest)
+    bad_text = bad.group(0) if bad else ""
+    n_fields = re.sub(QUOTED, "", bad_text).count(",") + 1
+    next_char = rest[len(bad_text) : len(bad_text) + 1]
+    where = f"{label}: row {row} (line {line})"
+    if next_char and next_char not in "\r\n":
+        # the fields stopped before the end of the line: a quote where none may be
+        column = header[n_fields - 1] if n_fields <= n_header else "(beyond the last column)"
+        problem = (
+            "a quote inside an unquoted field"
+            if next_char == '"'
+            else "text after the closing quote of a quoted field"
+        )
+        raise ConcordError(
+            f"{where}, column {column}: {problem}",
+            hint='Quote the whole field and double the quotes inside it ("ab""c"); '
+            + NOTHING_LOADED,
+        )
+    if n_fields < n_header:
+        detail = f"first missing column: {header[n_fields]}"
+    else:
+        detail = f"extra field(s) beyond the last column {header[-1]}"
+    raise ConcordError(
+        f"{where} has {n_fields} fields, the header has {n_header}; {detail}",
+        hint="fix the row; " + NOTHING_LOADED,
+    )
+
+
+def check_line_endings(text: str, label: str) -> None:
+    """Records that end in more than one way (CRLF, LF, CR) are refused, naming the first
+    row that ends unlike the rows before it; line breaks inside quoted fields do not count."""
+    bare = re.sub(QUOTED, "", text)
+    marked = bare.replace("\r\n", "\x1e\x1f")  # CRLF as two other characters: same positions
+    firsts = {"crlf": marked.find("\x1e"), "lf": marked.find("\n"), "cr": marked.find("\r")}
+    found = sorted((at, kind) for kind, at in firsts.items() if at >= 0)
+    if len(found) < 2:
+        return
+    (_, first), (at, other) = found[0], found[1]
+    row = len(re.findall("[\x1e\n\r]", marked[:at]))
+    raise ConcordError(
+        f"{label}: mixed line endings: row {row} ends with {ENDINGS[other]}, "
+        f"the rows before it with {ENDINGS[first]}",
+        hint="Save the file with one kind of line ending (e.g. dos2unix); " + NOTHING_LOADED,
+    )
+
+
+def read_csv(
+    data: bytes,
+    label: str,
+    *,
+    declared: list[str] | None = None,
+    required: list[str] | None = None,
+    one_line_ending: bool = True,
+    allow_no_rows: bool = False,
+) -> CsvTable:
+    """``data`` (a CSV file's bytes) checked and parsed; ``label`` names the file in every
+    message. ``one_line_ending``: refuse mixed line endings (data files; the registries are
+    dbt seeds, which dbt loads whatever their line endings). ``allow_no_rows``: a header
+    alone is a valid file (an empty registry)."""
+    text = text_of(data, label, "the file is empty (no header row)")
+    raw, header = _header(text)
+    check_header(header, label, declared=declared, required=required)
+    check_records(text, header, label)
+    if one_line_ending:
+        check_line_endings(text, label)
+    table = pa_csv.read_csv(
+        io.BytesIO(text.encode("utf-8")),
+        parse_options=pa_csv.ParseOptions(newlines_in_values=True),
+        convert_options=pa_csv.ConvertOptions(
+            column_types={name: pa.string() for name in raw},
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        ),
+    ).rename_columns(header)
+    if table.num_rows == 0 and not allow_no_rows:
+        raise ConcordError(
+            f"{label}: the file has a header but no data rows",
+            hint="Add its rows or remove the file and its registry line.",
+        )
+    return CsvTable(header, table)

@@ -1,0 +1,95 @@
+"""What the reader needs to know about the cross-lingual study, read from where the project
+declares it once: the folders, languages and option keys from ``dbt_project.yml`` (``vars:``;
+the reader takes the values written there, not a ``--vars`` given to one dbt call), and the
+registries' columns from ``seeds/mcq/_mcq__seeds.yml`` (``column_types``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from concord_io.errors import ConcordError
+
+SEEDS = Path("seeds") / "mcq"
+#: The task of the study's parallel cloze items (the item registry names no task).
+TASK = "xcloze"
+REGISTRIES = ("mcq_answer_registry", "mcq_item_files", "mcq_answer_sources")
+TRANSLATIONS = "mcq_domain_translations"
+LISTS = ("mcq_languages", "mcq_options")
+
+
+@dataclass(frozen=True)
+class Study:
+    root: Path
+    answers_dir: Path
+    items_dir: Path
+    sources_dir: Path
+    languages: list[str]
+    options: list[str]
+    #: registry name -> its declared columns
+    columns: dict[str, list[str]]
+
+    def registry(self, name: str) -> Path:
+        return self.root / SEEDS / f"{name}.csv"
+
+    def relative(self, path: Path) -> str:
+        """``path`` relative to the project where it lies inside it (as provenance)."""
+        try:
+            return path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return path.resolve().as_posix()
+
+
+def _yaml(path: Path) -> dict:
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as error:
+        raise ConcordError(
+            f"{path}: cannot be read ({error})", hint="the reader needs the dbt project's files"
+        ) from None
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def load_study(root: Path) -> Study:
+    root = Path(root)
+    variables = _yaml(root / "dbt_project.yml").get("vars") or {}
+    seeds = _yaml(root / SEEDS / "_mcq__seeds.yml").get("seeds") or []
+    columns = {
+        seed["name"]: list((seed.get("config") or {}).get("column_types") or {})
+        for seed in seeds
+        if isinstance(seed, dict) and "name" in seed
+    }
+    missing = [name for name in (*REGISTRIES, TRANSLATIONS) if not columns.get(name)]
+    needed = ("mcq_answers_dir", "mcq_items_dir", "mcq_answer_sources_dir")
+    if missing or any(not variables.get(name) for name in (*needed, *LISTS)):
+        raise ConcordError(
+            f"{root}: the cross-lingual study's vars or registry columns are not declared "
+            f"(dbt_project.yml vars {', '.join(needed)}, mcq_languages, mcq_options; "
+            f"column_types of {', '.join(missing) or 'every registry'} in "
+            f"{SEEDS / '_mcq__seeds.yml'})",
+            hint="run the reader on the Concord project folder",
+        )
+
+    options = [str(option) for option in variables["mcq_options"]]
+    if any(len(option) != 1 for option in options) or len(set(options)) != len(options):
+        # a presented order is a string of keys (DCBA): one character each
+        raise ConcordError(
+            f"dbt_project.yml: mcq_options {options} are not distinct single characters",
+            hint="name the options A, B, C, D (or other single characters)",
+        )
+
+    def folder(name: str) -> Path:
+        path = Path(str(variables[name]))
+        return path if path.is_absolute() else root / path
+
+    return Study(
+        root=root,
+        answers_dir=folder("mcq_answers_dir"),
+        items_dir=folder("mcq_items_dir"),
+        sources_dir=folder("mcq_answer_sources_dir"),
+        languages=[str(lang) for lang in variables["mcq_languages"]],
+        options=options,
+        columns=columns,
+    )

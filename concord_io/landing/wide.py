@@ -1,0 +1,120 @@
+"""The study's wide merged answer files (``mcq_answer_registry``): one row per item (its row
+position is the item id), and per language its domain label, the option texts as presented
+(``A_EN`` ...) and the model's answer (``<prefix>_EN``).
+
+Each file is one run. Beyond the strict CSV checks, the languages of a row must be the same
+item: every domain label must have an English name (``mcq_domain_translations``) and the
+English names of a row must agree; otherwise the file is refused naming the row.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+
+from concord_io.errors import ConcordError, printable
+from concord_io.landing.identities import canonical_language
+from concord_io.landing.items import refuse_unknown_domains
+from concord_io.landing.normalise import normalised
+from concord_io.landing.registries import Line
+from concord_io.landing.sources import SourceFile, first_row, with_rows
+from concord_io.landing.strict_csv import read_csv
+from concord_io.landing.study import TASK, Study
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def read_wide(
+    con: duckdb.DuckDBPyConnection, study: Study, line: Line, source: SourceFile
+) -> pa.Table:
+    """The file's answers: ``task``, ``item_id``, ``language``, ``chosen_option``,
+    ``raw_answer``, ``invalid_reason``, ``source_file``, ``source_row``, ``content_hash``
+    (the ``translations`` relation must be registered on ``con``)."""
+    prefix, order = line["prefix"], line["presented_option_order"]
+    # language as written in the var -> its domain, option text and answer columns
+    columns = {
+        lang: (
+            f"Domain_{lang.upper()}",
+            [f"{option}_{lang.upper()}" for option in study.options],
+            f"{prefix}_{lang.upper()}",
+        )
+        for lang in study.languages
+    }
+    required = [name for d, opts, a in columns.values() for name in (d, *opts, a)]
+    checked = read_csv(source.data, source.name, required=required)
+    con.register("wide_file", with_rows(checked.table))
+    where = f"mcq_answer_registry: {printable(line.file)}"
+    parts = []
+    for lang, (domain, options, answer) in columns.items():
+        texts = ", ".join(f"{_quoted(name)} as text_{i}" for i, name in enumerate(options, 1))
+        parts.append(
+            f"""
+            select
+                source_row,
+                {_literal(canonical_language(lang, where, column="mcq_languages"))} as language,
+                {_literal(lang)} as language_as_written,
+                {_quoted(domain)} as domain_label,
+                {_literal(domain)} as domain_column,
+                {_literal(answer)} as answer_column,
+                {_quoted(answer)} as raw_answer,
+                {texts},
+                {_literal(order)} as presented_order
+            from wide_file
+            """
+        )
+    con.execute("create or replace temp table wide_rows as " + " union all ".join(parts))
+    con.unregister("wide_file")
+    refuse_unknown_domains(con, "wide_rows", source.name)
+    _refuse_misaligned(con, source.name, study.languages)
+    table = con.sql(
+        f"""
+        select
+            {_literal(TASK)} as task,
+            source_row::varchar as item_id,
+            language,
+            chosen_option,
+            raw_answer,
+            invalid_reason,
+            {_literal(source.name)} as source_file,
+            source_row,
+            {_literal(source.content_hash)} as content_hash
+        from ({normalised("wide_rows", study.options)})
+        order by source_row, language
+        """
+    ).to_arrow_table()
+    con.execute("drop table wide_rows")
+    return table
+
+
+def _refuse_misaligned(con: duckdb.DuckDBPyConnection, file: str, languages: list[str]) -> None:
+    listed = "[" + ", ".join(map(_literal, languages)) + "]"
+    found = first_row(
+        con,
+        f"""
+        select
+            w.source_row,
+            string_agg(w.language_as_written || '=' || t.domain_en, ', '
+                order by list_position({listed}, w.language_as_written)) as domains
+        from wide_rows as w
+        inner join translations as t
+            on t.language = w.language and t.domain_label = w.domain_label
+        group by w.source_row
+        having count(distinct t.domain_en) > 1
+        order by w.source_row
+        limit 1
+        """,
+    )
+    if found:
+        row, domains = found
+        raise ConcordError(
+            f"{printable(file)}: Misaligned rows: the languages of one row are not the same "
+            f"item: source_row={row} ({printable(domains)})",
+            hint="the row's languages must be translations of one item (same domain); "
+            "realign the file's rows",
+        )

@@ -1,0 +1,873 @@
+"""The cross-lingual input reader (concord_io.landing): every check and every closed hole, on
+bytes written to a throw-away project of two items and two languages (no dbt), and a round
+trip on the shipped seeds against answers computed independently of the reader."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from test_mcq_bad_input import FAILURES as MCQ_FAILURES
+
+from concord_io.errors import ConcordError
+from concord_io.landing import land_mcq
+from concord_io.landing.__main__ import main
+from concord_io.paths import PROJECT_ROOT
+
+SEEDS = PROJECT_ROOT / "seeds" / "mcq"
+HEADER = "Domain_EN,Domain_IT,A_EN,B_EN,C_EN,D_EN,A_IT,B_IT,C_IT,D_IT,P_EN,P_IT"
+WIDE_ROWS = [
+    "Health,Salute,Kind,Calm,Bold,Shy,Gentile,Calmo,Audace,Timido,B,A",
+    "Art,Arte,Red,Blue,Green,Gray,Rosso,Blu,Verde,Grigio,C,D",
+]
+ITEMS = {
+    "en.csv": "Domain,Prompt,A,B,C,D\nHealth,A nurse is [ADJ].,Kind,Calm,Bold,Shy\n"
+    "Art,A painter likes [ADJ].,Red,Blue,Green,Gray\n",
+    "it.csv": "Domain,Prompt,A,B,C,D\nSalute,Un infermiere è [AGG].,Gentile,Calmo,Audace,Timido\n"
+    "Arte,Un pittore ama [AGG].,Rosso,Blu,Verde,Grigio\n",
+}
+SOURCES_HEADER = "file,format,model,run,language,presented_option_order,item_key\n"
+
+
+# ------------------------------------------------------------------------------ the project
+
+
+def write(path: Path, content: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, str):
+        path.write_text(content, encoding="utf-8", newline="")
+    else:
+        path.write_bytes(content)
+    return path
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    """Two items in English and Italian, one wide answer file (model M, prefix P), no
+    answer sources; the registries' columns are the shipped ones."""
+    root = tmp_path / "project"
+    write(
+        root / "dbt_project.yml",
+        "vars:\n  mcq_languages: [en, it]\n  mcq_options: [A, B, C, D]\n"
+        "  mcq_answers_dir: seeds/mcq/answers\n  mcq_items_dir: seeds/mcq/items\n"
+        "  mcq_answer_sources_dir: seeds/mcq/answer_sources\n",
+    )
+    mcq = root / "seeds" / "mcq"
+    shutil.copyfile(SEEDS / "_mcq__seeds.yml", write(mcq / "_mcq__seeds.yml", ""))
+    write(
+        mcq / "mcq_answer_registry.csv",
+        "file,model,prefix,run,presented_option_order\nw.csv,M,P,base,ABCD\n",
+    )
+    write(mcq / "mcq_item_files.csv", "file,language,variant\nen.csv,en,base\nit.csv,it,base\n")
+    write(
+        mcq / "mcq_domain_translations.csv",
+        "language,domain,domain_en\nen,Health,Health\nit,Salute,Health\nen,Art,Art\nit,Arte,Art\n",
+    )
+    write(mcq / "mcq_answer_sources.csv", SOURCES_HEADER)
+    for name, text in ITEMS.items():
+        write(mcq / "items" / name, text)
+    write(mcq / "answers" / "w.csv", "\n".join([HEADER, *WIDE_ROWS]) + "\n")
+    (mcq / "answer_sources").mkdir()
+    return root
+
+
+def mcq(project: Path) -> Path:
+    return project / "seeds" / "mcq"
+
+
+def land(project: Path):
+    return land_mcq(project, project.parent / "landing")
+
+
+def refused(project: Path, *expected: str) -> str:
+    with pytest.raises(ConcordError) as caught:
+        land(project)
+    message = caught.value.message
+    assert "\n" not in message, message
+    for text in expected:
+        assert text in message, f"{text!r} not in {message!r}"
+    assert not (project.parent / "landing" / "mcq").exists(), "a refused input landed"
+    return message
+
+
+def landed(project: Path, table: str = "answers") -> pd.DataFrame:
+    files = sorted((project.parent / "landing" / "mcq").glob(f"run_id=*/{table}.parquet"))
+    return pd.concat([pq.read_table(f).to_pandas() for f in files], ignore_index=True)
+
+
+def wide(project: Path, header: str = HEADER, rows: list[str] | None = None, **kw) -> None:
+    newline = kw.get("newline", "\n")
+    text = newline.join([header, *(WIDE_ROWS if rows is None else rows)]) + newline
+    write(mcq(project) / "answers" / "w.csv", kw.get("prefix", "") + text)
+
+
+def sources(project: Path, lines: str, **files: str | bytes) -> None:
+    write(mcq(project) / "mcq_answer_sources.csv", SOURCES_HEADER + lines)
+    for name, content in files.items():
+        write(mcq(project) / "answer_sources" / name.replace("__", "/"), content)
+
+
+def long_csv(*rows: str, header: str = "model,run,item_id,language,answer") -> str:
+    return "\n".join([header, *rows]) + "\n"
+
+
+# ------------------------------------------------------------------------- strict CSV
+
+
+def test_the_wide_file_lands_as_answers_with_the_chosen_option(project):
+    report = land(project)
+    answers = landed(project)
+    assert [o.status for o in report.outcomes] == ["landed", "landed"]
+    assert answers[["item_id", "language", "raw_answer", "chosen_option"]].values.tolist() == [
+        ["1", "en", "B", "B"],
+        ["1", "it", "A", "A"],
+        ["2", "en", "C", "C"],
+        ["2", "it", "D", "D"],
+    ]
+    assert set(answers.source_file) == {"w.csv"} and answers.source_row.tolist() == [1, 1, 2, 2]
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b"", ["w.csv: the file is empty"]),
+        (
+            ("\n".join([HEADER, *WIDE_ROWS]) + "\n")
+            .replace("Gentile", "Gentilè")
+            .encode("latin-1"),
+            ["w.csv: not UTF-8", "is on line 2"],
+        ),
+        (("\n".join([HEADER, *WIDE_ROWS]) + "\n").encode("utf-16"), ["not UTF-8", "on line 1"]),
+        (
+            ("\n".join([HEADER, *WIDE_ROWS]) + "\n").replace("Kind", "K\0").encode(),
+            ["w.csv: contains NUL bytes"],
+        ),
+        ((HEADER + "\n").encode(), ["w.csv: the file has a header but no data rows"]),
+    ],
+    ids=["empty", "latin-1", "utf-16", "nul", "header only"],
+)
+def test_bytes_that_are_not_a_utf8_csv_file_are_refused(project, content, expected):
+    write(mcq(project) / "answers" / "w.csv", content)
+    refused(project, *expected)
+
+
+def test_a_bom_and_crlf_line_endings_are_read(project):
+    wide(project, prefix="\ufeff", newline="\r\n")
+    land(project)
+    assert landed(project).chosen_option.tolist() == ["B", "A", "C", "D"]
+
+
+def test_a_quoted_field_may_hold_commas_quotes_and_line_breaks(project):
+    wide(project, rows=[WIDE_ROWS[0].replace("Kind", '"Kind, ""very""\r\nkind"'), WIDE_ROWS[1]])
+    land(project)  # one kind of record end: the CRLF inside quotes is text
+    assert landed(project).chosen_option.tolist() == ["B", "A", "C", "D"]
+
+
+@pytest.mark.parametrize(
+    ("rows", "expected"),
+    [
+        (
+            [WIDE_ROWS[0], WIDE_ROWS[1].rsplit(",", 1)[0]],
+            [
+                "w.csv: row 2 (line 3) has 11 fields, the header has 12",
+                "first missing column: P_IT",
+            ],
+        ),
+        (
+            [WIDE_ROWS[0] + ",x", WIDE_ROWS[1]],
+            ["row 1 (line 2) has 13 fields", "beyond the last column P_IT"],
+        ),
+        (
+            [WIDE_ROWS[0].replace("Kind", 'Ki"nd'), WIDE_ROWS[1]],
+            ["row 1 (line 2), column A_EN: a quote inside an unquoted field"],
+        ),
+        (
+            [WIDE_ROWS[0], WIDE_ROWS[1].rsplit(",", 1)[0] + ',"D"x'],
+            ["row 2 (line 3), column P_IT: text after the closing quote"],
+        ),
+    ],
+    ids=["short row", "long row", "stray quote", "text after closing quote"],
+)
+def test_a_ragged_or_badly_quoted_row_is_refused_naming_row_line_and_column(
+    project, rows, expected
+):
+    wide(project, rows=rows)
+    refused(project, *expected)
+
+
+def test_mixed_line_endings_are_refused_naming_the_first_row_that_differs(project):
+    write(
+        mcq(project) / "answers" / "w.csv",
+        "\r\n".join([HEADER, WIDE_ROWS[0]]) + "\r\n" + WIDE_ROWS[1] + "\n",
+    )
+    refused(project, "w.csv: mixed line endings: row 2 ends with LF (Unix)", "CRLF (Windows)")
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        (HEADER.replace("A_EN", " "), ["w.csv, header row: column 3 has no name"]),
+        (
+            HEADER.replace("A_IT", "domain_it"),
+            ["column domain_it appears more than once (columns 2 and 7)"],
+        ),
+        (HEADER.replace("P_IT", "Q_IT"), ["missing column(s) P_IT"]),
+    ],
+    ids=["blank name", "repeated name", "missing column"],
+)
+def test_a_header_with_a_blank_repeated_or_missing_name_is_refused(project, header, expected):
+    wide(project, header=header)
+    refused(project, *expected)
+
+
+# ------------------------------------------------------------------------- registries
+
+
+def registry(project: Path, text: str) -> None:
+    write(
+        mcq(project) / "mcq_answer_registry.csv",
+        "file,model,prefix,run,presented_option_order\n" + text,
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("w.csv,,P,base,ABCD\n", ["mcq_answer_registry: line for w.csv has no model"]),
+        ("sub/w.csv,M,P,base,ABCD\n", ["file sub/w.csv is a path", "bare file names"]),
+        ("w.csv,M,P,base,ABCD\nw.csv,M,P,base,ABCD\n", ["w.csv", "registered more than once"]),
+        ("w.csv,M,P,base,ABCD\nx.csv,M,P,base,ABCD\n", ["not found", "x.csv"]),
+        ("w.csv,M,P,shuffled,DCBB\n", ["DCBB is not a permutation of ABCD"]),
+        ("w.csv,M,P,reversed,DCBA\n", ["run reversed is not base or shuffled"]),
+    ],
+    ids=["blank cell", "path", "repeated", "missing file", "not a permutation", "run"],
+)
+def test_registry_lines_are_checked(project, line, expected):
+    registry(project, line)
+    refused(project, *expected)
+
+
+def test_an_unregistered_file_is_refused(project):
+    write(mcq(project) / "answers" / "extra.csv", "x\n1\n")
+    refused(project, "file(s) with no line in mcq_answer_registry: extra.csv")
+
+
+def test_a_registry_with_a_renamed_column_is_refused(project):
+    write(
+        mcq(project) / "mcq_answer_registry.csv",
+        "file,model,column_prefix,run,presented_option_order\nw.csv,M,P,base,ABCD\n",
+    )
+    refused(project, "declared column(s) prefix missing", "column_prefix not declared")
+
+
+def test_a_registered_name_is_never_a_glob_pattern(project):
+    """`w[1].csv` is that file: DuckDB would have read w1.csv for it."""
+    shutil.move(mcq(project) / "answers" / "w.csv", mcq(project) / "answers" / "w[1].csv")
+    registry(project, "w[1].csv,M,P,base,ABCD\n")
+    write(mcq(project) / "answers" / "w1.csv", b"not a csv file at all\0")
+    refused(project, "file(s) with no line in mcq_answer_registry: w1.csv")
+    (mcq(project) / "answers" / "w1.csv").unlink()
+    land(project)
+    assert set(landed(project).source_file) == {"w[1].csv"}
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("../w.csv,long,M,base,,,\n", ["file ../w.csv is not inside"]),
+        ("a.csv,wide,M,base,,,\n", ["a.csv: format wide is not long or lm_eval"]),
+        ("a.csv,,M,base,,,\n", ["line for a.csv has no format"]),
+        ("a.csv,lm_eval,M,base,,,\n", ["a.csv: an lm_eval line needs a language"]),
+        (
+            "a*.csv,long,M,base,,,\nab.csv,long,M,base,,,\n",
+            ["matched by more than one line: ab.csv"],
+        ),
+        ("zz*.csv,long,M,base,,,\n", ["registered file(s) not found", "zz*.csv"]),
+    ],
+    ids=["outside", "format", "blank format", "lm_eval language", "matched twice", "no match"],
+)
+def test_answer_source_lines_are_checked(project, line, expected):
+    sources(
+        project, line, **{"a.csv": long_csv("M,base,1,en,A"), "ab.csv": long_csv("M,base,2,en,A")}
+    )
+    refused(project, *expected)
+
+
+def test_only_a_literal_star_is_a_wildcard_in_answer_sources(project):
+    sources(
+        project,
+        "x[1].jsonl,long,M2,base,,,\nlogs/day*.csv,long,M3,base,,,\n",
+        **{
+            "x[1].jsonl": json.dumps({"item_id": "1", "language": "en", "answer": "A"}) + "\n",
+            "x1.jsonl": json.dumps({"item_id": "2", "language": "en", "answer": "B"}) + "\n",
+            "logs__day1.csv": long_csv("M3,base,1,en,A"),
+            "logs__day2.csv": long_csv("M3,base,2,en,B"),
+        },
+    )
+    refused(project, "file(s) with no line in mcq_answer_sources: x1.jsonl")
+    (mcq(project) / "answer_sources" / "x1.jsonl").unlink()
+    land(project)
+    answers = landed(project)
+    assert sorted(answers.source_file.unique()) == [
+        "logs/day1.csv",
+        "logs/day2.csv",
+        "w.csv",
+        "x[1].jsonl",
+    ]
+
+
+# -------------------------------------------------------------- wide files: the same item
+
+
+def test_an_unknown_domain_label_is_refused_naming_row_and_column(project):
+    wide(project, rows=[WIDE_ROWS[0], WIDE_ROWS[1].replace("Arte", "Artes")])
+    refused(
+        project,
+        "w.csv: Unknown domain label",
+        "source_row=2",
+        "column Domain_IT",
+        "answer column P_IT",
+        "'Artes'",
+    )
+
+
+def test_a_row_whose_languages_are_not_the_same_item_is_refused(project):
+    wide(project, rows=[WIDE_ROWS[0].replace("Salute", "Arte"), WIDE_ROWS[1]])
+    refused(project, "w.csv: Misaligned rows", "source_row=1", "en=Health, it=Art")
+
+
+# -------------------------------------------------------------------- answer normalisation
+
+# raw answer -> (the item's own option, reason), for a row presented DCBA whose presented
+# texts are A=Shy, B=Bold, C=Calm, D=Kind (the item's D, C, B, A)
+MESSY = {
+    "B": ("C", None),
+    "b": ("C", None),
+    "  c  ": ("B", None),
+    "**D**": ("A", None),
+    "(B)": ("C", None),
+    "A)": ("D", None),
+    "B.": ("C", None),
+    "Answer: B": ("C", None),
+    "option d": ("A", None),
+    " calm ": ("B", None),  # presented C's text
+    "KIND  ": ("A", None),  # presented D's text
+    "": (None, "empty"),
+    "   ": (None, "empty"),
+    "E": (None, "letter_out_of_range"),
+    "(F)": (None, "letter_out_of_range"),
+    "Invalid": (None, "pipeline_error"),
+    "Error": (None, "pipeline_error"),
+    "Failed after 3 retries": (None, "pipeline_error"),
+    "timeout": (None, "pipeline_error"),
+    "N/A": (None, "pipeline_error"),
+    "maybe kind": (None, "unrecognised"),
+}
+
+
+def test_answers_are_normalised_to_the_items_own_option_with_the_reason_codes(project):
+    """The rules and reason codes of macros/mcq_answers.sql: a letter form or the text of
+    one presented option (the wide file's own option columns), then the presented order."""
+    rows = []
+    for raw in MESSY:
+        quoted = '"' + raw.replace('"', '""') + '"'
+        rows.append(f"Health,Salute,Shy,Bold,Calm,Kind,Timido,Audace,Calmo,Gentile,{quoted},A")
+    wide(project, rows=rows)
+    registry(project, "w.csv,M,P,shuffled,DCBA\n")
+    land(project)
+    en = landed(project).query("language == 'en'")
+    got = {r.raw_answer: (r.chosen_option, r.invalid_reason) for r in en.itertuples()}
+    assert got == MESSY
+
+
+# -------------------------------------------------------------------------- long files
+
+
+def test_long_csv_parquet_and_jsonl_land_with_text_answers_matched_to_the_items(project):
+    pq.write_table(
+        pa.table(
+            {
+                "item_id": pa.array([1, 2], pa.int64()),
+                "language": ["it", "it"],
+                "answer": ["Calmo", " grigio "],
+            }
+        ),
+        mcq(project) / "answer_sources" / "m2_it.parquet",
+    )
+    sources(
+        project,
+        "m2_en.csv,long,,,,,\nm2_it.parquet,long,M2,base,,ABCD,\n"
+        "m2_sh.jsonl,long,M2,shuffled,,DCBA,\n",
+        **{
+            "m2_en.csv": long_csv("M2,base,1,EN,kind", "M2,base,2,eng,Answer: D"),
+            "m2_sh.jsonl": json.dumps({"item_id": "1", "language": "en", "answer": "Kind"})
+            + "\n\n"
+            + json.dumps({"item_id": 2, "language": "en", "answer": "b"})
+            + "\n",
+        },
+    )
+    report = land(project)
+    runs = landed(project, "runs").set_index("run_id")
+    answers = landed(project).merge(runs[["model", "variant"]], left_on="run_id", right_index=True)
+    m2 = answers[answers.model == "M2"].sort_values(["variant", "source_file", "source_row"])
+    assert m2[
+        ["variant", "source_file", "source_row", "item_id", "language", "chosen_option"]
+    ].values.tolist() == [
+        ["base", "m2_en.csv", 1, "1", "en", "A"],
+        ["base", "m2_en.csv", 2, "2", "en", "D"],
+        ["base", "m2_it.parquet", 1, "1", "it", "B"],
+        ["base", "m2_it.parquet", 2, "2", "it", "D"],
+        ["shuffled", "m2_sh.jsonl", 1, "1", "en", "A"],  # Kind is the item's A, as text
+        ["shuffled", "m2_sh.jsonl", 3, "2", "en", "C"],  # presented B is the item's C
+    ]
+    # one run per model, variant and folder: the three files' base records are one run
+    assert len([o for o in report.outcomes if "M2" in o.detail]) == 2
+    assert set(runs[runs.model == "M2"].source_kind) == {"long"}
+
+
+@pytest.mark.parametrize("value", ["05", "7.6", "-1", "0", "1e3", " 3", ""])
+def test_an_item_id_that_is_not_a_canonical_whole_number_is_refused_never_rounded(project, value):
+    sources(
+        project,
+        "a.csv,long,M2,base,,,\n",
+        **{"a.csv": long_csv("M2,base,1,en,A", f'M2,base,"{value}",en,B')},
+    )
+    refused(project, "a.csv: row 2, column item_id", repr(value), "never rounded")
+
+
+def test_a_float_item_id_in_parquet_is_refused_and_a_whole_number_is_its_text(project):
+    path = mcq(project) / "answer_sources" / "a.parquet"
+    sources(project, "a.parquet,long,M2,base,,,\n")
+    pq.write_table(
+        pa.table({"item_id": [1.0, 2.0], "language": ["en"] * 2, "answer": ["A"] * 2}), path
+    )
+    refused(project, "a.parquet: column item_id has type double, not text or whole numbers")
+    pq.write_table(
+        pa.table(
+            {"item_id": pa.array([7, 2], pa.int32()), "language": ["en"] * 2, "answer": ["A"] * 2}
+        ),
+        path,
+    )
+    land(project)
+    assert sorted(landed(project).query("source_file == 'a.parquet'").item_id) == ["2", "7"]
+
+
+def test_a_repeated_column_in_parquet_is_refused_as_in_csv(project):
+    table = pa.Table.from_arrays(
+        [pa.array(["1"]), pa.array(["en"]), pa.array(["A"]), pa.array(["B"])],
+        names=["item_id", "language", "answer", "Answer"],
+    )
+    sources(project, "a.parquet,long,M2,base,,,\n")
+    pq.write_table(table, mcq(project) / "answer_sources" / "a.parquet")
+    refused(project, "a.parquet, schema: column Answer appears more than once (columns 3 and 4)")
+
+
+def test_a_parquet_file_without_rows_or_a_column_is_refused(project):
+    path = mcq(project) / "answer_sources" / "a.parquet"
+    sources(project, "a.parquet,long,M2,base,,,\n")
+    pq.write_table(
+        pa.table(
+            {
+                "item_id": pa.array([], pa.string()),
+                "language": pa.array([], pa.string()),
+                "answer": pa.array([], pa.string()),
+            }
+        ),
+        path,
+    )
+    refused(project, "a.parquet: the file has columns but no data rows")
+    pq.write_table(pa.table({"item_id": ["1"], "answer": ["A"]}), path)
+    refused(project, "a.parquet, schema: missing column(s) language")
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (
+            '{"item_id": "1", "language": "en", "answer": "A"}\n{not json\n',
+            ["a.jsonl: line 2, column (the line): not a JSON object"],
+        ),
+        ('["1", "en", "A"]\n', ["a.jsonl: line 1", "not a JSON object"]),
+        (
+            '{"item_id": "1", "language": "en", "answer": "A", "answer": "B"}\n',
+            ["a.jsonl: line 1", "key answer appears more than once"],
+        ),
+        (
+            '{"item_id": "1", "language": "en", "answer": "A"}\n{"item_id": "1", "language": "en", '
+            '"answer": "C"}\n',
+            ["item 1 (en) of task xcloze is answered twice", "a.jsonl row 1 and a.jsonl row 2"],
+        ),
+        (
+            '{"item_id": "1", "language": "e_n_x", "answer": "A"}\n',
+            ["a.jsonl: line 1, column language: 'e_n_x' is not a valid language tag"],
+        ),
+        (
+            '{"item_id": "1", "language": " ", "answer": "A"}\n',
+            ["a.jsonl: line 1, column language: no language"],
+        ),
+        (
+            '{"item_id": "1", "language": "en", "answer": "A", "run": "other"}\n',
+            ["a.jsonl: line 1, column run: run other is not base or shuffled"],
+        ),
+        ("\n\n", ["a.jsonl: the file has no records"]),
+    ],
+    ids=[
+        "not json",
+        "not an object",
+        "repeated key",
+        "answered twice",
+        "bad tag",
+        "no language",
+        "run",
+        "blank",
+    ],
+)
+def test_jsonl_records_are_checked(project, lines, expected):
+    sources(project, "a.jsonl,long,M2,base,,,\n", **{"a.jsonl": lines})
+    refused(project, *expected)
+
+
+def test_a_record_without_a_model_is_refused(project):
+    sources(project, "a.csv,long,,base,,,\n", **{"a.csv": long_csv(",base,1,en,A")})
+    refused(project, "a.csv: row 1, column model: no model")
+
+
+def test_language_tags_are_stored_canonical(project):
+    sources(
+        project,
+        "a.csv,long,M2,base,,,\n",
+        **{
+            "a.csv": long_csv(
+                "M2,base,1,EN,A",
+                "M2,base,2,eng_Latn,A",
+                "M2,base,1,en-us,A",
+                "M2,base,1,pes,A",
+                "M2,base,1,zh_hant,A",
+                header="model,run,item_id,language,answer",
+            )
+        },
+    )
+    land(project)
+    got = landed(project).query("source_file == 'a.csv'").language.tolist()
+    assert got == ["en", "en", "en-US", "pes", "zh-Hant"]
+
+
+# ------------------------------------------------------------------ lm-eval sample logs
+
+LOG = "lm_eval/org__model/samples_xcloze_{lang}_2025-05-05T10-00-00.123456.jsonl"
+
+
+def sample(doc_id: int, lls: list[object], *, filtered: bool = True, texts=None) -> str:
+    texts = texts or [f" {chr(65 + i)}" for i in range(len(lls))]
+    record = {
+        "doc_id": doc_id,
+        "arguments": {f"gen_args_{i}": {"arg_0": "ctx", "arg_1": t} for i, t in enumerate(texts)},
+        "resps": [[[str(ll), "False"]] for ll in lls],
+    }
+    if filtered:
+        record["filtered_resps"] = [[str(ll), "False"] for ll in lls]
+    return json.dumps(record, ensure_ascii=False)
+
+
+def logs(project: Path, by_language: dict[str, list[str]], *, order: str = "") -> None:
+    """One registry line per language (a `*` for the harness's date), one log each."""
+    lines = "".join(
+        f"lm_eval/org__model/samples_xcloze_{lang}_*.jsonl,lm_eval,Org Model,base,{lang},{order},\n"
+        for lang in by_language
+    )
+    write(mcq(project) / "mcq_answer_sources.csv", SOURCES_HEADER + lines)
+    for lang, samples in by_language.items():
+        write(mcq(project) / "answer_sources" / LOG.format(lang=lang), "\n".join(samples) + "\n")
+
+
+def test_sample_logs_land_the_argmax_answer_and_every_options_score(project):
+    logs(
+        project,
+        {
+            "en": [
+                sample(0, [-3.0, -0.5, -2.0, -4.0], texts=[" Kind", " Calm", " Bold", " Shy"]),
+                sample(1, [-1.0, -2.0, -1.0, -9.0], filtered=False),  # a tie: the first
+            ],
+            "it": [
+                sample(
+                    0, [-1.5, -2.5, -0.25, -3.0], texts=[" Gentile", " Calmo", " Audace", " Timidò"]
+                )
+            ],
+        },
+        order="DCBA",
+    )
+    land(project)
+    runs = landed(project, "runs").query("harness == 'lm_eval'")
+    answers = landed(project)
+    answers = answers[answers.run_id == runs.run_id.item()].sort_values(["language", "item_id"])
+    assert answers[
+        ["task", "item_id", "language", "raw_answer", "chosen_option"]
+    ].values.tolist() == [
+        ["xcloze", "1", "en", "B", "C"],
+        ["xcloze", "2", "en", "A", "D"],
+        ["xcloze", "1", "it", "C", "B"],
+    ]
+    scores = landed(project, "option_scores")
+    it = scores.query("language == 'it'").sort_values("presented_position")
+    assert it.option_key.tolist() == ["D", "C", "B", "A"]
+    assert it.loglik.tolist() == [-1.5, -2.5, -0.25, -3.0]
+    assert it.option_chars.tolist() == [7, 5, 6, 6] and it.option_bytes.tolist() == [7, 5, 6, 7]
+    assert len(scores) == 12 and runs.source_kind.item() == "lm_eval"
+    assert runs.source_folder.item().endswith("answer_sources/lm_eval/org__model")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("NaN", "a log-likelihood is NaN"),
+        ("inf", "a log-likelihood is infinite: inf"),
+        ("-Infinity", "a log-likelihood is infinite: -Infinity"),
+        ("0.5", "a log-likelihood is positive: 0.5"),
+        ("n/a", "a log-likelihood is not a number: n/a"),
+    ],
+)
+def test_a_log_likelihood_that_is_not_finite_and_at_most_zero_refuses_the_file(
+    project, value, expected
+):
+    logs(
+        project, {"en": [sample(0, [-1.0, -2.0, -3.0, -4.0]), sample(1, [-1.0, value, -3.0, -4.0])]}
+    )
+    refused(project, "samples_xcloze_en_", "line 2, column filtered_resps", expected)
+
+
+def test_a_sample_with_more_choices_than_options_lands_with_its_reason(project):
+    logs(project, {"en": [sample(0, [-1.0, -2.0, -3.0, -4.0, -0.1])]})
+    land(project)
+    answers = landed(project).query("source_file.str.startswith('lm_eval')")
+    assert answers[["raw_answer", "chosen_option", "invalid_reason"]].values.tolist() == [
+        ["E", None, "more choices than options ABCD"]
+    ]
+    assert len(landed(project, "option_scores")) == 0  # its scores fit no item option
+
+
+def test_a_sample_log_without_log_likelihoods_or_a_doc_id_is_refused(project):
+    logs(project, {"en": [json.dumps({"doc_id": 0, "arguments": {}})]})
+    refused(project, "line 1, column filtered_resps: no log-likelihoods in filtered_resps or resps")
+    logs(project, {"en": [sample(0, [-1.0] * 4).replace('"doc_id": 0', '"doc_id": 0.5')]})
+    refused(project, "line 1, column doc_id: doc_id 0.5 is not a whole number from 0")
+
+
+def test_the_results_file_gives_the_runs_provenance(project):
+    logs(project, {"en": [sample(0, [-1.0, -2.0, -3.0, -4.0])]})
+    results = {
+        "config": {"model": "hf", "model_args": "pretrained=org/model,revision=abc123"},
+        "lm_eval_version": "0.4.9",
+        "n-shot": {"xcloze_en": 5},
+        "task_hashes": {"xcloze_en": "f00d"},
+    }
+    write(
+        mcq(project) / "answer_sources" / "lm_eval" / "org__model" / "results_2025.json",
+        json.dumps(results),
+    )
+    land(project)
+    run = landed(project, "runs").query("harness == 'lm_eval'").iloc[0]
+    assert (run.model, run.model_revision, run.harness_version, run.n_fewshot) == (
+        "Org Model",
+        "abc123",
+        "0.4.9",
+        5,
+    )
+    assert list(run.task_hashes) == [("xcloze_en", "f00d")]
+
+
+# -------------------------------------------------------------------------------- items
+
+
+def test_items_land_with_english_domains_and_an_order_control_file_lands_once(project):
+    shuffled = (
+        "Domain,Prompt,D,C,B,A\nHealth,A nurse is [ADJ].,Shy,Bold,Calm,Kind\n"
+        "Art,A painter likes [ADJ].,Gray,Green,Blue,Red\n"
+    )
+    write(mcq(project) / "items" / "en_shfl.csv", shuffled)
+    write(
+        mcq(project) / "mcq_item_files.csv",
+        "file,language,variant\nen.csv,en,base\nit.csv,it,base\nen_shfl.csv,en,shuffled\n",
+    )
+    land(project)
+    items = pq.read_table(project.parent / "landing" / "items" / "task=xcloze" / "items.parquet")
+    frame = items.to_pandas()
+    assert len(frame) == 16 and set(frame.source_file) == {"en.csv", "it.csv"}
+    it_1 = frame.query("language == 'it' and item_id == '1'")
+    assert it_1.option_text.tolist() == ["Gentile", "Calmo", "Audace", "Timido"]
+    assert set(it_1.domain) == {"Health"}
+    write(mcq(project) / "items" / "en_shfl.csv", shuffled.replace("Calm", "Quiet"))
+    with pytest.raises(
+        ConcordError,
+        match="en.csv row 1 and en_shfl.csv row 1 give item 1 "
+        r"\(en\), option B a different option text",
+    ):
+        land(project)
+
+
+# ------------------------------------------------------------- identities and the writer
+
+
+def test_landing_again_finds_the_same_runs_and_rewrites_only_what_changed(project):
+    first = land(project)
+    folder = project.parent / "landing" / "mcq"
+    (run,) = folder.glob("run_id=*")
+    assert run.name.startswith("run_id=m--base--") and len(run.name) == len("run_id=m--base--") + 8
+    stamp = (run / "answers.parquet").stat().st_mtime_ns
+    second = land(project)
+    assert [o.status for o in second.outcomes] == ["unchanged", "unchanged"]
+    assert [o.folder for o in second.outcomes] == [o.folder for o in first.outcomes]
+    assert (run / "answers.parquet").stat().st_mtime_ns == stamp
+    wide(project, rows=[WIDE_ROWS[0], WIDE_ROWS[1].replace(",C,D", ",A,D")])
+    third = land(project)
+    assert third.status_of(f"mcq/{run.name}") == "replaced"
+    assert landed(project).chosen_option.tolist() == ["B", "A", "A", "D"]
+    assert not list(folder.glob(".*")), "a hidden folder was left behind"
+    registry(project, "")
+    (mcq(project) / "answers" / "w.csv").unlink()
+    assert land(project).status_of(f"mcq/{run.name}") == "removed"
+    assert not list(folder.iterdir())
+
+
+def test_the_same_bytes_under_two_names_land_once(project):
+    shutil.copyfile(mcq(project) / "answers" / "w.csv", mcq(project) / "answers" / "w2.csv")
+    registry(project, "w.csv,M,P,base,ABCD\nw2.csv,M,P,base,ABCD\n")
+    report = land(project)
+    assert len(landed(project)) == 4
+    assert report.notes == ["w2.csv: the same bytes as w.csv, read the same way; landed once"]
+
+
+def test_nothing_is_written_through_a_link(project, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (project.parent / "landing").mkdir()
+    os.symlink(outside, project.parent / "landing" / "mcq")
+    with pytest.raises(ConcordError, match="is a symbolic link"):
+        land(project)
+    assert not list(outside.iterdir())
+
+
+def test_a_landing_cut_off_between_its_renames_is_recovered(project):
+    land(project)
+    folder = project.parent / "landing" / "mcq"
+    (run,) = folder.glob("run_id=*")
+    run.rename(folder / f".old-{run.name}-0")  # the state a kill between the renames leaves
+    wide(project, rows=[WIDE_ROWS[0], WIDE_ROWS[1].replace(",C,D", ",A,D")])
+    assert land(project).status_of(f"mcq/{run.name}") == "replaced"
+    assert [p.name for p in folder.iterdir()] == [run.name]
+
+
+# ------------------------------------------------------------------------- the command
+
+
+def test_the_command_prints_one_line_per_folder_and_refuses_in_one_line(project, capsys):
+    assert main(["--project", str(project), "--landing", str(project.parent / "landing")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and out[0].startswith("landed    mcq/run_id=m--base--")
+    registry(project, "w.csv,M,P,base,DCBB\n")
+    from concord_io.errors import run_main
+
+    with pytest.raises(SystemExit) as exit_:
+        run_main(main, ["--project", str(project), "--landing", str(project.parent / "landing")])
+    err = capsys.readouterr().err.splitlines()
+    assert exit_.value.code == 2 and len(err) == 2 and "DCBB is not a permutation" in err[0]
+
+
+# ---------------------------------------------------------- the shipped seeds, round trip
+
+
+def test_the_shipped_study_lands_as_the_warehouse_reads_it(tmp_path, capsys):
+    """`concord land`: every shipped answer file lands as one run of 180 answers, all valid,
+    each the letter the file holds mapped through its presented order, as
+    test_mcq_warehouse.py reads them with pandas alone (and as int_mcq_answers_normalised
+    holds them). GPT-4o's base run agrees in all three languages on 30 of 60 items, the
+    study's published figure."""
+    from concord_io.cli import main as concord
+
+    landing = tmp_path / "landing"
+    with pytest.raises(SystemExit) as exit_:
+        concord(["land", "--landing", str(landing)])
+    assert exit_.value.code == 0 and len(capsys.readouterr().out.splitlines()) == 9
+    runs = pd.concat([pq.read_table(p).to_pandas() for p in landing.glob("mcq/*/runs.parquet")])
+    answers = pd.concat(
+        [pq.read_table(p).to_pandas() for p in landing.glob("mcq/*/answers.parquet")]
+    ).merge(runs[["run_id", "model", "variant", "presented_option_order"]], on="run_id")
+    registry = pd.read_csv(SEEDS / "mcq_answer_registry.csv")
+    assert len(runs) == len(registry) == 8
+    expected = []
+    for line in registry.itertuples():
+        frame = pd.read_csv(SEEDS / "answers" / line.file, encoding="utf-8-sig", dtype=str)
+        for lang in ("en", "it", "fa"):
+            letters = frame[f"{line.prefix}_{lang.upper()}"].str.strip().str.upper()
+            original = letters.map(dict(zip("ABCD", line.presented_option_order, strict=True)))
+            expected += [
+                (line.model, line.run, str(i), lang, o)
+                for i, o in zip(np.arange(1, len(frame) + 1), original, strict=True)
+            ]
+    got = answers[["model", "variant", "item_id", "language", "chosen_option"]]
+    assert sorted(map(tuple, got.values.tolist())) == sorted(expected)
+    assert answers.invalid_reason.isna().all()
+    gpt = answers.query("model == 'GPT-4o' and variant == 'base'").pivot(
+        index="item_id", columns="language", values="chosen_option"
+    )
+    assert ((gpt.en == gpt.it) & (gpt.it == gpt.fa)).sum() == 30
+    items = pq.read_table(landing / "items" / "task=xcloze" / "items.parquet")
+    assert items.num_rows == 60 * 3 * 4
+
+
+def test_a_jsonl_record_without_a_required_key_is_refused_as_a_missing_column(project):
+    sources(
+        project,
+        "a.jsonl,long,M2,base,,,\n",
+        **{"a.jsonl": '{"item_id": "1", "language": "en", "Answer": "A"}\n'},
+    )
+    refused(project, "a.jsonl: line 1, column answer: no key answer in the JSON object")
+
+
+def test_the_files_of_one_run_present_the_options_in_one_order(project):
+    sources(
+        project,
+        "a.csv,long,M2,base,,ABCD,\nb.csv,long,M2,base,,DCBA,\n",
+        **{"a.csv": long_csv("M2,base,1,en,A"), "b.csv": long_csv("M2,base,2,en,A")},
+    )
+    refused(project, "b.csv: run m2--base--", "already has presented_option_order ABCD")
+
+
+# ------------------------------------- the same messages as the dbt build's bad-input cases
+
+
+@pytest.fixture
+def shipped(tmp_path) -> Path:
+    """The shipped study's files in a throw-away project (what the reader reads)."""
+    root = tmp_path / "shipped"
+    shutil.copytree(SEEDS, root / "seeds" / "mcq")
+    shutil.copyfile(PROJECT_ROOT / "dbt_project.yml", root / "dbt_project.yml")
+    return root
+
+
+def latin1_item_file(project: Path) -> None:
+    path = project / "seeds" / "mcq" / "items" / "Mid.csv"
+    path.write_bytes(path.read_text(encoding="utf-8-sig").encode("latin-1", errors="replace"))
+
+
+CASES = {
+    **MCQ_FAILURES,
+    # tests/bad_input/cases.yml, item_file_latin1
+    "Latin-1 item file": (latin1_item_file, ["Mid.csv", "not UTF-8", "is on line 2"]),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_reader_refuses_the_dbt_builds_bad_input_cases_with_their_messages(case, shipped):
+    """Every failure case of test_mcq_bad_input.py (and the corpus's item file case),
+    applied to the shipped files: the reader refuses it in one line holding every text the
+    dbt build's message holds."""
+    mutate, expected = CASES[case]
+    mutate(shipped)
+    refused(shipped, *expected)
