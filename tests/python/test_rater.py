@@ -28,6 +28,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from nltk.metrics.agreement import AnnotationTask
+from scipy import stats as scipy_stats
 from scipy.stats import entropy as scipy_entropy
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
@@ -41,6 +42,7 @@ from concord_stats.rater_coefficients import (
     Ratings,
     dataset_coefficients,
     krippendorff_distance,
+    se_inference,
     weight_matrix,
 )
 
@@ -398,6 +400,15 @@ def test_against_live_irrcac(weights):
         assert got[(ours, label)] == pytest.approx(
             (est["coefficient_value"], est["se"]), abs=1e-9
         ), ours
+        # z, p-value and the t interval irrCAC prints beside them (its Brennan-Prediger
+        # p-value is one-sided: twice it is ours)
+        inference = se_inference(*map(np.array, ([est["coefficient_value"]], [est["se"]],
+                                                 [len(codes)])), 0.95)  # fmt: skip
+        sided = 2 if ours == "brennan_prediger" else 1
+        assert [float(inference[k][0]) for k in ("z", "p_value", "se_ci_low", "se_ci_high")] == (
+            pytest.approx([est["z"], sided * est["p_value"], *est["confidence_interval"]],
+                          abs=1e-9)
+        ), ours  # fmt: skip
 
 
 def test_fleiss_1971_published():
@@ -655,6 +666,16 @@ def test_marts_match_peers(marts):
         assert row["randolph_kappa"] == got.loc[("brennan_prediger", "unweighted"), "estimate"]
         assert row["n_items"] == len(table)
         assert (got["ci_low"].fillna(-9) <= got["ci_high"].fillna(9)).all()
+        # irrCAC's z, p-value and t interval from the standard error, recomputed with scipy
+        shown = got.dropna(subset=["std_error"])
+        shown = shown[shown["std_error"] > 0]
+        assert len(shown) > 0
+        t = scipy_stats.t(len(table) - 1)
+        np.testing.assert_allclose(shown["z"], shown["estimate"] / shown["std_error"])
+        np.testing.assert_allclose(shown["p_value"], 2 * t.sf(np.abs(shown["z"])))
+        half = t.ppf(0.975) * shown["std_error"]
+        np.testing.assert_allclose(shown["se_ci_low"], shown["estimate"] - half)
+        np.testing.assert_allclose(shown["se_ci_high"], np.minimum(shown["estimate"] + half, 1.0))
 
         # per-item measures (SQL macros) against scipy and the definitions
         got_items = items[items["dataset"] == dataset].set_index("item_id").loc[table.index]

@@ -1,5 +1,6 @@
 """Every agreement coefficient of every rater dataset, unweighted and with its declared
-weighting, with irrCAC's standard error and a seeded percentile bootstrap over items
+weighting, with irrCAC's standard error with its z, p-value and t interval, and a seeded percentile
+bootstrap over items
 (concord_stats.rater_coefficients); plus Cohen's kappa and percent agreement of every rater
 pair. One row per dataset, coefficient, weighting and (for pair rows) rater pair."""
 
@@ -9,7 +10,7 @@ import pandas as pd
 from concord_common.settings import dbt_vars
 from concord_io.frames import to_pandas
 from concord_stats.bootstrap import derive_seed
-from concord_stats.rater_coefficients import dataset_coefficients
+from concord_stats.rater_coefficients import dataset_coefficients, se_inference
 
 COLUMNS = {
     "dataset": "string",
@@ -19,6 +20,10 @@ COLUMNS = {
     "other_rater_id": "string",
     "estimate": "float64",
     "std_error": "float64",
+    "z": "float64",
+    "p_value": "float64",
+    "se_ci_low": "float64",
+    "se_ci_high": "float64",
     "ci_low": "float64",
     "ci_high": "float64",
     "n_items": "int64",
@@ -29,6 +34,7 @@ COLUMNS = {
     "bootstrap_confidence": "float64",
     "null_reason": "string",
 }
+INFERENCE = ("z", "p_value", "se_ci_low", "se_ci_high")  # from std_error: se_inference
 NO_PAIRS = "no item has two ratings: no rater pair to compare"
 UNDEFINED = "0/0: chance agreement is 1 (every rating in one category)"
 TWO_CATEGORIES = "the prevalence index is defined for two categories (Byrt et al. 1993)"
@@ -130,4 +136,11 @@ def model(dbt, session):
                     else None,
                 }
             )
-    return pd.DataFrame(rows, columns=list(COLUMNS)).astype(COLUMNS)
+    frame = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in INFERENCE])
+    inference = se_inference(
+        frame["estimate"].to_numpy(float),
+        frame["std_error"].to_numpy(float),
+        frame["n_items"].to_numpy(float),
+        confidence,
+    )
+    return frame.assign(**inference)[list(COLUMNS)].astype(COLUMNS)
