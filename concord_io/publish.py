@@ -287,6 +287,25 @@ def _publish_lock(serving_dir: Path) -> Iterator[None]:
 # --- writing one version ---------------------------------------------------------------------
 
 
+def _build_comments(con: duckdb.DuckDBPyConnection, name: str) -> dict:
+    """The build's own comments of a mart that no model describes (``dq_test_failures``,
+    written by an on-run-end hook), in the shape of :func:`read_descriptions`."""
+    table = con.execute(
+        "select comment from duckdb_tables() where database_name = 'build' "
+        "and schema_name = ? and table_name = ?",
+        [SCHEMA, name],
+    ).fetchall()
+    columns = con.execute(
+        "select column_name, comment from duckdb_columns() where database_name = 'build' "
+        "and schema_name = ? and table_name = ? and comment is not null",
+        [SCHEMA, name],
+    ).fetchall()
+    return {
+        "description": table[0][0] if table else None,
+        "columns": dict(columns),
+    }
+
+
 def _copy_marts(
     database: Path, target: Path, descriptions: dict[str, dict], meta: dict[str, str]
 ) -> dict[str, int]:
@@ -334,7 +353,7 @@ def _copy_marts(
             ).fetchone()
             con.execute(ddl)
             con.execute(f"insert into {table} select * from build.{SCHEMA}.{_quote(name)}")
-            described = descriptions.get(name, {})
+            described = descriptions.get(name) or _build_comments(con, name)
             if described.get("description"):
                 con.execute(f"comment on table {table} is {_literal(described['description'])}")
             columns = [

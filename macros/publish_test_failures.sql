@@ -51,6 +51,15 @@
         {%- endset -%}
         {%- do run_query('create schema if not exists marts') -%}
         {%- do replace_table_as('marts.dq_test_failures', create, 'One row per dbt test of the last dbt build that did not pass (warn, fail or error): the test, the model it tests, the column, the status, the number of failing rows and where they are stored (schema dq_failures of the build database).') -%}
+        {%- do comment_on_columns('marts.dq_test_failures', {
+            'test_name': 'The dbt test''s name (generic tests: kind, model and column; singular tests: the file name).',
+            'model_name': 'The model the test checks (a singular test: its first parent).',
+            'column_name': 'The column a generic test checks; empty for tests of a whole model.',
+            'status': 'warn (severity warn, the build went on), fail (the build failed) or error (the test could not run).',
+            'n_failures': 'Rows the test returned: the failing rows.',
+            'message': 'dbt''s message for the test result.',
+            'failures_relation': 'The view in schema dq_failures of the build database that holds the failing rows (select * from it), empty where none is stored.',
+        }) -%}
     {%- endif -%}
 {% endmacro %}
 
@@ -62,4 +71,20 @@
 {% macro default__replace_table_as(name, select_sql, comment) %}
     {%- do run_query('create or replace table ' ~ name ~ ' as ' ~ select_sql) -%}
     {%- do run_query('comment on table ' ~ name ~ ' is ' ~ sql_string_literal(comment)) -%}
+{% endmacro %}
+
+{#- Column comments on table `name` ({column: text}); the published file carries them
+    (concord_io.publish copies the build's comments of tables that no model describes). -#}
+{% macro comment_on_columns(name, comments) %}
+    {{ return(adapter.dispatch('comment_on_columns', 'concord')(name, comments)) }}
+{% endmacro %}
+
+{% macro default__comment_on_columns(name, comments) %}
+    {%- for column, text in comments.items() -%}
+        {%- do run_query('comment on column ' ~ name ~ '.' ~ column ~ ' is ' ~ sql_string_literal(text)) -%}
+    {%- endfor -%}
+{% endmacro %}
+
+{#- Spark's Parquet tables are not published: the descriptions live in the DuckDB build. -#}
+{% macro spark__comment_on_columns(name, comments) %}
 {% endmacro %}

@@ -104,6 +104,15 @@ def test_publish_copies_every_mart_with_its_descriptions(warehouse, served):
             )
             for column, meta in docs[name]["columns"].items():
                 assert columns[column] == meta["description"].strip(), (name, column)
+        # the mart no model describes (an on-run-end hook writes it) carries its own
+        # description and one for every column
+        failures = con.execute(
+            "select c.column_name, c.comment, t.comment from duckdb_columns() c "
+            "join duckdb_tables() t using (schema_name, table_name) "
+            "where schema_name = 'marts' and table_name = 'dq_test_failures'"
+        ).fetchall()
+        assert len(failures) == 7
+        assert all(column_text and table_text for _, column_text, table_text in failures)
         # the contracts' constraints travel with the marts: keys and not-null columns
         served_constraints = mart_constraints(con)
         # where JDBC/ODBC and BI tools look for keys
