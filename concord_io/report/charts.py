@@ -265,24 +265,6 @@ def grouped_bars(
     )
 
 
-def dumbbell(
-    frame: pd.DataFrame, series_order: list[str], x_title: str, domain: tuple[float, float]
-) -> alt.LayerChart:
-    """One row per ``label``: a dot per ``series`` at ``value``, joined by a line."""
-    order = list(dict.fromkeys(frame["label"]))
-    base = alt.Chart(frame).encode(y=_rows(order))
-    link = base.mark_line(color="#bbb", strokeWidth=2, aria=False).encode(
-        x=alt.X("value:Q", title=x_title, scale=alt.Scale(domain=list(domain))), detail="label:N"
-    )
-    dots = base.mark_circle(size=80, opacity=1).encode(
-        **_tipped(
-            x="value:Q",
-            color=alt.Color("series:N", sort=series_order, title=None),
-        )
-    )
-    return alt.layer(link, dots).properties(width=WIDTH, height=alt.Step(ROW))
-
-
 def bar_chart(frame: pd.DataFrame, x_title: str) -> alt.LayerChart:
     """Horizontal bars from 0, one per ``label`` at ``value``, with ``note`` written beside."""
     order = list(dict.fromkeys(frame["label"]))

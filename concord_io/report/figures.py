@@ -239,27 +239,41 @@ def fig_choice_entropy(m: Marts) -> alt.TopLevelMixin:
 
 
 def fig_order_effect(m: Marts) -> alt.TopLevelMixin:
-    t = "mcq_order_effect"
+    """Full agreement of each model under the base and the shuffled option order, each with
+    its bootstrap interval, side by side within the model's row: equal values stay two
+    visible marks, and the intervals say whether a difference is more than noise."""
+    t, summary = "mcq_order_effect", "mcq_agreement_summary"
     need(m, t, "model", "agreement_pct_base", "agreement_pct_shuffled")
+    need(m, summary, "model", "run", "agreement_pct", "agreement_ci_low", "agreement_ci_high")
     rows = _nonempty(
         m.rows(
-            f"select model, agreement_pct_base, agreement_pct_shuffled from {SCHEMA}.{t} "
-            "order by model"
+            "select s.model, s.run, s.agreement_pct, s.agreement_ci_low, s.agreement_ci_high "
+            f"from {SCHEMA}.{summary} s join {SCHEMA}.{t} o using (model) "
+            "where s.run in ('base', 'shuffled') order by s.model, s.run"
         ),
         t,
     )
-    names = ("base order", "shuffled order")
-    frame = pd.DataFrame(
+    names = {"base": "base order", "shuffled": "shuffled order"}
+    frame = _intervals(
         [
-            (r["model"], name, value, f"{r['model']} · {name}: {fmt(value)}")
+            (r["model"], r["agreement_pct"], r["agreement_ci_low"], r["agreement_ci_high"])
             for r in rows
-            for name, value in zip(
-                names, (r["agreement_pct_base"], r["agreement_pct_shuffled"]), strict=True
-            )
         ],
-        columns=["label", "series", "value", "tip"],
+        series=[names[r["run"]] for r in rows],
     )
-    return charts.dumbbell(frame, list(names), "full agreement (%)", domain=(0, 100))
+    frame["tip_estimate"] = [
+        f"{r.label} · {r.series}: {fmt(r.estimate)}" for r in frame.itertuples()
+    ]
+    frame["tip_interval"] = [
+        f"{r.label} · {r.series}: [{fmt(r.low)}, {fmt(r.high)}]" for r in frame.itertuples()
+    ]
+    return charts.interval_chart(
+        frame,
+        "full agreement (%)",
+        domain=(0, 100),
+        color="series",
+        color_order=list(names.values()),
+    )
 
 
 REFERENCE_MEASURES = (

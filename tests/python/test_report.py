@@ -114,6 +114,22 @@ def test_agreement_figure_shows_the_mart_values(report, warehouse):
         assert f"{label}: [{low:.3f}, {high:.3f}]</title>" in figure
 
 
+def test_order_effect_shows_both_orders_with_their_intervals(report, warehouse):
+    """Base and shuffled order side by side in each model's row, each with its bootstrap
+    interval: a model whose two values are equal still shows two marks."""
+    figure = figure_html(report.read_text(encoding="utf-8"), "mcq-order-effect")
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        rows = con.execute(
+            "select s.model, s.run, s.agreement_pct, s.agreement_ci_low, s.agreement_ci_high "
+            "from marts.mcq_agreement_summary s join marts.mcq_order_effect using (model)"
+        ).fetchall()
+    assert {run for _, run, *_ in rows} == {"base", "shuffled"}
+    for model, run, pct, low, high in rows:
+        name = f"{model} · {run} order"
+        assert figure.count(f"<title>{name}: {pct:.1f}</title>") == 1, name
+        assert figure.count(f"<title>{name}: [{low:.1f}, {high:.1f}]</title>") == 1, name
+
+
 def figure_html(page: str, key: str) -> str:
     return page[page.index(f'id="fig-{key}"') :].split("</figure>")[0]
 
