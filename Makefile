@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export CONCORD_DB_PATH ?= warehouse/concord.duckdb
 
-.PHONY: install warehouse-install probe-install install-spark build dbt-build quality publish report \
+.PHONY: install warehouse-install semantic-install probe-install install-spark build dbt-build quality publish report \
 	chromium java summary test test-fast test-spark lint sql-fix bench clean
 
 $(BIN)/python:
@@ -64,6 +64,10 @@ $(VENV)/.installed-spark: $(VENV)/.installed
 	touch $@
 
 warehouse-install: $(VENV)/.installed-warehouse
+
+# The warehouse and MetricFlow (`mf query`, docs/serving.md), without the test tools.
+semantic-install: $(VENV)/.installed-warehouse
+	$(UV_INSTALL) -e '.[semantic]'
 
 probe-install: $(VENV)/.installed-probe
 

@@ -18,7 +18,11 @@ import pytest
 from concord_io.project import copy_project
 
 HEADLINE_METRICS = {
-    "full_agreement_rate",
+    "full_agreement_pct",
+    "full_agreement_ci_low",
+    "full_agreement_ci_high",
+    "fleiss_kappa_ci_low",
+    "fleiss_kappa_ci_high",
     "items",
     "option_share_pct",
     "fleiss_kappa",
@@ -51,8 +55,9 @@ def mf_query(project: Path, database: Path, metrics: str, group_by: str) -> list
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
     }
     env.pop("DBT_TARGET_PATH", None)
+    grouping = ["--group-by", group_by] if group_by else []
     subprocess.run(
-        [str(MF), "query", "--metrics", metrics, "--group-by", group_by, "--csv", str(out)],
+        [str(MF), "query", "--metrics", metrics, *grouping, "--csv", str(out)],
         cwd=project,
         env=env,
         capture_output=True,
@@ -64,29 +69,69 @@ def mf_query(project: Path, database: Path, metrics: str, group_by: str) -> list
         return list(csv.DictReader(f))
 
 
-def test_metricflow_answers_full_agreement_rate_as_the_mart_does(warehouse, tmp_path):
-    project = copy_project(tmp_path / "project")
-    database = tmp_path / "concord.duckdb"
+@pytest.fixture(scope="module")
+def mf_project(warehouse, tmp_path_factory) -> tuple[Path, Path]:
+    tmp = tmp_path_factory.mktemp("metricflow")
+    project = copy_project(tmp / "project")
+    database = tmp / "concord.duckdb"
     shutil.copy(warehouse, database)  # MetricFlow opens the database; keep the shared one clean
     # mf reads the semantic manifest that dbt wrote when it parsed the project
     (project / "target").mkdir()
     shutil.copy(warehouse.parent / "target" / "semantic_manifest.json", project / "target")
-    rows = mf_query(project, database, "full_agreement_rate,items", "mcq_item__model,mcq_item__run")
+    return project, database
+
+
+def test_metricflow_answers_full_agreement_as_the_mart_does(mf_project):
+    """Percentages as every mart gives them (0-100), each with its interval, and the item
+    counts of the item-level fact."""
+    project, database = mf_project
+    rows = mf_query(
+        project,
+        database,
+        "full_agreement_pct,full_agreement_ci_low,full_agreement_ci_high",
+        "mcq_model_run__model,mcq_model_run__run",
+    )
     got = {
-        (r["mcq_item__model"], r["mcq_item__run"]): (
-            float(r["full_agreement_rate"]),
-            int(r["items"]),
+        (r["mcq_model_run__model"], r["mcq_model_run__run"]): tuple(
+            float(r[m])
+            for m in ("full_agreement_pct", "full_agreement_ci_low", "full_agreement_ci_high")
         )
         for r in rows
     }
+    items = mf_query(project, database, "items", "mcq_item__model,mcq_item__run")
     with duckdb.connect(str(database), read_only=True) as con:
         want = {
-            (model, run): (pct / 100, n)
-            for model, run, pct, n in con.execute(
-                "select model, run, agreement_pct, n_items from marts.mcq_agreement_summary"
+            (model, run): (pct, low, high, n)
+            for model, run, pct, low, high, n in con.execute(
+                "select model, run, agreement_pct, agreement_ci_low, agreement_ci_high, n_items "
+                "from marts.mcq_agreement_summary"
             ).fetchall()
         }
     assert got.keys() == want.keys()
-    for key, (rate, n) in want.items():
-        assert got[key][0] == pytest.approx(rate, abs=1e-12), key
-        assert got[key][1] == n, key
+    for key, (pct, low, high, _) in want.items():
+        assert got[key] == pytest.approx((pct, low, high), abs=1e-9), key
+    assert {(r["mcq_item__model"], r["mcq_item__run"]): int(r["items"]) for r in items} == {
+        key: n for key, (*_, n) in want.items()
+    }
+
+
+def test_a_per_group_statistic_is_never_averaged_over_groups(mf_project):
+    """Fleiss' kappa of twelve datasets does not average into a figure: ungrouped, or over
+    several model-runs, the metric is null; grouped to one dataset it is the mart's value."""
+    project, database = mf_project
+    (ungrouped,) = mf_query(project, database, "fleiss_kappa,rater_datasets", "")
+    assert int(ungrouped["rater_datasets"]) > 1 and ungrouped["fleiss_kappa"] == ""
+    per_model = mf_query(project, database, "full_agreement_pct", "mcq_model_run__model")
+    shuffled = {"GPT-4o", "LLaMA 3.1 70B"}  # the models with a base and a shuffled run
+    assert {r["mcq_model_run__model"] for r in per_model if r["full_agreement_pct"] == ""} == (
+        shuffled
+    )
+    grouped = mf_query(project, database, "fleiss_kappa", "rater_dataset")
+    with duckdb.connect(str(database), read_only=True) as con:
+        want = dict(
+            con.execute(
+                "select dataset, fleiss_kappa from marts.rater_agreement_summary"
+            ).fetchall()
+        )
+    got = {r["rater_dataset"]: float(r["fleiss_kappa"]) for r in grouped}
+    assert got == pytest.approx(want)
