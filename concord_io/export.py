@@ -7,9 +7,14 @@ build and beside BI readers, and export exactly what was published.
 
 Each mart goes to one file with a stable name, ``<out>/<mart>.<format>``, written to a
 temporary name and renamed, with its column descriptions (from the comments that publish
-wrote from dbt's manifest): a first sheet ``columns`` in xlsx, a sidecar
+wrote from dbt's manifest): a second sheet ``columns`` in xlsx, a sidecar
 ``<mart>.columns.csv`` beside CSV and Parquet files (and in the Parquet schema's field
 metadata).
+
+An xlsx workbook opens on its data: the first sheet, named after the mart, with the header
+row frozen, an autofilter over the rows, bounded column widths, and dates and timestamps as
+Excel dates (timestamps with a time zone in UTC, said in their format). CSV writes booleans
+as ``true``/``false``.
 
 Spreadsheet formula injection: a text cell that starts with ``=``, ``+``, ``-``, ``@``, a
 tab or a carriage return is a formula to Excel, LibreOffice and Google Sheets when a CSV is
@@ -24,7 +29,10 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 from collections.abc import Iterable, Sequence
+from datetime import UTC, date, datetime, time
+from decimal import Decimal
 from pathlib import Path
 
 import duckdb
@@ -43,6 +51,22 @@ SIDECAR_SUFFIX = ".columns.csv"
 #: Data rows an xlsx sheet holds (1,048,576 rows less the header): a larger mart is refused,
 #: never truncated (the xlsx writer would silently drop the rows past the limit).
 XLSX_MAX_ROWS = 1_048_575
+#: Excel's longest sheet name, in UTF-16 code units, and the characters it refuses in one.
+SHEET_NAME_MAX = 31
+_SHEET_NAME_FORBIDDEN = re.compile(r"[\[\]:*?/\\\x00-\x1f]")
+#: The workbook's second sheet, with the column descriptions.
+COLUMNS_SHEET = "columns"
+#: Column widths of the data sheet, in characters: wide enough for a header with its filter
+#: button, never so wide that one long text hides the other columns.
+COLUMN_WIDTH_MIN, COLUMN_WIDTH_MAX = 8, 60
+#: Excel's dates run from 1900-01-01 to 9999-12-31 (an earlier one would show as ####).
+EXCEL_FIRST_DATE = date(1900, 1, 1)
+DATE_FORMATS = {
+    "date": "yyyy-mm-dd",
+    "datetime": "yyyy-mm-dd hh:mm:ss",
+    "datetime_utc": 'yyyy-mm-dd hh:mm:ss "UTC"',
+    "time": "hh:mm:ss",
+}
 
 # The probe's six files of the reference: file name -> query over the published probe marts of
 # one run ($run_id), in the reference's naming (group, name). One mapping, so a change of the
@@ -152,21 +176,87 @@ def _rows(cursor: duckdb.DuckDBPyConnection, size: int = 10_000):
         yield from chunk
 
 
+class _CsvBool(int):
+    """A boolean as DuckDB's own CSV writer (``COPY ... TO``) spells it, ``true``/``false``,
+    not Python's ``True``/``False``. Being a number to the csv module it is written bare
+    like numbers are (QUOTE_NONNUMERIC would quote a string "true" as text)."""
+
+    def __str__(self) -> str:
+        return "true" if self else "false"
+
+    __repr__ = __str__
+
+
+# Read back, true/false are booleans to pandas, DuckDB and pyarrow (as True/False are) and
+# to Excel, LibreOffice and Google Sheets (TRUE/FALSE, in an English locale): lowercase is
+# chosen as what DuckDB's COPY, Spark and JSON write, not Python's spelling
+_CSV_BOOLS = {True: _CsvBool(1), False: _CsvBool(0)}
+
+
+def _csv_cell(value: object) -> object:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return _CSV_BOOLS[value]
+    return neutralise(_text(value))
+
+
 def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
     # QUOTE_NONNUMERIC quotes every text cell and leaves numbers bare (OWASP's advice)
     with path.open("w", encoding="utf-8", newline="") as f:
         writer = csv.writer(f, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
         writer.writerow([neutralise(h) for h in header])
         for row in rows:
-            writer.writerow(["" if v is None else neutralise(_text(v)) for v in row])
+            writer.writerow([_csv_cell(v) for v in row])
 
 
 def _temp(target: Path) -> Path:
     return target.with_name(f".{target.name}.{os.getpid()}.partial")
 
 
+def sheet_name(mart: str) -> str:
+    """The name of a mart's data sheet: the mart's name as Excel takes it (at most 31 UTF-16
+    code units, none of ``[]:*?/\\`` or a control character, no apostrophe at either end)."""
+    name, units = "", 0
+    for char in _SHEET_NAME_FORBIDDEN.sub("_", mart):
+        units += len(char.encode("utf-16-le")) // 2
+        if units > SHEET_NAME_MAX:
+            break
+        name += char
+    name = name.strip(" '")  # and no space left at the end of a name cut short
+    # Excel reserves "History"; the other sheet is "columns" (names are caseless in Excel)
+    if not name.strip() or name.casefold() in ("history", COLUMNS_SHEET):
+        return "data"
+    return name
+
+
+def _width(value: object) -> int:
+    return max((len(line) for line in str(value).splitlines()), default=0)
+
+
+def _excel_date(value: object) -> tuple[date | time, str] | None:
+    """``value`` as Excel takes a date, timestamp or time of day, with its format's key in
+    DATE_FORMATS; None for any other value, and for a date before Excel's first (written as
+    ISO text instead of a negative serial that Excel shows as ####)."""
+    if isinstance(value, datetime):
+        kind = "datetime"
+        if value.tzinfo is not None:  # Excel has no time zones: UTC, said in the format
+            value, kind = value.astimezone(UTC).replace(tzinfo=None), "datetime_utc"
+        return (value, kind) if value.date() >= EXCEL_FIRST_DATE else None
+    if isinstance(value, date):
+        return (value, "date") if value >= EXCEL_FIRST_DATE else None
+    if isinstance(value, time) and value.tzinfo is None:
+        return value, "time"
+    return None
+
+
+def _bounded(width: int) -> int:
+    return min(max(width + 1, COLUMN_WIDTH_MIN), COLUMN_WIDTH_MAX)
+
+
 def _write_xlsx(
     path: Path,
+    mart: str,
     description: str,
     columns: list[tuple[str, str, str]],
     header: Sequence[str],
@@ -178,31 +268,55 @@ def _write_xlsx(
     # "123" into a number
     options = {"strings_to_formulas": False, "strings_to_numbers": False, "strings_to_urls": False}
     with xlsxwriter.Workbook(str(path), options) as book:
-        about = book.add_worksheet("columns")
-        about.write_string(0, 0, "table")
-        about.write_string(0, 1, description)
-        for c, title in enumerate(("column", "type", "description")):
-            about.write_string(2, c, title)
-        for r, row in enumerate(columns, start=3):
-            for c, text in enumerate(row):
-                about.write_string(r, c, text)
-        data = book.add_worksheet("data")
+        formats = {kind: book.add_format({"num_format": f}) for kind, f in DATE_FORMATS.items()}
+        # the first sheet added is the first tab and the one the workbook opens on
+        data = book.add_worksheet(sheet_name(mart))
+        # a header gets two characters more: its autofilter button covers its end
+        widths = [_width(name) + 2 for name in header]
         for c, name in enumerate(header):
             data.write_string(0, c, name)
+        last_row = 0
         for r, record in enumerate(rows, start=1):
+            last_row = r
             for c, raw in enumerate(record):
                 value = _text(raw)
                 if value is None:
                     continue
+                shown: object = value
                 if isinstance(value, bool):
                     data.write_boolean(r, c, value)
-                elif isinstance(value, int | float):
+                elif isinstance(value, int | float | Decimal):
+                    if isinstance(value, Decimal):  # a DECIMAL is a number, not text
+                        value = float(value)
                     if value == value and abs(value) != float("inf"):
                         data.write_number(r, c, value)
+                        # Excel's General format shows about ten significant digits
+                        shown = f"{value:.10g}"
                     else:  # NaN and infinities have no xlsx number
                         data.write_string(r, c, str(value))
+                elif (excel_date := _excel_date(value)) is not None:
+                    moment, kind = excel_date
+                    data.write_datetime(r, c, moment, formats[kind])
+                    shown = DATE_FORMATS[kind].replace('"', "")
                 else:
                     data.write_string(r, c, str(value))
+                widths[c] = max(widths[c], _width(shown))
+        if header:
+            data.freeze_panes(1, 0)
+            data.autofilter(0, 0, last_row, len(header) - 1)
+        for c, width in enumerate(widths):
+            data.set_column(c, c, _bounded(width))
+
+        about = book.add_worksheet(COLUMNS_SHEET)
+        lines = [("table", description), (), ("column", "type", "description"), *columns]
+        widths = [0, 0, 0]
+        for r, line in enumerate(lines):
+            for c, text in enumerate(line):
+                about.write_string(r, c, text)
+                if r > 0:  # the table's description runs on over the empty cells beside it
+                    widths[c] = max(widths[c], _width(text))
+        for c, width in enumerate(widths):
+            about.set_column(c, c, _bounded(width))
 
 
 def _write_parquet(path: Path, table: pa.Table, columns: list[tuple[str, str, str]]) -> None:
@@ -248,6 +362,11 @@ def export_marts(
         out.mkdir(parents=True, exist_ok=True)
         for mart in dict.fromkeys(chosen):
             target = paths.inside(out, f"{mart}.{fmt}", what="export file")
+            if target.name != f"{mart}.{fmt}":  # "a/b": a subfolder, not a file name
+                raise ConcordError(
+                    f"--mart {mart!r}: a name with a path separator cannot name an export file",
+                    hint="export the other marts with --mart",
+                )
             columns = column_descriptions(con, mart)
             description = table_description(con, mart)
             relation = f'{SCHEMA}."{mart}"'
@@ -265,7 +384,7 @@ def export_marts(
                     if fmt == "csv":
                         _write_csv(temp, header, flat)
                     else:
-                        _write_xlsx(temp, description, columns, header, flat)
+                        _write_xlsx(temp, mart, description, columns, header, flat)
                 os.replace(temp, target)
             finally:
                 temp.unlink(missing_ok=True)

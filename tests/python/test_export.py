@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import re
 import zipfile
+from datetime import date, datetime
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -18,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from concord_io.errors import ConcordError
-from concord_io.export import PROBE_EXPORTS, export_marts, export_probe
+from concord_io.export import PROBE_EXPORTS, export_marts, export_probe, sheet_name
 from concord_io.publish import CURRENT_DB, publish
 
 FORMULAS = ["=1+1", "+1+1", "-1+1", "@SUM(A1)", "\tx", "\rx", '=HYPERLINK("http://x")']
@@ -93,8 +94,8 @@ def test_xlsx_writes_text_as_strings_never_formulas(nasty_serving, tmp_path):
             re.sub(r"_x([0-9A-F]{4})_", lambda m: chr(int(m[1], 16)), "".join(t.itertext()))
             for t in shared.iter(f"{XLSX}si")
         ]
-        data = ElementTree.fromstring(book.read(sheets[1]))
-        about = ElementTree.fromstring(book.read(sheets[0]))
+        data = ElementTree.fromstring(book.read(sheets[0]))  # the data first, then columns
+        about = ElementTree.fromstring(book.read(sheets[1]))
     for sheet in (about, data):
         assert not list(sheet.iter(f"{XLSX}f")), "a cell was written as a formula"
 
@@ -110,7 +111,7 @@ def test_xlsx_writes_text_as_strings_never_formulas(nasty_serving, tmp_path):
     assert cells(data, "B") == FORMULAS + SAFE
     # negative amounts are number cells
     assert cells(data, "C") == [-1.5 * i for i in range(len(FORMULAS + SAFE)) if i % 2]
-    # the first sheet lists the columns with their descriptions
+    # the second sheet lists the columns with their descriptions
     assert "=a description that looks like a formula" in strings
     assert "Rows with nasty text." in strings
 
@@ -227,3 +228,199 @@ def test_an_export_folder_that_is_a_file_is_refused(nasty_serving, tmp_path):
     (tmp_path / "out").write_text("not a folder")
     with pytest.raises(ConcordError, match="is a file, not a folder"):
         export_marts("csv", None, tmp_path / "out", nasty_serving)
+
+
+# ------------------------------------------------------------------ spreadsheets open well
+
+TYPED = "typed: [odd] name? longer than Excel's limit"
+RELS = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+
+
+@pytest.fixture
+def typed_serving(tmp_path) -> Path:
+    """A mart with a long name that Excel refuses as a sheet name, and dates, timestamps
+    (with and without a time zone), times of day, booleans, a long text, a date before
+    Excel's first and decimals, plus a row of NULLs."""
+    path = tmp_path / "typed" / CURRENT_DB
+    path.parent.mkdir()
+    with duckdb.connect(str(path)) as con:
+        con.execute("create schema marts")
+        con.execute(
+            f"""create table marts."{TYPED}" as select * from (values
+            (date '2026-03-15', timestamp '2026-03-15 13:45:30.25',
+             timestamptz '2026-03-15 13:45:30+02', time '06:30:00', true, repeat('x', 300),
+             date '1850-01-01', 1, 12.50::decimal(10, 2)),
+            (date '1900-01-01', timestamp '1999-12-31 23:59:59',
+             timestamptz '2026-01-01 00:00:00+00', time '23:59:59', false, 'short',
+             date '2000-01-01', 2, -0.25::decimal(10, 2)),
+            (null, null, null, null, null, null, null, 3, null)
+            ) t(day, moment, moment_tz, clock, flag, note, old, n, amount)"""
+        )
+    return path
+
+
+def read_xlsx(path: Path) -> dict:
+    """The workbook's sheets in tab order (name -> parsed XML), its open tab, its shared
+    strings and each cell style's number format, read from the file's XML parts."""
+    with zipfile.ZipFile(path) as book:
+        workbook = ElementTree.fromstring(book.read("xl/workbook.xml"))
+        rels = ElementTree.fromstring(book.read("xl/_rels/workbook.xml.rels"))
+        files = {r.get("Id"): r.get("Target") for r in rels}
+        sheets = {
+            s.get("name"): ElementTree.fromstring(book.read("xl/" + files[s.get(f"{RELS}id")]))
+            for s in workbook.iter(f"{XLSX}sheet")
+        }
+        shared = ElementTree.fromstring(book.read("xl/sharedStrings.xml"))
+        styles = ElementTree.fromstring(book.read("xl/styles.xml"))
+    codes = {f.get("numFmtId"): f.get("formatCode") for f in styles.iter(f"{XLSX}numFmt")}
+    xfs = next(styles.iter(f"{XLSX}cellXfs"))
+    (view,) = workbook.iter(f"{XLSX}workbookView")
+    return {
+        "sheets": sheets,
+        "active": int(view.get("activeTab", "0")),
+        "strings": ["".join(t.itertext()) for t in shared.iter(f"{XLSX}si")],
+        "formats": [codes.get(xf.get("numFmtId")) for xf in xfs],
+        "defined": {d.get("name"): d.text for d in workbook.iter(f"{XLSX}definedName")},
+    }
+
+
+def cell(book: dict, sheet: str, ref: str) -> tuple[object, str | None]:
+    """A cell's value (text, number or boolean) and its number format, or (None, None)."""
+    for c in book["sheets"][sheet].iter(f"{XLSX}c"):
+        if c.get("r") == ref:
+            value = c.find(f"{XLSX}v").text
+            style = book["formats"][int(c.get("s", "0"))]
+            if c.get("t") == "s":
+                return book["strings"][int(value)], style
+            if c.get("t") == "b":
+                return value == "1", style
+            return float(value), style
+    return None, None
+
+
+def serial(moment: datetime) -> float:
+    """Excel's serial day number of ``moment`` (1900 date system, after 1900-03-01)."""
+    return (moment - datetime(1899, 12, 30)).total_seconds() / 86400
+
+
+def test_xlsx_opens_on_the_data_sheet_named_after_the_mart(nasty_serving, typed_serving, tmp_path):
+    (nasty,) = export_marts("xlsx", None, tmp_path / "a", nasty_serving)
+    (typed,) = export_marts("xlsx", None, tmp_path / "b", typed_serving)
+    for path, name in ((nasty, "nasty"), (typed, "typed_ _odd_ name_ longer than")):
+        book = read_xlsx(path)
+        assert list(book["sheets"]) == [name, "columns"]
+        assert book["active"] == 0
+        data, about = book["sheets"].values()
+        assert next(data.iter(f"{XLSX}sheetView")).get("tabSelected") == "1"
+        assert next(about.iter(f"{XLSX}sheetView")).get("tabSelected") is None
+
+
+@pytest.mark.parametrize(
+    ("mart", "sheet"),
+    [
+        ("mcq_agreement_summary", "mcq_agreement_summary"),
+        ("a" * 40, "a" * 31),
+        ("x[1]:y*z?/w\\v", "x_1__y_z__w_v"),
+        ("tab\there", "tab_here"),
+        ("'quoted'", "quoted"),
+        ("'" + "b" * 29 + " '" + "c" * 5, "b" * 29),  # cut to 31, then trimmed
+        ("😀" * 20, "😀" * 15),  # a character beyond the BMP counts two UTF-16 units
+        ("History", "data"),  # reserved by Excel
+        ("Columns", "data"),  # the workbook's other sheet
+        ("''", "data"),
+    ],
+)
+def test_a_sheet_name_is_one_excel_takes(mart, sheet):
+    assert sheet_name(mart) == sheet
+
+
+def test_xlsx_writes_dates_and_timestamps_as_excel_dates(typed_serving, tmp_path):
+    (path,) = export_marts("xlsx", None, tmp_path / "out", typed_serving)
+    book = read_xlsx(path)
+    sheet = next(iter(book["sheets"]))
+    assert cell(book, sheet, "A2") == (serial(datetime(2026, 3, 15)), "yyyy-mm-dd")
+    assert cell(book, sheet, "A3") == (1.0, "yyyy-mm-dd")  # 1900-01-01 is Excel's day 1
+    value, style = cell(book, sheet, "B2")
+    assert style == "yyyy-mm-dd hh:mm:ss"
+    assert value == pytest.approx(serial(datetime(2026, 3, 15, 13, 45, 30, 250_000)), abs=1e-9)
+    # a timestamp with a time zone in UTC, and its format says so
+    value, style = cell(book, sheet, "C2")
+    assert style == 'yyyy-mm-dd hh:mm:ss "UTC"'
+    assert value == pytest.approx(serial(datetime(2026, 3, 15, 11, 45, 30)), abs=1e-9)
+    value, style = cell(book, sheet, "D2")
+    assert style == "hh:mm:ss" and value == pytest.approx(6.5 / 24)
+    assert cell(book, sheet, "E2") == (True, None) and cell(book, sheet, "E3") == (False, None)
+    # before Excel's first date: ISO text, not a negative day that Excel shows as ####
+    assert cell(book, sheet, "G2") == ("1850-01-01", None)
+    assert cell(book, sheet, "G3") == (serial(datetime(2000, 1, 1)), "yyyy-mm-dd")
+    assert cell(book, sheet, "I2") == (12.5, None)  # a DECIMAL is a number, not text
+    assert cell(book, sheet, "I3") == (-0.25, None)
+    assert cell(book, sheet, "A4") == (None, None)  # NULL: an empty cell
+    assert date(2026, 3, 15).isoformat() not in book["strings"]
+
+
+def test_xlsx_header_is_frozen_filtered_and_columns_sized(typed_serving, tmp_path):
+    (path,) = export_marts("xlsx", None, tmp_path / "out", typed_serving)
+    book = read_xlsx(path)
+    name, data = next(iter(book["sheets"].items()))
+    (pane,) = data.iter(f"{XLSX}pane")
+    assert (pane.get("state"), pane.get("ySplit"), pane.get("topLeftCell")) == (
+        "frozen",
+        "1",
+        "A2",
+    )
+    assert pane.get("xSplit") is None  # rows frozen, not columns
+    # the filter covers the header and every data row (the last one all NULLs but n)
+    (autofilter,) = data.iter(f"{XLSX}autoFilter")
+    assert autofilter.get("ref") == "A1:I4"
+    assert book["defined"]["_xlnm._FilterDatabase"] == f"'{name}'!$A$1:$I$4"
+    widths = [float(c.get("width")) for c in data.iter(f"{XLSX}col")]
+    assert len(widths) == 9
+    assert all(8 <= w <= 61 for w in widths), widths  # bounded, the long text included
+    day, moment, moment_tz, clock, flag, note, old, n, amount = widths
+    assert note >= 60 and n < 10 and flag < 12
+    assert day >= len("2026-03-15") and moment >= len("2026-03-15 13:45:30")
+    assert moment_tz >= len("2026-03-15 13:45:30 UTC")
+    # the columns sheet has widths too, and no filter or frozen pane of its own
+    about = book["sheets"]["columns"]
+    assert all(8 <= float(c.get("width")) <= 61 for c in about.iter(f"{XLSX}col"))
+    assert not list(about.iter(f"{XLSX}autoFilter"))
+
+
+def test_an_empty_mart_still_has_its_header_frozen_and_filtered(tmp_path):
+    serving = tmp_path / "serving.duckdb"
+    with duckdb.connect(str(serving)) as con:
+        con.execute("create schema marts")
+        con.execute("create table marts.empty (a integer, b varchar)")
+    (path,) = export_marts("xlsx", None, tmp_path / "out", serving)
+    data = read_xlsx(path)["sheets"]["empty"]
+    assert next(data.iter(f"{XLSX}autoFilter")).get("ref") == "A1:B1"
+    assert next(data.iter(f"{XLSX}pane")).get("state") == "frozen"
+
+
+def test_csv_writes_booleans_as_true_and_false(typed_serving, tmp_path):
+    out = tmp_path / "out"
+    export_marts("csv", None, out, typed_serving)
+    csv_path = out / f"{TYPED}.csv"
+    lines = csv_path.read_text(encoding="utf-8").splitlines()
+    # bare like numbers (a quoted "true" is text to the csv conventions the export follows)
+    assert ',true,"' in lines[1] and ',false,"' in lines[2]
+    assert "True" not in lines[1] and "False" not in lines[2]
+    # read back as booleans by pandas and DuckDB, NULL as missing
+    assert pd.read_csv(csv_path)["flag"].tolist()[:2] == [True, False]
+    with duckdb.connect() as con:
+        rows = con.execute(
+            "select typeof(flag), flag from read_csv(?) order by n", [str(csv_path)]
+        ).fetchall()
+    assert rows == [("BOOLEAN", True), ("BOOLEAN", False), ("BOOLEAN", None)]
+
+
+def test_a_mart_name_with_a_path_separator_is_refused_in_one_line(tmp_path):
+    serving = tmp_path / "serving.duckdb"
+    with duckdb.connect(str(serving)) as con:
+        con.execute("create schema marts")
+        con.execute('create table marts."sub/name" as select 1 as a')
+    with pytest.raises(ConcordError, match="a name with a path separator") as error:
+        export_marts("xlsx", None, tmp_path / "out", serving)
+    assert "\n" not in str(error.value)
+    assert not list((tmp_path / "out").rglob("*name*"))
