@@ -1,42 +1,153 @@
 """The starter notebook (notebooks/concord_start.ipynb) runs top to bottom against the
-embedded build's serving file, and its headline table and figures carry the marts' values
-(read here from the build database)."""
+embedded build's serving file, offline, in the kernel the docs name; its headline table and
+figures carry the marts' values (read here from the build database), its figures are static
+SVG that fetch nothing, and its probe section says how to get a run when none is published."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from xml.etree import ElementTree
 
 import duckdb
 import nbformat
+import pandas as pd
 import pytest
+from jupyter_client.kernelspec import KernelSpecManager
 from nbclient import NotebookClient
 
 from concord_io.project import PROJECT_ROOT
 from concord_io.publish import CURRENT_DB, publish
 
 NOTEBOOK = PROJECT_ROOT / "notebooks" / "concord_start.ipynb"
+DOCS = [PROJECT_ROOT / "README.md", *sorted((PROJECT_ROOT / "docs").glob("*.md"))]
+# `python -m ipykernel install ... --name NAME`, within one code span
+KERNEL_INSTALL = re.compile(r"ipykernel install [^`]*?--name[ =]([\w.-]+)")
+PROBE_MART = "marts.probe_paired_summary"
+PROBE_HINT = (
+    "No probe run is published yet: run `make probe-install`, then `concord probe demo`, "
+    "then `make build`."
+)
+# The notebook's kernel loads this first (PYTHONPATH): a connection or a name lookup beyond
+# the machine's loopback fails, so a figure that fetched anything would fail the run.
+OFFLINE_GUARD = """
+import ipaddress
+import socket
+
+MARK = "offline guard"
+
+
+def _local(host):
+    if host is None or host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(str(host).split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def _checked(address):
+    if isinstance(address, tuple) and not _local(address[0]):
+        raise OSError(f"{MARK}: no connection to {address[0]}")
+
+
+_connect, _connect_ex, _getaddrinfo = (
+    socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo
+)
+
+
+def connect(self, address):
+    _checked(address)
+    return _connect(self, address)
+
+
+def connect_ex(self, address):
+    _checked(address)
+    return _connect_ex(self, address)
+
+
+def getaddrinfo(host, *args, **kwargs):
+    name = host.decode() if isinstance(host, bytes) else host
+    if not _local(name):
+        raise socket.gaierror(f"{MARK}: no name lookup of {name}")
+    return _getaddrinfo(host, *args, **kwargs)
+
+
+socket.socket.connect, socket.socket.connect_ex, socket.getaddrinfo = (
+    connect, connect_ex, getaddrinfo
+)
+"""
+# appended to the notebook for the run: shows that the guard holds in its kernel
+TRY_THE_NETWORK = """import socket
+try:
+    socket.create_connection(("example.org", 443), timeout=5).close()
+    print("reached the network")
+except OSError as error:
+    print(error)"""
+
+
+@dataclass
+class Run:
+    notebook: nbformat.NotebookNode  # the notebook's own cells, executed
+    kernel: str  # the kernel it ran in
+    network: str  # what the guard said when the kernel tried to go out
+
+
+def documented_kernels() -> set[str]:
+    """The kernel names that README.md and docs/ tell people to install."""
+    names: set[str] = set()
+    for doc in DOCS:
+        # one line: a command may wrap in the Markdown source
+        names.update(KERNEL_INSTALL.findall(" ".join(doc.read_text(encoding="utf-8").split())))
+    return names
 
 
 @pytest.fixture(scope="module")
-def executed(warehouse, tmp_path_factory):
+def run(warehouse, tmp_path_factory) -> Run:
     serving = tmp_path_factory.mktemp("serving")
     publish(warehouse, serving, warehouse.parent / "target" / "manifest.json")
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     assert not any(c.get("outputs") for c in notebook.cells if c.cell_type == "code"), (
         "commit the notebook without outputs"
     )
+    # the notebook's kernel, installed as the docs say, in a Jupyter path of this test's own
+    jupyter = tmp_path_factory.mktemp("jupyter")
+    kernel = notebook.metadata.kernelspec.name
+    subprocess.run(
+        [sys.executable, "-m", "ipykernel", "install", "--prefix", str(jupyter)]
+        + ["--name", kernel],
+        check=True,
+        capture_output=True,
+    )
+    guard = tmp_path_factory.mktemp("offline")
+    (guard / "sitecustomize.py").write_text(OFFLINE_GUARD, encoding="utf-8")
+    notebook.cells.append(nbformat.v4.new_code_cell(TRY_THE_NETWORK))
     mp = pytest.MonkeyPatch()
-    mp.setenv("CONCORD_SERVING", str(serving / CURRENT_DB))  # the kernel inherits it
+    # the kernel inherits these
+    mp.setenv("CONCORD_SERVING", str(serving / CURRENT_DB))
+    mp.setenv("JUPYTER_PATH", str(jupyter / "share" / "jupyter"))
+    mp.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(guard), os.getenv("PYTHONPATH")])))
     try:
-        NotebookClient(
-            notebook,
-            timeout=180,
-            kernel_name="python3",
-            resources={"metadata": {"path": str(NOTEBOOK.parent)}},
-        ).execute()
+        spec = KernelSpecManager().get_kernel_spec(kernel)
+        assert Path(spec.resource_dir).is_relative_to(jupyter), spec.resource_dir
+        client = NotebookClient(  # no kernel_name: the one the notebook names
+            notebook, timeout=180, resources={"metadata": {"path": str(NOTEBOOK.parent)}}
+        )
+        client.execute()
     finally:
         mp.undo()
-    return notebook
+    tried = notebook.cells.pop()
+    return Run(notebook, client.kernel_name, "".join(o.get("text", "") for o in tried.outputs))
+
+
+@pytest.fixture(scope="module")
+def executed(run) -> nbformat.NotebookNode:
+    return run.notebook
 
 
 def outputs(notebook, mime: str) -> list[str]:
@@ -49,9 +160,42 @@ def outputs(notebook, mime: str) -> list[str]:
     ]
 
 
-def test_notebook_runs_without_errors(executed):
-    errors = [o for c in executed.cells for o in c.get("outputs", []) if o.output_type == "error"]
+def data_marks(svg: str) -> list[tuple[str, str]]:
+    """(kind, hover text) of each data mark of a Vega SVG (its aria-roledescription and
+    aria-label), axes, legends and titles left out."""
+    return [
+        (e.get("aria-roledescription"), e.get("aria-label"))
+        for e in ElementTree.fromstring(svg).iter()
+        if e.get("role") == "graphics-symbol"
+        and e.get("aria-roledescription") not in ("axis", "legend", "title")
+        and e.get("aria-label")
+    ]
+
+
+def test_the_notebook_uses_the_kernel_the_docs_name():
+    """README.md and docs/ say how to install the notebook's kernel, under one name: the
+    name in the notebook's metadata, so that Jupyter starts that kernel for it."""
+    documented = documented_kernels()
+    assert documented, "README.md or docs/ should say how to install the notebook's kernel"
+    assert documented == {nbformat.read(NOTEBOOK, as_version=4).metadata.kernelspec.name}
+
+
+def test_notebook_runs_offline_without_errors(run):
+    errors = [
+        o for c in run.notebook.cells for o in c.get("outputs", []) if o.output_type == "error"
+    ]
     assert not errors, errors
+    assert run.kernel == "concord"
+    # the kernel could not reach the network: the run above needed none
+    assert "offline guard: no name lookup of example.org" in run.network, run.network
+
+
+def test_outputs_load_no_script_and_name_no_url(executed):
+    text = json.dumps([o for c in executed.cells if c.cell_type == "code" for o in c.outputs])
+    assert "cdn.jsdelivr" not in text and "<script" not in text and "vegaEmbed" not in text
+    # the only addresses are the SVG namespaces: nothing to fetch
+    urls = set(re.findall(r"https?://[^\s\"'<>\\]+", text))
+    assert urls <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}, urls
 
 
 def test_headline_table_and_figures_show_the_marts(executed, warehouse):
@@ -59,18 +203,61 @@ def test_headline_table_and_figures_show_the_marts(executed, warehouse):
         agreement = con.execute(
             "select model, agreement_pct from marts.mcq_agreement_summary where run = 'base'"
         ).fetchall()
-        (n_types,) = con.execute(
-            "select count(*) from marts.mcq_agreement_summary where run = 'base'"
-        ).fetchone()
     tables = outputs(executed, "text/html")
     headline = next(t for t in tables if "agreement_ci_low" in t and "all_different_pct" in t)
     for model, pct in agreement:
         assert model in headline and f"{pct:.1f}" in headline
-    # two Altair figures, their Vega-Lite specs embedded with the marts' values
-    figures = [t for t in tables if "vega-lite" in t or "vegaEmbed" in t]
+    # two figures, drawn as SVG in the kernel: one bar per model at its agreement
+    figures = outputs(executed, "image/svg+xml")
     assert len(figures) == 2
-    first = figures[0]
+    bars = [label for kind, label in data_marks(figures[0]) if kind == "bar"]
+    assert len(bars) == len(agreement)
     for model, pct in agreement:
-        assert json.dumps(model) in first and repr(pct) in first, model
-    assert first.count('"model"') >= n_types
+        (bar,) = [b for b in bars if f"model: {model};" in b]
+        assert f"agreement_pct: {pct:.1f}" in bar, bar
+    # the second: each model's items split by disagreement type, with its legend
+    stacked = [label for kind, label in data_marks(figures[1]) if kind == "bar"]
+    assert len(stacked) == 6 * len(agreement)
     assert "disagreement type" in figures[1]
+
+
+def test_probe_section_says_how_to_get_a_run(executed):
+    """The embedded build publishes no probe run: one line says what to run."""
+    (cell,) = [c for c in executed.cells if c.cell_type == "code" and PROBE_MART in c.source]
+    assert [o.output_type for o in cell.outputs] == ["stream"]
+    assert cell.outputs[0].text == PROBE_HINT + "\n"
+
+
+def probe_cell() -> str:
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    (cell,) = [c for c in notebook.cells if c.cell_type == "code" and PROBE_MART in c.source]
+    return cell.source
+
+
+@pytest.mark.parametrize("runs", [0, 2])
+def test_probe_section_shows_the_published_runs(runs, monkeypatch, capsys):
+    """The probe cell on its own, over a marts.probe_paired_summary of ``runs`` runs."""
+    shown: list = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    with duckdb.connect() as con:
+        con.execute("create schema marts")
+        con.execute(
+            "create table marts.probe_paired_summary as select * from (values "
+            "('run-b', 'model b', 'IR', 'US', 10, -0.12345, -0.2, -0.05, 0.01), "
+            "('run-a', 'model a', 'IT', 'US', 10, 0.0004, -0.1, 0.1, 0.9)) "
+            "t(run_id, model, group_name, baseline_group, n_messages, mean_delta, ci_low, "
+            f"ci_high, p_value) limit {runs}"
+        )
+        exec(probe_cell(), {"con": con})
+    printed = capsys.readouterr().out
+    if not runs:
+        assert printed == PROBE_HINT + "\n" and not shown
+        return
+    assert not printed
+    (frame,) = shown
+    assert isinstance(frame, pd.DataFrame)
+    assert frame[["model", "run_id", "group_name"]].values.tolist() == [
+        ["model a", "run-a", "IT"],
+        ["model b", "run-b", "IR"],
+    ]
+    assert frame["mean_delta"].tolist() == [0.0, -0.123]
