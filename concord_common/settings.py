@@ -10,12 +10,14 @@ there differs from the one here, when a ``CONCORD_*`` name anywhere in the repos
 declared here, or when ``docs/settings.md`` is not what ``python -m concord_common.settings``
 prints.
 
-dbt vars. They are declared in ``dbt_project.yml`` (``vars:``) and their allowed ranges
-checked in ``macros/run_settings.sql`` before any model runs. dbt Python models cannot call
-``var()``, and dbt renders ``dbt_project.yml``'s configs before the vars exist, so
-``macros/python_model_vars.sql`` hands every Python model the vars in :data:`VARS` as
-``dbt.config.get("vars")`` (rendered at run time: ``--vars`` applies), and the model reads
-them, typed, through :func:`dbt_vars`::
+dbt vars. They are declared here too (:data:`DBT_VARS`: default, meaning, and the type a
+Python model reads), and ``vars:`` in ``dbt_project.yml`` is generated from them
+(``python -m concord_common.settings --write``; a test fails when the two differ); their
+allowed ranges are checked in ``macros/run_settings.sql`` before any model runs. dbt
+Python models cannot call ``var()``, and dbt renders ``dbt_project.yml``'s configs before
+the vars exist, so ``macros/python_model_vars.sql`` hands every Python model the vars in
+:data:`VARS` as ``dbt.config.get("vars")`` (rendered at run time: ``--vars`` applies), and
+the model reads them, typed, through :func:`dbt_vars`::
 
     n_resamples, seed = dbt_vars(dbt.config.get("vars"), "bootstrap_resamples", "bootstrap_seed")
 """
@@ -23,9 +25,13 @@ them, typed, through :func:`dbt_vars`::
 from __future__ import annotations
 
 import ast
+import json
 import os
+import re
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 
@@ -140,17 +146,93 @@ def _text(value: Any) -> str:
     return value.strip()
 
 
+@dataclass(frozen=True)
+class DbtVar:
+    name: str
+    default: Any  # as dbt_project.yml holds it (a Jinja string where it reads a variable)
+    meaning: str
+    group: str
+    kind: Callable[[Any], Any] | None = None  # the type a Python model reads it as
+
+
+DBT_VARS = {
+    v.name: v
+    for v in (
+        DbtVar("mcq_languages", ["en", "it", "fa"], "The study's languages.", "cross-lingual study",
+               _names),
+        DbtVar("mcq_options", ["A", "B", "C", "D"], "The option keys of every item.",
+               "cross-lingual study"),
+        DbtVar("mcq_disagreement_types",
+               ["all_same", "fa_diverged", "it_diverged", "en_diverged", "all_different"],
+               "The disagreement types of a complete item.", "cross-lingual study", _names),
+        DbtVar("mcq_answers_dir", "seeds/mcq/answers",
+               "The wide merged answer files (mcq_answer_registry).", "cross-lingual study",
+               _text),
+        DbtVar("mcq_items_dir", "seeds/mcq/items", "The item files (mcq_item_files).",
+               "cross-lingual study", _text),
+        DbtVar("mcq_answer_sources_dir", "seeds/mcq/answer_sources",
+               "Long-format answer files and lm-evaluation-harness sample logs "
+               "(mcq_answer_sources).", "cross-lingual study"),
+        DbtVar("bootstrap_resamples", 10000, "Resamples of every bootstrap interval.",
+               "bootstrap, shared by every study", _whole),
+        DbtVar("bootstrap_confidence", 0.95, "Coverage of every interval.",
+               "bootstrap, shared by every study", _number),
+        DbtVar("bootstrap_seed", 20250505, "The seed every random stream derives from.",
+               "bootstrap, shared by every study", _whole),
+        DbtVar("probe_landing_dir", "{{ env_var('CONCORD_LANDING_DIR', 'warehouse/landing') }}",
+               "The landing folder (CONCORD_LANDING_DIR).", "probe"),
+        DbtVar("probe_baseline_group", "US", "The group every delta is taken against.",
+               "probe"),
+        DbtVar("probe_permutations", 10000, "Permutations of the paired tests.", "probe",
+               _whole),
+        DbtVar("spark_python_results_dir",
+               "{{ env_var('CONCORD_SPARK_PYTHON_RESULTS', '') }}",
+               "Spark target (open-source Spark runs no dbt Python model): the folder of the "
+               "Python models' results written from a DuckDB build "
+               "(python -m concord_io.python_results).", "Spark"),
+    )
+}  # fmt: skip
+
 # Every var a Python model may read, with its type; the macro passes exactly these.
-VARS: dict[str, Callable[[Any], Any]] = {
-    "bootstrap_resamples": _whole,
-    "bootstrap_confidence": _number,
-    "bootstrap_seed": _whole,
-    "probe_permutations": _whole,
-    "mcq_languages": _names,
-    "mcq_disagreement_types": _names,
-    "mcq_answers_dir": _text,
-    "mcq_items_dir": _text,
-}
+VARS: dict[str, Callable[[Any], Any]] = {n: v.kind for n, v in DBT_VARS.items() if v.kind}
+
+
+def _yaml_value(value: Any) -> str:
+    # JSON is YAML: lists in flow style, strings quoted only where YAML needs it
+    if isinstance(value, str) and value and all(c.isalnum() or c in "/_.-" for c in value):
+        return value
+    return json.dumps(value)
+
+
+def project_vars_yaml() -> str:
+    """The ``vars:`` block of dbt_project.yml, generated from :data:`DBT_VARS`."""
+    lines = [
+        "# Generated from concord_common/settings.py (DBT_VARS): edit there, then run",
+        "# python -m concord_common.settings --write",
+        "vars:",
+    ]
+    group = None
+    for v in DBT_VARS.values():
+        if v.group != group:
+            lines.append(f"  # {v.group}")
+            group = v.group
+        lines.append(f"  {v.name}: {_yaml_value(v.default)}")
+    return "\n".join(lines) + "\n"
+
+
+VARS_BLOCK = re.compile(r"^# Generated from concord_common/settings\.py.*?\nvars:\n(?:  .*\n)*",
+                        re.MULTILINE | re.DOTALL)  # fmt: skip
+
+
+def write_project_vars(project_file: Path) -> bool:
+    """Rewrite the vars block of ``project_file``; True when it changed."""
+    text = project_file.read_text(encoding="utf-8")
+    new, n = VARS_BLOCK.subn(project_vars_yaml(), text, count=1)
+    if n != 1:
+        raise ValueError(f"{project_file}: no generated vars block to replace")
+    if new != text:
+        project_file.write_text(new, encoding="utf-8")
+    return new != text
 
 
 def dbt_vars(passed: Mapping[str, Any] | None, *names: str) -> tuple[Any, ...]:
@@ -191,14 +273,15 @@ def dbt_vars(passed: Mapping[str, Any] | None, *names: str) -> tuple[Any, ...]:
 
 
 def markdown() -> str:
-    """The table of docs/settings.md."""
+    """docs/settings.md."""
     lines = [
         "# Settings",
         "",
-        "Every environment variable Concord reads, generated from `concord_common/settings.py`"
-        " (`python -m concord_common.settings > docs/settings.md`). dbt vars (resamples, "
-        "seeds, languages) are in `dbt_project.yml` under `vars:`, checked by "
-        "`macros/run_settings.sql`.",
+        "Every setting Concord reads, generated from `concord_common/settings.py` "
+        "(`python -m concord_common.settings --write` writes this page and the `vars:` block "
+        "of `dbt_project.yml`).",
+        "",
+        "## Environment variables",
         "",
         "| variable | default | meaning |",
         "|---|---|---|",
@@ -206,8 +289,27 @@ def markdown() -> str:
     for s in SETTINGS.values():
         default = f"`{s.default}`" if s.default else "unset"
         lines.append(f"| `{s.name}` | {default} | {s.meaning} |")
+    lines += [
+        "",
+        "## dbt vars",
+        "",
+        "Set in `dbt_project.yml` (generated) or per run with `dbt build --vars '{name: value}'`;",
+        "a var the project does not declare, or a value out of its range, stops the run",
+        "before any model (`macros/run_settings.sql`).",
+        "",
+        "| var | default | meaning |",
+        "|---|---|---|",
+    ]
+    for v in DBT_VARS.values():
+        default = json.dumps(v.default) if not isinstance(v.default, str) else v.default
+        lines.append(f"| `{v.name}` | `{default}` | {v.meaning} |")
     return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
-    print(markdown(), end="")
+    if sys.argv[1:] == ["--write"]:
+        root = Path(__file__).resolve().parents[1]
+        write_project_vars(root / "dbt_project.yml")
+        (root / "docs" / "settings.md").write_text(markdown(), encoding="utf-8")
+    else:
+        print(markdown(), end="")

@@ -10,7 +10,7 @@ import duckdb
 import pytest
 import yaml
 
-from concord_common.settings import VARS, dbt_vars
+from concord_common.settings import DBT_VARS, VARS, dbt_vars, project_vars_yaml
 from concord_io.errors import ConcordError
 from concord_io.paths import PROJECT_ROOT
 from concord_io.project import run_dbt
@@ -24,8 +24,13 @@ def test_macro_passes_exactly_the_vars_the_helper_types():
     assert sorted(name for name, _ in passed) == sorted(VARS)
 
 
-def test_every_var_is_declared_in_dbt_project_yml():
-    declared = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text())["vars"]
+def test_dbt_project_vars_are_generated_from_the_settings_module():
+    """dbt_project.yml's vars: are DBT_VARS, written by `python -m concord_common.settings
+    --write`: a var edited in one place only fails here."""
+    text = (PROJECT_ROOT / "dbt_project.yml").read_text()
+    assert project_vars_yaml() in text, "run: python -m concord_common.settings --write"
+    declared = yaml.safe_load(text)["vars"]
+    assert declared == {name: v.default for name, v in DBT_VARS.items()}
     assert set(VARS) <= set(declared)
 
 

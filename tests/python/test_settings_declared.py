@@ -70,7 +70,7 @@ def test_the_notebook_opens_the_declared_serving_file():
 
 def test_docs_settings_is_generated_from_the_module():
     assert (PROJECT_ROOT / "docs" / "settings.md").read_text() == markdown(), (
-        "run: python -m concord_common.settings > docs/settings.md"
+        "run: python -m concord_common.settings --write"
     )
 
 
