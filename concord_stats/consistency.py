@@ -1,0 +1,246 @@
+"""Accuracy, calibration and cross-lingual consistency from option log-likelihoods.
+
+Items are rows; an item's options are columns in the item's own option-key order (``A``,
+``B``, …), never in the order they were presented. An item with fewer options than the
+widest one has NaN log-likelihoods in the columns it lacks. Everything is vectorised over
+items: one call per model, task, variant and language (or language pair), never a loop per
+item.
+
+References: lm-evaluation-harness (``acc``, its standard error ``mean_stderr``); Brier
+(1950); Guo et al. (2017) for the expected calibration error; Qi, Fernández & Bisazza
+(EMNLP 2023) for RankC; Lin (1991) for the Jensen–Shannon divergence; McNemar (1947) in its
+exact (binomial) form; Holm (1979).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+N_CALIBRATION_BINS = 10
+
+
+def option_probabilities(loglik: np.ndarray) -> np.ndarray:
+    """Softmax of each item's summed log-likelihoods over the options it has.
+
+    Parameters
+    ----------
+    loglik : array_like, shape (n_items, n_options)
+        Summed token log-probabilities; NaN where an item lacks the option.
+
+    Returns
+    -------
+    numpy.ndarray
+        Probabilities, NaN where the item lacks the option (so an absent option is never
+        taken for one of probability 0).
+
+    Examples
+    --------
+    >>> option_probabilities(np.array([[0.0, 0.0], [np.log(3), 0.0]])).round(3).tolist()
+    [[0.5, 0.5], [0.75, 0.25]]
+    """
+    x = np.asarray(loglik, dtype=float)
+    present = ~np.isnan(x)
+    top = np.where(present, x, -np.inf).max(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        weights = np.where(present, np.exp(x - top), 0.0)
+        return np.where(present, weights / weights.sum(axis=1, keepdims=True), np.nan)
+
+
+def top_option(p: np.ndarray) -> np.ndarray:
+    """The column of each item's most probable option, the first in key order on ties
+    (lm-eval's ``acc`` takes the first maximum too); -1 for an item with no option.
+
+    Examples
+    --------
+    >>> top_option(np.array([[0.4, 0.4, 0.2], [0.1, 0.3, 0.6]])).tolist()
+    [0, 2]
+    """
+    p = np.asarray(p, dtype=float)
+    filled = np.where(np.isnan(p), -np.inf, p)
+    best = filled.argmax(axis=1)
+    return np.where(np.isfinite(filled.max(axis=1)), best, -1)
+
+
+def accuracy(correct: np.ndarray) -> tuple[float, float, int]:
+    """Accuracy, its standard error and n, as the harness reports ``acc``.
+
+    The standard error is the sample standard deviation (n − 1) over √n
+    (``lm_eval.api.metrics.mean_stderr``); NaN for n < 2, and every figure NaN for n = 0.
+
+    Examples
+    --------
+    >>> accuracy(np.array([True, False, True, True]))
+    (0.75, 0.25, 4)
+    """
+    x = np.asarray(correct, dtype=float)
+    n = x.size
+    if n == 0:
+        return float("nan"), float("nan"), 0
+    se = float(x.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+    return float(x.mean()), se, n
+
+
+def brier_score(p: np.ndarray, gold: np.ndarray) -> float:
+    """Mean over items of Σ over options (p − y)², y the one-hot gold (range 0–2).
+
+    Parameters
+    ----------
+    p : array_like, shape (n_items, n_options)
+        Option probabilities (:func:`option_probabilities`).
+    gold : array_like of int, shape (n_items,)
+        The gold option's column.
+
+    Examples
+    --------
+    >>> brier_score(np.array([[1.0, 0.0], [0.5, 0.5]]), np.array([0, 1]))
+    0.25
+    """
+    p = np.nan_to_num(np.asarray(p, dtype=float))
+    gold = np.asarray(gold)
+    if gold.size == 0:
+        return float("nan")
+    y = np.zeros_like(p)
+    y[np.arange(len(gold)), gold] = 1.0
+    return float(((p - y) ** 2).sum(axis=1).mean())
+
+
+def expected_calibration_error(
+    p: np.ndarray, gold: np.ndarray, n_bins: int = N_CALIBRATION_BINS
+) -> float:
+    """ECE on the top option: equal-width bins (i/b, (i+1)/b], the first including 0,
+    weighted by their counts: Σ_b (n_b / n) |accuracy_b − mean confidence_b|.
+
+    Examples
+    --------
+    Two items at confidence 0.9, one right: |0.5 − 0.9| = 0.4.
+
+    >>> expected_calibration_error(np.array([[0.9, 0.1], [0.9, 0.1]]), np.array([0, 1]))
+    0.4
+    """
+    p = np.asarray(p, dtype=float)
+    gold = np.asarray(gold)
+    if gold.size == 0:
+        return float("nan")
+    top = top_option(p)
+    confidence = np.nanmax(p, axis=1)
+    correct = (top == gold).astype(float)
+    # bin i holds (i/b, (i+1)/b]; 0 falls in the first
+    bins = np.clip(np.ceil(confidence * n_bins).astype(int) - 1, 0, n_bins - 1)
+    gap = np.bincount(bins, correct, n_bins) - np.bincount(bins, confidence, n_bins)
+    return float(np.abs(gap).sum() / len(gold))
+
+
+def rank_c(p1: np.ndarray, p2: np.ndarray) -> np.ndarray:
+    """RankC per item (Qi, Fernández & Bisazza 2023) between two languages' option
+    probabilities: Σⱼ wⱼ · |top-j(L1) ∩ top-j(L2)| / j over j = 1..N, with
+    wⱼ = e^(N−j) / Σₖ e^(N−k) and N the item's number of options. Options are ranked by
+    probability, ties broken by the item's option-key order (the column order), never by
+    presented position.
+
+    Parameters
+    ----------
+    p1, p2 : array_like, shape (n_items, n_options)
+        Option probabilities of the two languages; NaN (or absent) where the item lacks the
+        option, in both alike.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_items,)
+        RankC of each item, in [0, 1]; 1 when both rank the options alike.
+
+    Examples
+    --------
+    The same order gives 1; two options swapped at the top leave only the full set shared
+    at j = 1 and agree from j = 2 on:
+
+    >>> rank_c(np.array([[0.6, 0.3, 0.1]]), np.array([[0.5, 0.4, 0.1]])).tolist()
+    [1.0]
+    >>> w = np.exp([2.0, 1.0, 0.0]) / np.exp([2.0, 1.0, 0.0]).sum()
+    >>> bool(np.isclose(rank_c(np.array([[0.6, 0.3, 0.1]]), np.array([[0.3, 0.6, 0.1]]))[0],
+    ...                 w[1] + w[2]))
+    True
+    """
+    p1 = np.asarray(p1, dtype=float)
+    p2 = np.asarray(p2, dtype=float)
+    present = ~(np.isnan(p1) | np.isnan(p2))
+    n_options = present.sum(axis=1)
+    width = p1.shape[1]
+
+    def ranks(p: np.ndarray) -> np.ndarray:
+        # a stable sort on −p keeps key order among ties; absent options go last
+        order = np.argsort(np.where(present, -p, np.inf), axis=1, kind="stable")
+        rank = np.empty_like(order)
+        np.put_along_axis(rank, order, np.arange(width)[None, :], axis=1)
+        return rank
+
+    # an option is in both top-j sets exactly when its worse rank of the two is below j
+    worse = np.where(present, np.maximum(ranks(p1), ranks(p2)), width)
+    counts = np.zeros((len(p1), width + 1))
+    np.add.at(counts, (np.arange(len(p1))[:, None], worse), 1.0)
+    overlap = np.cumsum(counts[:, :width], axis=1)  # |top-j ∩ top-j| for j = 1..width
+    j = np.arange(1, width + 1)[None, :]
+    within = j <= n_options[:, None]
+    w = np.where(within, np.exp(n_options[:, None] - j), 0.0)
+    with np.errstate(invalid="ignore"):
+        w = w / w.sum(axis=1, keepdims=True)
+        return np.where(n_options > 0, (w * overlap / j).sum(axis=1), np.nan)
+
+
+def js_divergence(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Jensen–Shannon divergence, base 2, per item (0 ≤ JS ≤ 1): ½ KL(p‖m) + ½ KL(q‖m),
+    m = (p + q) / 2, with 0 log 0 = 0. scipy's ``jensenshannon`` returns its square root.
+
+    Examples
+    --------
+    >>> js_divergence(np.array([[1.0, 0.0], [0.5, 0.5]]), np.array([[0.0, 1.0], [0.5, 0.5]]))
+    array([1., 0.])
+    """
+    p = np.nan_to_num(np.asarray(p, dtype=float))
+    q = np.nan_to_num(np.asarray(q, dtype=float))
+    m = (p + q) / 2
+
+    def kl(a: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = np.where(a > 0, a * np.log2(a / m), 0.0)
+        return terms.sum(axis=1)
+
+    return 0.5 * kl(p) + 0.5 * kl(q)
+
+
+def exact_mcnemar(only_first: int, only_second: int) -> float:
+    """Two-sided exact McNemar p-value from the discordant counts (items only the first
+    model got right, and only the second): 2 · P(X ≤ min) under Binomial(b + c, ½), capped
+    at 1; 1 when there is no discordant item.
+
+    Examples
+    --------
+    >>> round(exact_mcnemar(1, 9), 6)
+    0.021484
+    """
+    from scipy import stats  # the only user of scipy here: imported where needed
+
+    total = only_first + only_second
+    if total == 0:
+        return 1.0
+    return float(min(1.0, 2 * stats.binom.cdf(min(only_first, only_second), total, 0.5)))
+
+
+def holm(p_values: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values (family-wise error), in the input's order; NaN
+    p-values stay NaN and do not count towards the family.
+
+    Examples
+    --------
+    >>> holm(np.array([0.01, 0.04, 0.03])).round(2).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(p_values, dtype=float)
+    out = np.full_like(p, np.nan)
+    usable = np.flatnonzero(~np.isnan(p))
+    m = usable.size
+    if m == 0:
+        return out
+    order = usable[np.argsort(p[usable], kind="stable")]
+    stepped = np.maximum.accumulate(p[order] * (m - np.arange(m)))
+    out[order] = np.minimum(stepped, 1.0)
+    return out

@@ -1,0 +1,186 @@
+"""Accuracy, calibration and cross-lingual consistency (concord_stats.consistency) against
+independent implementations: direct transcriptions of the definitions (RankC from Qi,
+Fernández & Bisazza 2023; Brier; ECE with equal-width bins; lm-evaluation-harness's
+``acc`` standard error), scipy (Jensen-Shannon), statsmodels (exact McNemar, Holm); on
+normal and degenerate cases (one item, identical languages, all ties, two options, items
+of different widths)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import jensenshannon
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
+
+from concord_stats.consistency import (
+    accuracy,
+    brier_score,
+    exact_mcnemar,
+    expected_calibration_error,
+    holm,
+    js_divergence,
+    option_probabilities,
+    rank_c,
+    top_option,
+)
+
+
+def random_logliks(rng, n_items: int, n_options: int, ragged: bool = False) -> np.ndarray:
+    x = rng.normal(-3, 2, (n_items, n_options))
+    if ragged:  # items of 2..n_options options: the last columns absent
+        widths = rng.integers(2, n_options + 1, n_items)
+        x[np.arange(n_options)[None, :] >= widths[:, None]] = np.nan
+    return x
+
+
+# --- direct transcriptions, one item at a time ---------------------------------------------
+
+
+def rank_c_by_definition(p1: list[float], p2: list[float]) -> float:
+    """Qi et al. (2023), eq. 1-2: options ranked by probability, ties by key order."""
+    n = len(p1)
+    keys = range(n)
+    rank1 = sorted(keys, key=lambda k: (-p1[k], k))
+    rank2 = sorted(keys, key=lambda k: (-p2[k], k))
+    weights = [math.exp(n - j) for j in range(1, n + 1)]
+    total = sum(weights)
+    return sum(
+        weights[j - 1] / total * len(set(rank1[:j]) & set(rank2[:j])) / j for j in range(1, n + 1)
+    )
+
+
+def lm_eval_mean_stderr(values: list[float]) -> float:
+    """lm_eval.api.metrics: sample_stddev(arr) / sqrt(len(arr))."""
+    mu = sum(values) / len(values)
+    return math.sqrt(sum((x - mu) ** 2 for x in values) / (len(values) - 1)) / math.sqrt(
+        len(values)
+    )
+
+
+def ece_by_definition(p: np.ndarray, gold: np.ndarray, n_bins: int = 10) -> float:
+    bins: list[list[tuple[float, float]]] = [[] for _ in range(n_bins)]
+    for row, g in zip(p, gold, strict=True):
+        options = [v for v in row if not math.isnan(v)]
+        confidence = max(options)
+        top = next(i for i, v in enumerate(row) if v == confidence)
+        i = 0 if confidence == 0 else math.ceil(confidence * n_bins) - 1
+        bins[min(i, n_bins - 1)].append((float(top == g), confidence))
+    return sum(
+        len(b) / len(gold) * abs(sum(c for c, _ in b) / len(b) - sum(f for _, f in b) / len(b))
+        for b in bins
+        if b
+    )
+
+
+# --- tests ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("ragged", [False, True])
+def test_rank_c_matches_the_papers_definition(seed, ragged):
+    rng = np.random.default_rng(seed)
+    x1 = random_logliks(rng, 60, 6, ragged)
+    x2 = random_logliks(rng, 60, 6)
+    x2[np.isnan(x1)] = np.nan  # the same item has the same options in every language
+    x2[:10] = x1[:10]  # identical languages
+    x2[10:15] = np.where(np.isnan(x1[10:15]), np.nan, 0.0)  # all ties in one language
+    p1, p2 = option_probabilities(x1), option_probabilities(x2)
+    got = rank_c(p1, p2)
+    for i in range(len(p1)):
+        width = int((~np.isnan(x1[i])).sum())
+        want = rank_c_by_definition(list(p1[i, :width]), list(p2[i, :width]))
+        assert got[i] == pytest.approx(want, abs=1e-12), i
+    assert np.allclose(got[:10], 1.0)
+
+
+def test_rank_c_two_options_and_one_item():
+    # swapped pair: nothing shared at j = 1 (weight e/(e+1)), everything at j = 2
+    got = rank_c(np.array([[0.7, 0.3]]), np.array([[0.2, 0.8]]))
+    assert got.tolist() == pytest.approx([1 / (math.e + 1)])
+    assert rank_c(np.array([[0.5, 0.5]]), np.array([[0.5, 0.5]])).tolist() == [1.0]
+
+
+def test_option_probabilities_are_the_softmax_over_present_options():
+    x = random_logliks(np.random.default_rng(7), 30, 5, ragged=True)
+    p = option_probabilities(x)
+    for row, probs in zip(x, p, strict=True):
+        present = ~np.isnan(row)
+        e = np.exp(row[present] - row[present].max())
+        assert probs[present] == pytest.approx(e / e.sum())
+        assert np.isnan(probs[~present]).all()
+    assert np.isnan(option_probabilities(np.full((1, 3), np.nan))).all()
+
+
+def test_top_option_takes_the_first_on_ties():
+    p = np.array([[0.4, 0.4, 0.2], [0.1, 0.3, 0.6], [np.nan, np.nan, np.nan]])
+    assert top_option(p).tolist() == [0, 2, -1]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_js_divergence_is_scipys_distance_squared(seed):
+    rng = np.random.default_rng(seed)
+    x1, x2 = random_logliks(rng, 40, 4), random_logliks(rng, 40, 4)
+    x2[:5] = x1[:5]
+    p, q = option_probabilities(x1), option_probabilities(x2)
+    want = np.array([jensenshannon(a, b, base=2) ** 2 for a, b in zip(p, q, strict=True)])
+    assert js_divergence(p, q) == pytest.approx(want, abs=1e-12)
+    assert np.allclose(js_divergence(p[:5], q[:5]), 0)
+
+
+@pytest.mark.parametrize("values", [[1, 0, 1, 1, 0, 1, 1], [1, 1], [0, 1]])
+def test_accuracy_and_its_standard_error_as_the_harness(values):
+    acc, se, n = accuracy(np.array(values, dtype=bool))
+    assert (acc, n) == (sum(values) / len(values), len(values))
+    assert se == pytest.approx(lm_eval_mean_stderr(values))
+
+
+def test_accuracy_of_one_or_no_item():
+    acc, se, n = accuracy(np.array([True]))
+    assert (acc, n) == (1.0, 1) and math.isnan(se)
+    acc, se, n = accuracy(np.array([], dtype=bool))
+    assert n == 0 and math.isnan(acc) and math.isnan(se)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_brier_and_ece_match_their_definitions(seed):
+    rng = np.random.default_rng(seed)
+    x = random_logliks(rng, 200, 4, ragged=True)
+    p = option_probabilities(x)
+    widths = (~np.isnan(x)).sum(axis=1)
+    gold = rng.integers(0, widths)
+    want_brier = np.mean(
+        [sum((p[i, k] - (k == gold[i])) ** 2 for k in range(widths[i])) for i in range(len(p))]
+    )
+    # the ragged items lack the last option
+    assert (widths < 4).any() and np.isnan(p[widths < 4, 3]).all()
+    assert brier_score(p, gold) == pytest.approx(want_brier, abs=1e-12)
+    assert expected_calibration_error(p, gold) == pytest.approx(
+        ece_by_definition(p, gold), abs=1e-12
+    )
+
+
+def test_calibration_edges():
+    # perfectly confident and right: 0; confidence exactly on a bin edge stays in its bin
+    assert brier_score(np.array([[1.0, 0.0]]), np.array([0])) == 0.0
+    assert expected_calibration_error(np.array([[1.0, 0.0]]), np.array([0])) == 0.0
+    edge = np.array([[0.5, 0.5], [0.5, 0.5]])
+    assert expected_calibration_error(edge, np.array([0, 1])) == pytest.approx(0.0)
+    assert math.isnan(brier_score(np.zeros((0, 2)), np.array([], dtype=int)))
+
+
+@pytest.mark.parametrize("b, c", [(1, 9), (5, 5), (0, 7), (12, 3), (0, 0), (40, 25)])
+def test_exact_mcnemar_matches_statsmodels(b, c):
+    want = mcnemar([[10, b], [c, 10]], exact=True).pvalue if b + c else 1.0
+    assert exact_mcnemar(b, c) == pytest.approx(want, abs=1e-12)
+
+
+def test_holm_matches_statsmodels():
+    p = np.random.default_rng(3).uniform(0, 0.2, 25)
+    p[4] = p[9]  # a tie
+    assert holm(p) == pytest.approx(multipletests(p, method="holm")[1], abs=1e-12)
+    with_nan = np.array([0.01, np.nan, 0.04])
+    assert np.isnan(holm(with_nan)[1])
+    assert holm(with_nan)[[0, 2]] == pytest.approx(multipletests([0.01, 0.04], method="holm")[1])
