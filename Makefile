@@ -58,10 +58,12 @@ $(VENV)/.installed: pyproject.toml requirements.lock tests/readers/duckdb.txt \
 
 install: $(VENV)/.installed
 
-# The spark extra (dbt-spark with a local pyspark) only for the Spark target and its tests.
-$(VENV)/.installed-spark: $(VENV)/.installed
-	$(UV_INSTALL) -e '.[probe,dev,spark]'
-	touch $@
+# The spark extra (dbt-spark with a local pyspark) for the Spark target: the warehouse and
+# Spark, no torch (the probe's extra is not needed to build on Spark). Its tests need the
+# test tools and the probe's fake runs, so make test-spark and make test install everything.
+$(VENV)/.installed-spark: pyproject.toml requirements.lock | $(UV)
+	$(UV_INSTALL) -e '.[spark]'
+	touch $@ $(VENV)/.installed-warehouse
 
 warehouse-install: $(VENV)/.installed-warehouse
 
@@ -117,7 +119,7 @@ java:
 
 # The same SQL models and tests on a local Spark, compared value by value with DuckDB's, and
 # the Python models called with Spark DataFrames (tests/spark/; one SparkSession, small data).
-test-spark: install-spark java
+test-spark: install install-spark java
 	$(BIN)/pytest tests/spark
 
 # The statistics and the unit tests, in under a minute: no dbt, no probe model, no browser

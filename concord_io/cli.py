@@ -8,15 +8,20 @@ one line (and a hint), a traceback only with ``--debug`` or ``CONCORD_DEBUG=1``.
 same module command line the stage has on its own (``dbt build``, ``python -m
 concord_io.quality``, ``python -m concord_io.publish``, dbt docs and ``python -m
 concord_io.report``, ``python -m concord_io.summary``), so the stages stay one
-implementation each. Each stage shows one progress line with its time; its output goes to a
-plain-text log (``<warehouse>/logs/concord-build.log``), and the end of it is printed when
-the stage fails.
+implementation each. Each stage shows one progress line with its time (on a terminal, the
+dbt stage shows dbt's latest ``n of N`` line as it runs); its output goes to a plain-text
+log (``<warehouse>/logs/concord-build.log``) line by line as it is written, and the end of it
+is printed when the stage fails.
+
+``concord probe run|demo|runs ...`` is ``python -m probe run|demo|runs ...``; shell
+completion: ``concord --install-completion [SHELL]`` (bash, zsh, fish, PowerShell).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,17 +34,24 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
+import shellingham
 import typer
 from rich.console import Console
+from rich.text import Text
+from typer import completion as typer_completion
+from typer._click.exceptions import NoArgsIsHelpError
 
 from concord_io import paths
-from concord_io.errors import ConcordError, printable, run_main
+from concord_io.errors import ConcordError, debug_requested, printable, run_main
 from concord_io.publish import CURRENT_DB, KEEP, SCHEMA, VERSIONS
 
+PROG = "concord"
 app = typer.Typer(
-    name="concord",
+    name=PROG,
     help="Concord: build, inspect and export the warehouse.",
     no_args_is_help=True,
+    # Typer's completion options take no shell name: ours (in _options) take one, and fall
+    # back to the shell they run in
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
@@ -50,6 +62,9 @@ BUILD_LOG = "concord-build.log"
 #: The published summary of failing dbt tests (written by the on-run-end hook).
 TEST_FAILURES_TABLE = "dq_test_failures"
 _TAIL_LINES = 30
+#: A line of dbt's progress: "12:00:01  3 of 120 OK created sql table model marts.x ... [OK
+#: in 0.12s]" -> "3 of 120 OK created sql table model marts.x".
+DBT_PROGRESS = re.compile(r"^\d\d:\d\d:\d\d\s+(\d+ of \d+ .*?)(?:\s*\.{3,}.*)?$")
 
 
 def _console(stream=None) -> Console:
@@ -171,8 +186,11 @@ def build_stages(database: Path, keep: int = KEEP) -> list[Stage]:
 STAGE_NAMES = ("dbt-build", "quality", "publish", "report", "summary")
 
 
-def _run_step(step, env: dict[str, str], log) -> tuple[int, str]:
-    """Run one step; its output is appended to ``log`` and returned."""
+def _run_step(
+    step, env: dict[str, str], log, progress: Callable[[str], None] | None = None
+) -> tuple[int, str]:
+    """Run one step; its output is appended to ``log`` line by line as it comes (so that
+    ``tail -f`` follows a build) and returned; ``progress`` gets each dbt ``n of N`` line."""
     if callable(step):
         try:
             step()
@@ -183,7 +201,8 @@ def _run_step(step, env: dict[str, str], log) -> tuple[int, str]:
         return 0, ""
     log.write(f"$ {' '.join(step)}\n")
     log.flush()
-    result = subprocess.run(
+    lines = []
+    with subprocess.Popen(
         step,
         cwd=paths.PROJECT_ROOT,
         env=env,
@@ -191,11 +210,15 @@ def _run_step(step, env: dict[str, str], log) -> tuple[int, str]:
         stderr=subprocess.STDOUT,
         text=True,
         errors="replace",
-        check=False,
-    )
-    log.write(result.stdout)
-    log.flush()
-    return result.returncode, result.stdout
+    ) as process:
+        assert process.stdout is not None
+        for line in process.stdout:
+            log.write(line)
+            log.flush()
+            lines.append(line)
+            if progress is not None and (match := DBT_PROGRESS.match(line.rstrip())):
+                progress(match[1])
+    return process.returncode, "".join(lines)
 
 
 def run_build(
@@ -207,7 +230,13 @@ def run_build(
     """Run ``stages`` in order; stop at the first that fails (nothing after it runs)."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     database.parent.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "CONCORD_DB_PATH": str(database), "NO_COLOR": "1"}
+    # unbuffered: a Python child (dbt) writes each line as it goes, not in blocks at its end
+    env = {
+        **os.environ,
+        "CONCORD_DB_PATH": str(database),
+        "NO_COLOR": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
     timings = []
     with log_path.open("w", encoding="utf-8") as log:
         log.write(f"concord build {datetime.now(UTC).isoformat()} database {database}\n")
@@ -217,9 +246,18 @@ def run_build(
             start = time.perf_counter()
             outputs = []
             status = 0
-            with console.status(label) if console.is_terminal else _nothing():
+            with console.status(label) if console.is_terminal else _nothing() as spinner:
+
+                def progress(line: str, label: str = label) -> None:
+                    # one line, cut at the terminal's edge (after the spinner and a space)
+                    text = Text(f"{label}: {printable(line)}")
+                    text.truncate(console.width - 2, overflow="ellipsis")
+                    spinner.update(text)
+
                 for step in stage.steps:
-                    status, output = _run_step(step, {**env, **stage.env}, log)
+                    status, output = _run_step(
+                        step, {**env, **stage.env}, log, progress if console.is_terminal else None
+                    )
                     outputs.append(output)
                     if status != 0:
                         break
@@ -252,6 +290,9 @@ class _nothing:
 
     def __exit__(self, *exc):
         return False
+
+    def update(self, *_) -> None:
+        pass
 
 
 @app.command()
@@ -510,15 +551,46 @@ def land(
 # probe, open
 
 
-@app.command(
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-    add_help_option=False,
+probe_app = typer.Typer(
+    name="probe",
+    help="The reliability probe: run, demo, runs.\n\n`concord probe COMMAND ...` is `python -m "
+    "probe COMMAND ...`, a job beside the warehouse; each command's options: `concord probe "
+    "run --help`, `concord probe demo --help`, `concord probe runs --help`.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
-def probe(ctx: typer.Context) -> None:
-    """The probe job: `concord probe run|demo ...` is `python -m probe run|demo ...`."""
-    # a subprocess, not an import: concord_io and probe never import each other
-    result = subprocess.run([sys.executable, "-m", "probe", *ctx.args], check=False)
-    raise typer.Exit(result.returncode)
+app.add_typer(probe_app)
+
+#: The probe's commands, with their help as the probe's own parser words it.
+PROBE_COMMANDS = {
+    "run": "score the seed stimuli with models and land runs",
+    "demo": "build a tiny random model and run the probe on it",
+    "runs": "list the landed runs, or remove one",
+}
+
+
+def _probe_command(name: str) -> None:
+    # every argument after the command, --help included, goes to the probe's own parser
+    @probe_app.command(
+        name,
+        help=PROBE_COMMANDS[name].capitalize() + ".",
+        context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+        add_help_option=False,
+    )
+    def command(ctx: typer.Context) -> None:
+        # run_main took --debug off the command line: the probe gets it as CONCORD_DEBUG
+        env = {**os.environ, "CONCORD_DEBUG": "1"} if debug_requested() else None
+        # a subprocess, not an import: concord_io and probe never import each other
+        result = subprocess.run(
+            [sys.executable, "-m", "probe", name, *ctx.args], env=env, check=False
+        )
+        raise typer.Exit(result.returncode)
+
+
+for _name in PROBE_COMMANDS:
+    _probe_command(_name)
 
 
 class Page(StrEnum):
@@ -553,21 +625,102 @@ def open_(
     print(page)
 
 
+# ---------------------------------------------------------------------------------------------
+# shell completion (Typer's scripts and installers)
+
+Shell = typer_completion.Shells
+SHELLS = tuple(shell.value for shell in Shell)
+COMPLETION_OPTIONS = ("--install-completion", "--show-completion")
+
+
+def _this_shell(option: str) -> str:
+    """The shell this command runs in (a parent process that is a shell), for ``option``
+    given without a shell name."""
+    try:
+        return shellingham.detect_shell()[0]
+    except shellingham.ShellDetectionFailure:
+        raise ConcordError(
+            f"{option}: cannot tell which shell this is",
+            hint=f"name it: `{PROG} {option} bash` (or {', '.join(SHELLS[1:])})",
+        ) from None
+
+
+def _naming_the_shell(args: list[str]) -> list[str]:
+    """``args`` with the shell this runs in after a completion option given alone: Typer's
+    options cannot take an optional value, so the shell is filled in before parsing."""
+    if args and args[0] in COMPLETION_OPTIONS and (len(args) == 1 or args[1].startswith("-")):
+        return [args[0], _this_shell(args[0]), *args[1:]]
+    return args
+
+
+def _complete_var() -> str:
+    # the variable the completion scripts set when they ask `concord` for completions
+    return f"_{PROG.upper()}_COMPLETE"
+
+
+def _show_completion(ctx: typer.Context, shell: Shell | None) -> None:
+    if shell is None or ctx.resilient_parsing:  # resilient: while completing, not asked
+        return
+    print(
+        typer_completion.get_completion_script(
+            prog_name=PROG, complete_var=_complete_var(), shell=shell.value
+        )
+    )
+    raise typer.Exit(0)
+
+
+def _install_completion(ctx: typer.Context, shell: Shell | None) -> None:
+    if shell is None or ctx.resilient_parsing:
+        return
+    name, path = typer_completion.install(
+        shell=shell.value, prog_name=PROG, complete_var=_complete_var()
+    )
+    print(f"{name} completion installed in {path}; it works in shells started from now on")
+    raise typer.Exit(0)
+
+
 @app.callback()
 def _options(
     debug: Annotated[
         bool, typer.Option("--debug", help="show tracebacks (also CONCORD_DEBUG=1)")
     ] = False,
+    install_completion: Annotated[
+        Shell | None,
+        typer.Option(
+            "--install-completion",
+            callback=_install_completion,
+            is_eager=True,
+            metavar="[SHELL]",
+            help=f"install tab completion for SHELL ({', '.join(SHELLS)}; default: the shell "
+            "this runs in), then open a new shell",
+        ),
+    ] = None,
+    show_completion: Annotated[
+        Shell | None,
+        typer.Option(
+            "--show-completion",
+            callback=_show_completion,
+            is_eager=True,
+            metavar="[SHELL]",
+            help="print the completion script for SHELL (default: the shell this runs in), "
+            "to install it by hand",
+        ),
+    ] = None,
 ) -> None:
     """Concord: build, inspect and export the warehouse."""
 
 
 def _invoke(argv: list[str] | None) -> int:
+    typer_completion.completion_init()  # Typer's completion classes, which its scripts call
     command = typer.main.get_command(app)
+    args = _naming_the_shell(sys.argv[1:] if argv is None else argv)
     try:
-        result = command.main(args=argv, prog_name="concord", standalone_mode=False)
+        result = command.main(args=args, prog_name=PROG, standalone_mode=False)
     except typer.Abort:
         raise KeyboardInterrupt from None
+    except NoArgsIsHelpError as error:  # `concord` or `concord probe` alone: its help
+        print(error.format_message(), file=sys.stderr)
+        return 2
     except typer.TyperException as error:  # a bad flag or argument (Click's UsageError)
         context = getattr(error, "ctx", None)
         path = context.command_path if context else "concord"

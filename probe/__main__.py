@@ -170,12 +170,25 @@ def _scoring_modules():
     return distributed
 
 
-def main(argv: list[str] | None = None) -> int:
+#: The commands and their one-line help (`concord probe --help` lists the same lines).
+COMMANDS = {
+    "run": "score the seed stimuli with models and land runs",
+    "demo": "build a tiny random model and run the probe on it",
+    "runs": "list the landed runs, or remove one",
+}
+
+
+def _command(commands, name: str) -> argparse.ArgumentParser:
+    # the help line in the list of commands, and the first line of the command's own --help
+    return commands.add_parser(name, help=COMMANDS[name], description=f"{COMMANDS[name]}.")
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m probe", description=__doc__)
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    run = commands.add_parser("run", help="score the seed stimuli with models and land runs")
+    run = _command(commands, "run")
     run.add_argument(
         "--model",
         action="append",
@@ -188,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     _scoring_options(run)
 
-    demo = commands.add_parser("demo", help="build a tiny random model and run the probe on it")
+    demo = _command(commands, "demo")
     demo.add_argument("--arch", default="gpt2", choices=["gpt2", "llama"])
     demo.add_argument("--bos", action="store_true", help="the demo tokenizer adds a BOS token")
     demo.add_argument(
@@ -197,14 +210,21 @@ def main(argv: list[str] | None = None) -> int:
     _scoring_options(demo)
     demo.set_defaults(run_id="demo")
 
-    runs = commands.add_parser("runs", help="list the landed runs, or remove one")
+    runs = _command(commands, "runs")
     _landing_option(runs)
     runs_commands = runs.add_subparsers(dest="runs_command")
-    remove = runs_commands.add_parser("remove", help="move a run out of the landing, then delete")
+    remove = runs_commands.add_parser(
+        "remove",
+        help="move a run out of the landing, then delete",
+        description="move a run out of the landing, then delete it.",
+    )
     remove.add_argument("run_id")
     _landing_option(remove)
+    return parser
 
-    args = parser.parse_args(argv)
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     started = time.perf_counter()
     if args.command == "runs":  # reads the landing only: no torch needed
         _runs(args)

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
@@ -246,3 +248,252 @@ def test_the_probe_without_torch_says_how_to_install_it(command, tmp_path):
         check=False,
     )
     assert listed.returncode == 0, listed.stderr
+
+
+# ------------------------------------------------------------------------ shell completion
+
+
+def test_help_offers_shell_completion():
+    result = concord("--help")
+    assert result.returncode == 0, result.stderr
+    assert "--install-completion [SHELL]" in result.stdout
+    assert "--show-completion [SHELL]" in result.stdout
+    assert "bash, zsh, fish, powershell, pwsh" in " ".join(result.stdout.split())
+
+
+@pytest.mark.parametrize(
+    ("shell", "line"),
+    [
+        ("bash", "complete -o default -F _concord_completion concord"),
+        ("zsh", "#compdef concord"),
+        ("fish", "complete --command concord"),
+    ],
+)
+def test_show_completion_prints_the_script_of_the_shell_named(shell, line):
+    result = concord("--show-completion", shell)
+    assert result.returncode == 0, result.stderr
+    assert line in result.stdout and "_CONCORD_COMPLETE=complete_" in result.stdout
+    assert not result.stderr
+
+
+@pytest.mark.parametrize("found", ["zsh", None])
+def test_show_completion_alone_is_for_the_shell_it_runs_in(found, monkeypatch, capsys):
+    import shellingham
+
+    from concord_io.cli import main
+
+    def detect_shell():
+        if found is None:
+            raise shellingham.ShellDetectionFailure()
+        return found, f"/bin/{found}"
+
+    monkeypatch.setattr(shellingham, "detect_shell", detect_shell)
+    with pytest.raises(SystemExit) as exit_:
+        main(["--show-completion"])
+    shown = capsys.readouterr()
+    if found:
+        assert exit_.value.code == 0 and "#compdef concord" in shown.out
+        return
+    assert exit_.value.code == 2 and not shown.out
+    assert shown.err.splitlines() == [
+        "error: --show-completion: cannot tell which shell this is",
+        "  name it: `concord --show-completion bash` (or zsh, fish, powershell, pwsh)",
+    ]
+
+
+def test_an_unknown_shell_is_refused_in_one_line():
+    result = concord("--show-completion", "tcsh")
+    assert result.returncode == 2
+    first, *rest = result.stderr.splitlines()
+    assert first.startswith("error: ") and "'tcsh' is not one of 'bash'" in first
+    assert len(rest) <= 1 and not result.stdout
+
+
+def test_install_completion_writes_the_script_and_sources_it(tmp_path):
+    result = concord(
+        "--install-completion", "bash", env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    )
+    assert result.returncode == 0, result.stderr
+    script = tmp_path / ".bash_completions" / "concord.sh"
+    assert f"completion installed in {script}" in result.stdout
+    assert "_CONCORD_COMPLETE=complete_bash" in script.read_text()
+    assert f"source '{script}'" in (tmp_path / ".bashrc").read_text()
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        ("concord pro", ["probe"]),
+        ("concord probe ", ["run", "demo", "runs"]),
+        ("concord --show-completion ", ["bash", "zsh", "fish", "powershell", "pwsh"]),
+    ],
+)
+def test_the_completion_script_gets_completions_from_concord(words, expected):
+    """What the bash script runs on TAB: concord with the words typed so far."""
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "_CONCORD_COMPLETE": "complete_bash",
+        "COMP_WORDS": words,
+        "COMP_CWORD": str(len(words.split(" ")) - 1),
+    }
+    result = concord(env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == expected
+
+
+# ------------------------------------------------------------------------------- the probe
+
+
+def test_concord_probe_help_lists_the_probe_commands():
+    result = concord("probe", "--help")
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    assert text.startswith("Usage: concord probe [OPTIONS] COMMAND [ARGS]...")
+    assert "usage: python -m probe" not in text  # not argparse's page
+    assert "  run   Score the seed stimuli with models and land runs." in text
+    assert "  demo  Build a tiny random model and run the probe on it." in text
+    assert "  runs  List the landed runs, or remove one." in text
+    assert "`concord probe run --help`" in text
+    # alone, the same page (on stderr, status 2: no command given), not an error line
+    alone = concord("probe")
+    assert alone.returncode == 2 and alone.stderr.startswith("Usage: concord probe")
+    assert "error" not in alone.stderr
+
+
+def test_concord_alone_shows_its_help_not_an_error():
+    result = concord()
+    assert result.returncode == 2
+    assert result.stderr.startswith("Usage: concord [OPTIONS] COMMAND")
+    assert "error" not in result.stderr
+
+
+def test_probe_commands_pass_everything_to_the_probe(tmp_path):
+    landing = tmp_path / "landing"
+    listed = concord("probe", "runs", "--landing-dir", str(landing))
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout == f"no probe run landed in {landing}\n"
+    helped = concord("probe", "run", "--help")
+    assert helped.returncode == 0, helped.stderr
+    assert helped.stdout.startswith("usage: python -m probe run")
+    assert "--models-file" in helped.stdout
+    assert "score the seed stimuli with models and land runs." in helped.stdout
+    # --debug (which concord's own handling takes off the line) reaches the probe
+    env = {"PATH": "/usr/bin:/bin"}
+    remove = ["probe", "runs", "remove", "nope", "--landing-dir", str(landing)]
+    quiet, loud = concord(*remove, env=env), concord("--debug", *remove, env=env)
+    assert quiet.returncode == loud.returncode == 2
+    assert "Traceback" not in quiet.stderr and "Traceback" in loud.stderr
+    assert quiet.stderr.startswith("error: run id 'nope' is not landed")
+
+
+def test_concord_and_the_probe_word_the_commands_alike():
+    from concord_io.cli import PROBE_COMMANDS
+    from probe.__main__ import COMMANDS, build_parser
+
+    assert PROBE_COMMANDS == COMMANDS
+    (commands,) = [a for a in build_parser()._actions if a.dest == "command"]
+    assert list(commands.choices) == list(COMMANDS)
+
+
+# ------------------------------------------------------------------- progress of the build
+
+DBT_LIKE = """
+import time
+print("12:00:00  Running with dbt=1.11.16")
+print("12:00:01  1 of 2 START sql table model marts.a ................ [RUN]")
+print("12:00:01  1 of 2 OK created sql table model marts.a ........... [OK in 0.01s]")
+time.sleep(0.3)
+print("12:00:02  2 of 2 OK created sql table model marts.b ........... [OK in 0.02s]")
+time.sleep(0.3)
+print("12:00:02  Done. PASS=2 WARN=0 ERROR=0 SKIP=0 TOTAL=2")
+"""
+
+
+def test_on_a_terminal_the_dbt_stage_shows_dbts_latest_n_of_n(tmp_path):
+    stages = [Stage("dbt-build", [[sys.executable, "-c", DBT_LIKE]])]
+    out = io.StringIO()
+    terminal = Console(file=out, force_terminal=True, width=120, color_system=None)
+    run_build(tmp_path / "w.duckdb", stages, tmp_path / "b.log", terminal)
+    shown = out.getvalue()
+    assert "[1/1] dbt-build: 2 of 2 OK created sql table model marts.b" in shown
+    assert "marts.b ...." not in shown  # dbt's dots and timing left out
+    assert "Done. PASS=2" in shown  # the stage's last word, as before
+    # a narrow terminal: the line is cut, never wrapped onto the next
+    narrow = io.StringIO()
+    terminal = Console(file=narrow, force_terminal=True, width=40, color_system=None)
+    run_build(tmp_path / "w.duckdb", stages, tmp_path / "b.log", terminal)
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", narrow.getvalue())  # no cursor moves
+    frames = [f for f in re.split(r"[\r\n]", plain) if "dbt-build: 2 of 2" in f]
+    assert frames and all(f.endswith("…") and len(f) <= 40 for f in frames), frames
+    # not on a terminal (a pipe, CI): no status line at all
+    piped = io.StringIO()
+    run_build(tmp_path / "w.duckdb", stages, tmp_path / "b.log", Console(file=piped))
+    assert " of 2 " not in piped.getvalue() and "[1/1] dbt-build ok" in piped.getvalue()
+
+
+def test_the_log_is_written_line_by_line_as_the_build_runs(tmp_path):
+    """The log has a stage's first lines while it still runs (`tail -f` follows a build):
+    the step below waits, up to 20 s, for this test to see its first line in the log."""
+    import threading
+
+    go, log = tmp_path / "go", tmp_path / "b.log"
+    step = (
+        f"import pathlib, time\nprint('1 of 2 waiting')\nfor _ in range(200):\n"
+        f"    if pathlib.Path({str(go)!r}).exists(): break\n    time.sleep(0.1)\n"
+        f"else: raise SystemExit('not released')\nprint('2 of 2 done')\n"
+    )
+    stages = [Stage("slow", [[sys.executable, "-c", step]])]
+    errors: list[BaseException] = []
+
+    def build() -> None:
+        try:
+            run_build(tmp_path / "w.duckdb", stages, log, Console(file=io.StringIO()))
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    thread = threading.Thread(target=build)
+    thread.start()
+
+    def logged() -> list[str]:  # whole lines: the command line in the log holds the script
+        return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+
+    for _ in range(150):
+        if "1 of 2 waiting" in logged():
+            break
+        time.sleep(0.1)
+    else:
+        go.touch()
+        thread.join()
+        raise AssertionError("the log had nothing of the running step:\n" + log.read_text())
+    assert "2 of 2 done" not in logged()
+    go.touch()
+    thread.join(timeout=30)
+    assert not errors, errors
+    assert logged()[-2:] == ["1 of 2 waiting", "2 of 2 done"]
+
+
+# ------------------------------------------------------------------------------ installs
+
+
+def extras_installed(target: str, tmp_path) -> set[str]:
+    """The extras of the project that `make TARGET` would install in a fresh environment."""
+    result = subprocess.run(
+        ["make", "-n", "-B", target, f"VENV={tmp_path / 'venv'}"],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    installs = re.findall(r"uv pip install .* -e '?\.\[([\w,]+)\]", result.stdout)
+    assert installs, result.stdout
+    return {extra for extras in installs for extra in extras.split(",")}
+
+
+def test_install_spark_installs_no_torch(tmp_path):
+    """The Spark target needs dbt-spark and pyspark, not the probe's torch."""
+    assert extras_installed("install-spark", tmp_path) == {"spark"}
+
+
+@pytest.mark.parametrize("target", ["test", "test-spark"])
+def test_the_test_targets_install_everything(target, tmp_path):
+    assert {"probe", "dev", "spark"} <= extras_installed(target, tmp_path)
