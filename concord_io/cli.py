@@ -331,15 +331,25 @@ def build(
 # status
 
 
-def _landed_runs() -> list[str]:
+def _landed_runs() -> dict[str, str]:
+    """Each landed probe run and its model, as its runs.parquet records it (the demo's says
+    that its weights are random)."""
+    import pyarrow.parquet as pq
+
     folder = paths.landing_dir() / "probe"
     if not folder.is_dir():
-        return []
-    return sorted(
-        p.name.removeprefix("run_id=")
-        for p in folder.iterdir()
-        if p.is_dir() and p.name.startswith("run_id=")
-    )
+        return {}
+    runs = {}
+    for path in sorted(folder.iterdir()):
+        if not (path.is_dir() and path.name.startswith("run_id=")):
+            continue  # hidden folders of unfinished or replaced runs
+        try:
+            models = pq.read_table(path / "runs.parquet", columns=["model"]).column(0)
+            model = str(models[0]) if len(models) else "?"
+        except (OSError, KeyError, ValueError):  # pyarrow's errors subclass these
+            model = "unreadable runs.parquet"
+        runs[path.name.removeprefix("run_id=")] = model
+    return runs
 
 
 def _last_build_failures(target: Path) -> tuple[str | None, list[str]]:
@@ -471,8 +481,9 @@ def status_report(serving: Path | None = None) -> str:
     lines.append(
         f"Probe runs landed in {paths.landing_dir() / 'probe'}: {len(landed)}"
         + "".join(
-            f"\n  {printable(r)}" + ("  (published)" if r in published_runs else "  (not built)")
-            for r in landed
+            f"\n  {printable(r)}: {printable(model)}"
+            + ("  (published)" if r in published_runs else "  (not built)")
+            for r, model in landed.items()
         )
     )
     generated, last_failures = _last_build_failures(_target_dir())

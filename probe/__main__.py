@@ -151,7 +151,7 @@ def _runs(args: argparse.Namespace) -> None:
         )
 
 
-DEMO_MODEL_NAME = "demo {arch} (random weights: its numbers are noise)"
+DEMO_MODEL_NAME = "demo {arch} (random weights — a pipeline check, not a finding)"
 
 
 def _scoring_modules():

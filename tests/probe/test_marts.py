@@ -303,6 +303,6 @@ def test_the_demo_run_says_what_it_is(warehouse, tiny_model_dirs):
     run records the resolved folder it loaded."""
     models = dict(zip(warehouse["runs"]["run_id"], warehouse["runs"]["model"], strict=True))
     assert models == {
-        "demo": "demo gpt2 (random weights: its numbers are noise)",
+        "demo": "demo gpt2 (random weights — a pipeline check, not a finding)",
         "llama_bos": str(tiny_model_dirs["llama_bos"].resolve()),
     }

@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from rich.console import Console
 
@@ -148,8 +150,12 @@ def fake_serving(tmp_path, monkeypatch) -> Path:
     (serving / "current").symlink_to(Path("versions") / NEW)
     (serving / "concord.duckdb").symlink_to(Path("current") / "concord.duckdb")
     landing = tmp_path / "landing"
-    for run in ("run-a", "run-b"):
+    for run, model in (("run-a", "demo gpt2 (random weights)"), ("run-b", "/models/llama")):
         (landing / "probe" / f"run_id={run}").mkdir(parents=True)
+        pq.write_table(
+            pa.table({"model": [model]}), landing / "probe" / f"run_id={run}" / "runs.parquet"
+        )
+    (landing / "probe" / ".tmp-run_id=cut-off").mkdir()  # an unfinished run is not listed
     target = tmp_path / "target"
     target.mkdir()
     (target / "run_results.json").write_text(
@@ -186,7 +192,9 @@ def test_status_lists_publication_runs_quarantine_and_failing_tests(fake_serving
         in text
     )
     assert "Failing tests in the published build: 1\n  unique_x on stg_x: warn, 2 rows" in text
-    assert "run-a  (published)" in text and "run-b  (not built)" in text
+    assert "Probe runs landed in" in text and ": 2\n" in text
+    assert "run-a: demo gpt2 (random weights)  (published)" in text
+    assert "run-b: /models/llama  (not built)" in text
     assert "1 test(s) not passing\n  test.concord.b: fail (4 rows)" in text
 
 
