@@ -18,9 +18,9 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DB_PATH = SETTINGS["CONCORD_DB_PATH"].default
 
 
-def _from_env(variable: str) -> Path:
+def _from_env(variable: str, root: Path = PROJECT_ROOT) -> Path:
     path = Path(value(variable))
-    return path if path.is_absolute() else PROJECT_ROOT / path
+    return path if path.is_absolute() else root / path
 
 
 def build_db_path() -> Path:
@@ -45,9 +45,11 @@ def quality_dir() -> Path:
     return warehouse_dir() / "quality"
 
 
-def landing_dir() -> Path:
-    """The probe's landing folder (``CONCORD_LANDING_DIR``)."""
-    return _from_env("CONCORD_LANDING_DIR")
+def landing_dir(root: Path = PROJECT_ROOT) -> Path:
+    """The landing folder (``CONCORD_LANDING_DIR``): the probe's runs and the cross-lingual
+    study's inputs as Parquet (docs/landing.md); a relative value is taken from ``root``,
+    the project folder (a copy of the project has its own)."""
+    return _from_env("CONCORD_LANDING_DIR", root)
 
 
 def inside(folder: Path | str, target: Path | str, *, what: str = "path") -> Path:
