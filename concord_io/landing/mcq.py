@@ -366,7 +366,8 @@ def _prepare(study: Study) -> tuple[pa.Table, str, list[Run], list[str], str]:
             con.execute(
                 "select distinct source_file, content_hash from items order by all"
             ).fetchall(),
-            context,
+            study.options,
+            translations.to_pydict(),
         )
         runs = _wide_runs(con, study, wide_lines, notes)
         runs += _record_runs(con, study, source_lines, items_fingerprint, notes)
