@@ -50,7 +50,7 @@ SETTINGS = {
         Setting(
             "CONCORD_LANDING_DIR",
             "warehouse/landing",
-            "The landing folder: probe runs (and, with the reader, every input) as Parquet.",
+            "The landing folder: probe runs and the cross-lingual inputs as Parquet.",
             parse_state=True,
         ),
         Setting(
