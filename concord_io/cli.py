@@ -6,9 +6,9 @@ one line (and a hint), a traceback only with ``--debug`` or ``CONCORD_DEBUG=1``.
 
 ``concord build`` runs the pipeline that ``make build`` runs, stage by stage, each as the
 same module command line the stage has on its own (``python -m concord_io.landing``,
-``dbt build``, ``python -m concord_io.quality``, ``python -m concord_io.publish``, dbt docs and ``python -m
-concord_io.report``, ``python -m concord_io.summary``), so the stages stay one
-implementation each. Each stage shows one progress line with its time; its output goes to a
+``dbt build``, ``python -m concord_io.quality``, ``python -m concord_io.publish``, dbt docs
+and ``python -m concord_io.report``, ``python -m concord_io.summary``), so the stages stay
+one implementation each. Each stage shows one progress line with its time; its output goes to a
 plain-text log (``<warehouse>/logs/concord-build.log``), and the end of it is printed when
 the stage fails.
 """
