@@ -255,6 +255,24 @@ def test_registry_lines_are_checked(project, line, expected):
     refused(project, *expected)
 
 
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        ("en.csv,,base\nit.csv,it,base\n", ["mcq_item_files: line for en.csv has no language"]),
+        ("en.csv,en,\nit.csv,it,base\n", ["line for en.csv has no variant"]),
+        ("en.csv,en,reversed\nit.csv,it,base\n", ["variant reversed is not base or shuffled"]),
+        ("en.csv,en,base\nen.csv,en,base\nit.csv,it,base\n", ["registered more than once"]),
+        ("en.csv,e_n_x,base\nit.csv,it,base\n", ["'e_n_x' is not a valid language tag"]),
+    ],
+    ids=["blank language", "blank variant", "variant", "repeated", "language tag"],
+)
+def test_item_registry_lines_are_checked(project, lines, expected):
+    """What the item registry's seed tests stated (a blank cell, a repeated file, a variant
+    other than base or shuffled) and a language tag that is not one."""
+    write(mcq(project) / "mcq_item_files.csv", "file,language,variant\n" + lines)
+    refused(project, *expected)
+
+
 def test_an_unregistered_file_is_refused(project):
     write(mcq(project) / "answers" / "extra.csv", "x\n1\n")
     refused(project, "file(s) with no line in mcq_answer_registry: extra.csv")
