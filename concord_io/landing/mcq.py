@@ -25,6 +25,7 @@ from importlib import metadata
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -282,7 +283,9 @@ def _split(con: duckdb.DuckDBPyConnection, run: Run, answers: pa.Table, language
     """The run's answers, less the records set aside in its quarantine: every record of a
     key (task, item, language) given more than once (which of them counts is not for the
     reader to decide), and records in a language the study does not compare."""
-    numbered = answers.append_column("record_order", pa.array(range(answers.num_rows), pa.int64()))
+    numbered = answers.append_column(
+        "record_order", pa.array(np.arange(answers.num_rows, dtype=np.int64))
+    )
     con.register("run_answers", numbered)
     listed = ", ".join(_literal(language) for language in languages) or "null"
     flagged = con.sql(
