@@ -8,8 +8,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 export CONCORD_DB_PATH ?= warehouse/concord.duckdb
 
-.PHONY: install warehouse-install semantic-install probe-install install-spark build dbt-build quality publish report \
-	chromium java summary test test-fast test-spark lint sql-fix bench clean
+.PHONY: install warehouse-install semantic-install probe-install install-spark build land \
+	dbt-build quality publish report chromium java summary test test-fast test-spark lint \
+	sql-fix bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -76,14 +77,16 @@ probe-install: $(VENV)/.installed-probe
 install-spark: $(VENV)/.installed-spark
 
 # `concord build` (concord_io/cli.py) runs the stages in order and stops at the first that
-# fails: dbt build; the Great Expectations checkpoint (read-only; a failed expectation stops
-# here and the data docs say why); publish (only reached when everything before passed:
-# readers use serving/concord.duckdb beside the build database, never the build file); the
-# report and dbt docs; the summary. Each stage alone: make dbt-build|quality|publish|report|summary.
+# fails: land (the cross-lingual inputs checked and landed as Parquet, docs/landing.md); dbt
+# build; the Great Expectations checkpoint (read-only; a failed expectation stops here and
+# the data docs say why); publish (only reached when everything before passed: readers use
+# serving/concord.duckdb beside the build database, never the build file); the report and
+# dbt docs; the summary. Each stage alone:
+# make land|dbt-build|quality|publish|report|summary.
 build: warehouse-install
 	$(BIN)/concord build
 
-dbt-build quality publish report summary: warehouse-install
+land dbt-build quality publish report summary: warehouse-install
 	$(BIN)/concord build --stage $@
 
 # The report's browser tests render pages in Debian's chromium; without it they fail, naming this.

@@ -56,7 +56,7 @@ SETTINGS = {
         Setting(
             "CONCORD_LANDING_DIR",
             "warehouse/landing",
-            "The landing folder: probe runs (and, with the reader, every input) as Parquet.",
+            "The landing folder: probe runs and the cross-lingual inputs as Parquet.",
             parse_state=True,
         ),
         Setting(
@@ -179,8 +179,10 @@ DBT_VARS = {
                "bootstrap, shared by every study", _number),
         DbtVar("bootstrap_seed", 20250505, "The seed every random stream derives from.",
                "bootstrap, shared by every study", _whole),
-        DbtVar("probe_landing_dir", "{{ env_var('CONCORD_LANDING_DIR', 'warehouse/landing') }}",
-               "The landing folder (CONCORD_LANDING_DIR).", "probe"),
+        DbtVar("landing_dir", "{{ env_var('CONCORD_LANDING_DIR', 'warehouse/landing') }}",
+               "The landing folder (CONCORD_LANDING_DIR, docs/landing.md): the probe's runs and "
+               "the cross-lingual inputs as Parquet, which the staging models read; relative "
+               "to the project folder.", "landing"),
         DbtVar("probe_baseline_group", "US", "The group every delta is taken against.",
                "probe"),
         DbtVar("probe_permutations", 10000, "Permutations of the paired tests.", "probe",
@@ -220,8 +222,11 @@ def project_vars_yaml() -> str:
     return "\n".join(lines) + "\n"
 
 
-VARS_BLOCK = re.compile(r"^# Generated from concord_common/settings\.py.*?\nvars:\n(?:  .*\n)*",
-                        re.MULTILINE | re.DOTALL)  # fmt: skip
+# the header comment lines, `vars:` and its indented lines: never past the block
+VARS_BLOCK = re.compile(
+    r"^# Generated from concord_common/settings\.py[^\n]*\n(?:#[^\n]*\n)*vars:\n(?:  [^\n]*\n)*",
+    re.MULTILINE,
+)
 
 
 def write_project_vars(project_file: Path) -> bool:

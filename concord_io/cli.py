@@ -5,11 +5,11 @@ flag gives one line that names it. Failures go through :func:`concord_io.errors.
 one line (and a hint), a traceback only with ``--debug`` or ``CONCORD_DEBUG=1``.
 
 ``concord build`` runs the pipeline that ``make build`` runs, stage by stage, each as the
-same module command line the stage has on its own (``dbt build``, ``python -m
-concord_io.quality``, ``python -m concord_io.publish``, dbt docs and ``python -m
-concord_io.report``, ``python -m concord_io.summary``), so the stages stay one
-implementation each. Each stage shows one progress line with its time (on a terminal, the
-dbt stage shows dbt's latest ``n of N`` line as it runs); its output goes to a plain-text
+same module command line the stage has on its own (``python -m concord_io.landing``,
+``dbt build``, ``python -m concord_io.quality``, ``python -m concord_io.publish``, dbt docs
+and ``python -m concord_io.report``, ``python -m concord_io.summary``), so the stages stay
+one implementation each. Each stage shows one progress line with its time (on a terminal,
+the dbt stage shows dbt's latest ``n of N`` line as it runs); its output goes to a plain-text
 log (``<warehouse>/logs/concord-build.log``) line by line as it is written, and the end of it
 is printed when the stage fails.
 
@@ -107,6 +107,9 @@ def build_stages(database: Path, keep: int = KEEP) -> list[Stage]:
         shutil.copyfile(target / "static_index.html", report / "docs" / "index.html")
 
     return [
+        # the cross-lingual study's inputs checked and landed as Parquet, one line per landed
+        # folder (the dbt plugin lands again before dbt build: unchanged, nothing rewritten)
+        Stage("land", [[python, "-m", "concord_io.landing"]], show_output=True),
         # dbt parses every seed as UTF-8 before the strict reader runs: the encoding check
         # first gives a non-UTF-8 seed the reader's one line instead of dbt's traceback
         Stage(
@@ -183,7 +186,7 @@ def build_stages(database: Path, keep: int = KEEP) -> list[Stage]:
     ]
 
 
-STAGE_NAMES = ("dbt-build", "quality", "publish", "report", "summary")
+STAGE_NAMES = ("land", "dbt-build", "quality", "publish", "report", "summary")
 
 
 def _run_step(

@@ -1,19 +1,68 @@
-"""A dbt-duckdb plugin (profiles.yml, target dev) that checks the build database just before
-dbt opens it: the path (see :func:`concord_io.paths.prepare_build_db`: never inside a
-serving folder; its folder is created, so a fresh clone builds with plain ``dbt build``) and
-the file's lock, so that a build already running, or a reader holding the build file, is
-named with its process id instead of DuckDB's bare lock error. It also gives dbt's
+"""A dbt-duckdb plugin (profiles.yml, target dev) that runs once before dbt opens the build
+database. It checks the database: the path (see :func:`concord_io.paths.prepare_build_db`:
+never inside a serving folder; its folder is created, so a fresh clone builds with plain
+``dbt build``) and the file's lock, so that a build already running, or a reader holding the
+build file, is named with its process id instead of DuckDB's bare lock error. It gives dbt's
 connection the settings of every Concord connection
-(:func:`concord_io.connect.apply_build_settings`: the memory limit)."""
+(:func:`concord_io.connect.apply_build_settings`: the memory limit). And for ``dbt build``
+and ``dbt run`` it lands the cross-lingual study's inputs first
+(:func:`concord_io.landing.land_mcq`, docs/landing.md), which the staging models read: the
+dbt project folder's registered files, into the landing folder (the var ``landing_dir``
+where the call gives one, else ``CONCORD_LANDING_DIR``, relative to the project), with the
+vars the call was given (``--vars``). Bad input stops dbt with the reader's one line."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 from dbt.adapters.duckdb.plugins import BasePlugin
+from dbt.adapters.events.logging import AdapterLogger
 
 from concord_io.connect import apply_build_settings, build_lock_error
 from concord_io.errors import ConcordError
-from concord_io.paths import prepare_build_db
+from concord_io.paths import check_build_db_path, landing_dir, prepare_build_db
+
+#: The dbt commands that build models, and so read the landing.
+LANDING_COMMANDS = ("build", "run")
+
+logger = AdapterLogger("concord")
+
+
+def _project_dir() -> Path:
+    """The dbt project folder of the call in progress (--project-dir, else the working
+    directory): relative paths in settings are taken from it, whatever the working
+    directory."""
+    from dbt.flags import get_flags
+
+    return Path(getattr(get_flags(), "PROJECT_DIR", None) or Path.cwd()).resolve()
+
+
+def _land() -> None:
+    """Land the cross-lingual study for the dbt call in progress (its flags)."""
+    from dbt.flags import get_flags
+
+    from concord_io.landing import land_mcq
+
+    flags = get_flags()
+    if getattr(flags, "WHICH", None) not in LANDING_COMMANDS:
+        return
+    project = _project_dir()
+    variables = dict(getattr(flags, "VARS", None) or {})
+    given = variables.get("landing_dir")
+    if isinstance(given, str) and given.strip():
+        landing = Path(given.strip())
+        landing = landing if landing.is_absolute() else project / landing
+    else:
+        landing = landing_dir(project)
+    report = land_mcq(project, landing, variables)
+    changed = [o for o in report.outcomes if o.status != "unchanged"]
+    logger.info(
+        f"concord landing ({landing}): {len(report.outcomes) - len(changed)} folder(s) "
+        f"unchanged, {len(changed)} written or removed"
+    )
+    for line in [o.line() for o in changed] + [f"note      {n}" for n in report.notes]:
+        logger.info(f"  {line}")
 
 
 class Plugin(BasePlugin):
@@ -22,10 +71,17 @@ class Plugin(BasePlugin):
             apply_build_settings(conn)
         except ConcordError as error:
             raise RuntimeError(f"{error.message}. {error.hint}") from None
+        # the files the models read (seeds' folders, the landing) are named relative to the
+        # project folder: DuckDB resolves relative paths from it, not from the working
+        # directory
+        conn.execute("set global file_search_path = ?", [str(_project_dir())])
 
     def update_connection_config(self, creds, config) -> None:
         try:
-            prepare_build_db(creds.path)  # refuses :memory: and a remote path too
+            check_build_db_path(creds.path)  # refuses :memory: and a remote path first
+            if not Path(creds.path).is_absolute():  # from the project folder, like the rest
+                creds.path = str(_project_dir() / creds.path)
+            prepare_build_db(creds.path)
             try:  # the lock dbt is about to take, taken and released once to name its holder
                 duckdb.connect(creds.path, config=dict(config)).close()
             except duckdb.IOException as error:
@@ -33,6 +89,7 @@ class Plugin(BasePlugin):
                 if lock is None:
                     raise
                 raise lock from error
+            _land()
         except ConcordError as error:
             # dbt prints the exception's text: the hint goes on the same message
             raise RuntimeError(f"{error.message}. {error.hint}") from None

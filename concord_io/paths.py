@@ -18,9 +18,9 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DB_PATH = SETTINGS["CONCORD_DB_PATH"].default
 
 
-def _from_env(variable: str) -> Path:
+def _from_env(variable: str, root: Path = PROJECT_ROOT) -> Path:
     path = Path(value(variable))
-    return path if path.is_absolute() else PROJECT_ROOT / path
+    return path if path.is_absolute() else root / path
 
 
 def build_db_path() -> Path:
@@ -45,9 +45,11 @@ def quality_dir() -> Path:
     return warehouse_dir() / "quality"
 
 
-def landing_dir() -> Path:
-    """The probe's landing folder (``CONCORD_LANDING_DIR``)."""
-    return _from_env("CONCORD_LANDING_DIR")
+def landing_dir(root: Path = PROJECT_ROOT) -> Path:
+    """The landing folder (``CONCORD_LANDING_DIR``): the probe's runs and the cross-lingual
+    study's inputs as Parquet (docs/landing.md); a relative value is taken from ``root``,
+    the project folder (a copy of the project has its own)."""
+    return _from_env("CONCORD_LANDING_DIR", root)
 
 
 def inside(folder: Path | str, target: Path | str, *, what: str = "path") -> Path:
@@ -87,13 +89,9 @@ def is_duckdb_file(path: Path) -> bool:
         return f.read(12)[8:12] == b"DUCK"
 
 
-def prepare_build_db(path: Path | str, *, variable: str = "CONCORD_DB_PATH") -> Path:
-    """Check the build database path before anything opens it, and create its folder.
-
-    Refused: a path inside a serving folder (the published file itself, through its symlink,
-    or a new file beside it): a build would write into the version readers hold. The
-    folder is created, so a fresh clone builds with plain ``dbt build``.
-    """
+def check_build_db_path(path: Path | str, *, variable: str = "CONCORD_DB_PATH") -> Path:
+    """``path`` as a file path, refused when it is not one: ``:memory:`` or a remote
+    database keeps nothing for publish and the report, and no shell expanded a ``~``."""
     text = str(path).strip()
     if text in ("", ":memory:") or ":" in text.replace("\\", "/").split("/")[0]:
         raise ConcordError(
@@ -101,7 +99,17 @@ def prepare_build_db(path: Path | str, *, variable: str = "CONCORD_DB_PATH") -> 
             hint="an in-memory or remote database keeps nothing for publish and the report; "
             f"unset {variable} (default {DEFAULT_DB_PATH}) or name a .duckdb file",
         )
-    path = Path(_not_home_relative(text, variable + "="))
+    return Path(_not_home_relative(text, variable + "="))
+
+
+def prepare_build_db(path: Path | str, *, variable: str = "CONCORD_DB_PATH") -> Path:
+    """Check the build database path before anything opens it, and create its folder.
+
+    Refused: a path inside a serving folder (the published file itself, through its symlink,
+    or a new file beside it): a build would write into the version readers hold. The
+    folder is created, so a fresh clone builds with plain ``dbt build``.
+    """
+    path = check_build_db_path(path, variable=variable)
     if path.is_dir():
         raise ConcordError(
             f"{variable}={path}: is a folder, not a database file",

@@ -1,68 +1,62 @@
-{#- Normalising the answer text that LLM pipelines write into one option letter.
-    Accepted: a letter in any case with padding, markdown emphasis or quotes (` b `, `**B**`),
-    a letter with a bracket or full stop (`B)`, `(B)`, `B.`), a labelled letter
-    (`Answer: B`, `Option B`), and the text of one of the item's options. Anything else is
-    not an answer and gets a reason.
-    The macros take the raw answer and return a column expression; the model computes the
-    letter form and the text key once per row and passes them on. -#}
+{#- The cross-lingual answers as the reader lands them (docs/landing.md): every answer was
+    read, checked and normalised in Python (concord_io/landing/normalise.py); these macros
+    only sort and version what landed. -#}
 
-{#- The single letter the answer is written as, '' when it is not written as a letter.
-    Bare letters (most answers) skip the regular expressions. -#}
-{% macro mcq_answer_letter_form(raw) -%}
-    case
-        when {{ raw }} in ('A', 'B', 'C', 'D') then {{ raw }}
-        else regexp_extract(
-            upper(trim({{ regexp_replace_all('coalesce(' ~ raw ~ ", '')", '[\s*_`"\']+', ' ') }})),
-            {{ regex_literal('^(?:(?:ANSWER|OPTION|CHOICE|RISPOSTA)\s*[:.\-]?\s*)?\(?([A-Z])\)?[.):]?$') }},
-            1
-        )
-    end
+{#- The reasons an answer's text is not an option (concord_io.landing.normalise.REASONS):
+    such an answer is an invalid answer, kept and never counted. -#}
+{% macro mcq_invalid_answer_reasons() -%}
+    {{ return(['empty', 'letter_out_of_range', 'pipeline_error', 'unrecognised']) }}
 {%- endmacro %}
 
-{#- Text compared case- and space-insensitively (answer against option text). -#}
-{% macro mcq_text_key(text) -%}
-    lower(trim({{ regexp_replace_all('coalesce(' ~ text ~ ", '')", '\\s+', ' ') }}))
+{#- True for a landed answer (valid, or invalid for one of the reasons above); false for a
+    record that cannot be an answer at all (a sample with more choices than options),
+    which is quarantined as a record instead. -#}
+{% macro mcq_is_answer(invalid_reason) -%}
+    ({{ invalid_reason }} is null or {{ invalid_reason }} in (
+        {%- for reason in mcq_invalid_answer_reasons() -%}
+        '{{ reason }}'{{ ', ' if not loop.last }}
+        {%- endfor -%}
+    ))
 {%- endmacro %}
 
-{#- The presented letter, or null. `letter_form` and `answer_key` are the two columns
-    above; option texts are compared only when the answer is not written as a letter. -#}
-{% macro mcq_normalised_answer(letter_form, answer_key, option_a, option_b, option_c, option_d) -%}
-    case
-        when {{ letter_form }} in ('A', 'B', 'C', 'D') then {{ letter_form }}
-        when {{ letter_form }} <> '' or {{ answer_key }} = '' then null
-        when (
-            ({{ answer_key }} = {{ mcq_text_key(option_a) }})::int
-            + ({{ answer_key }} = {{ mcq_text_key(option_b) }})::int
-            + ({{ answer_key }} = {{ mcq_text_key(option_c) }})::int
-            + ({{ answer_key }} = {{ mcq_text_key(option_d) }})::int
-        ) <> 1 then null
-        when {{ answer_key }} = {{ mcq_text_key(option_a) }} then 'A'
-        when {{ answer_key }} = {{ mcq_text_key(option_b) }} then 'B'
-        when {{ answer_key }} = {{ mcq_text_key(option_c) }} then 'C'
-        when {{ answer_key }} = {{ mcq_text_key(option_d) }} then 'D'
-    end
+{#- A file's version in a run: the run, the file's content and when the run was landed (the
+    reader lands a run again only when its inputs changed: a file, a registry line, the
+    item files or translations, the study's languages or options). -#}
+{% macro mcq_file_version(runs, answers) -%}
+    {{ runs }}.run_id || '|' || {{ answers }}.content_hash || '|'
+        || cast({{ epoch_microseconds(runs ~ '.landed_at') }} as {{ dbt.type_string() }})
 {%- endmacro %}
 
-{#- Why an answer is not a letter (null when it is one). -#}
-{% macro mcq_invalid_reason(answer, letter_form, answer_key) -%}
-    case
-        when {{ answer }} is not null then null
-        when {{ answer_key }} = '' then 'empty'
-        when {{ letter_form }} <> '' then 'letter_out_of_range'
-        when {{ regexp_contains(answer_key, '(invalid|error|fail|retr|timeout|n/a)') }}
-            then 'pipeline_error'
-        else 'unrecognised'
-    end
+{#- Every file version that int_mcq_answers_normalised holds after a build, from staging. -#}
+{% macro mcq_answer_file_versions() -%}
+    select distinct
+        answers.source_file,
+        {{ mcq_file_version('runs', 'answers') }} as file_version
+    from {{ ref('stg_mcq__answers') }} as answers
+    inner join {{ ref('stg_mcq__runs') }} as runs
+        on answers.run_id = runs.run_id
+    where {{ mcq_is_answer('answers.invalid_reason') }}
 {%- endmacro %}
 
-{#- The original option a presented letter points to: presented A is the first letter of
-    the presented order (DCBA: presented A = original D). -#}
-{% macro mcq_original_option(letter, presented_option_order) -%}
-    case
-        when {{ letter }} is not null
-            then substr({{ presented_option_order }}, ascii({{ letter }}) - ascii('A') + 1, 1)
-    end
-{%- endmacro %}
+{#- Post-hook of int_mcq_answers_normalised (incremental by file version, appending the
+    versions it does not hold): delete the rows of versions no longer current, a changed
+    file's older version or a run no longer landed. On Spark the model is a table, rebuilt
+    whole. -#}
+{% macro mcq_delete_stale_file_versions(relation, current) %}
+    {{ return(adapter.dispatch('mcq_delete_stale_file_versions', 'concord')(relation, current)) }}
+{% endmacro %}
+
+{% macro default__mcq_delete_stale_file_versions(relation, current) %}
+    delete from {{ relation }} as held
+    where not exists (
+        select 1 from ({{ current }}) as now
+        where now.source_file = held.source_file and now.file_version = held.file_version
+    )
+{% endmacro %}
+
+{% macro spark__mcq_delete_stale_file_versions(relation, current) %}
+    select 1
+{% endmacro %}
 
 {#- The five complete disagreement types partition the complete items; an item with a
     language missing or invalid is `incomplete`. (The study's notebooks let every

@@ -177,7 +177,7 @@
 
 {#- Environment variables are checked where dbt reads them: CONCORD_THREADS in profiles.yml,
     CONCORD_DB_PATH by concord_io.dbt_plugin before the file is opened, CONCORD_LANDING_DIR
-    as the var probe_landing_dir below. -#}
+    as the var landing_dir below. -#}
 {% macro check_run_settings() %}
     {%- if not execute -%}
         {{ return('') }}
@@ -189,7 +189,7 @@
     {%- for name in ['mcq_languages', 'mcq_options', 'mcq_disagreement_types'] -%}
         {%- do _check_name_list(name) -%}
     {%- endfor -%}
-    {%- for name in ['mcq_answers_dir', 'mcq_items_dir', 'probe_landing_dir'] -%}
+    {%- for name in ['mcq_answers_dir', 'mcq_items_dir', 'landing_dir'] -%}
         {%- do _check_folder(name) -%}
     {%- endfor -%}
     {%- do _check_baseline_group() -%}

@@ -1,28 +1,24 @@
-{#- The project's one strict CSV reader. Every CSV Concord reads goes through these macros:
-    the dbt seeds (checked before `dbt seed` or `dbt build` loads them, then loaded by
-    dbt-duckdb's own seed materialization through strict_csv_scan), the registries, and the
-    cross-lingual answer and item files (staged by strict_csv_scan). A file that cannot be
-    read as declared stops the run with one line naming the file, the row (1 = first data
-    row) or line, the column, and what to do; nothing is coerced or padded.
+{#- The strict CSV reader of the dbt seeds: every seed `dbt seed` or `dbt build` is about to
+    load is checked first, then loaded by dbt-duckdb's own seed materialization through
+    strict_csv_scan. A file that cannot be read as declared stops the run with one line
+    naming the file, the row (1 = first data row) or line, the column, and what to do;
+    nothing is coerced or padded. (The cross-lingual study's answer and item files are read
+    by Python, concord_io.landing, whose strict reader gives the same messages.)
 
-    Three parts, because DuckDB's strict CSV parser is fast but refuses a file that mixes
-    line endings and accepts a quote inside an unquoted field (`ab"c`):
+    Two parts, because DuckDB's CSV parser accepts a quote inside an unquoted field (`ab"c`)
+    and pads a short row:
       - strict_csv_inspect + strict_csv_check_header: one DuckDB pass over the bytes
         (empty file, UTF-8 validity with the line of the first bad byte, UTF-16, NUL
-        bytes; for a file the strict scan reads, mixed line endings with the first row
-        that differs) and the header (blank or repeated names, declared or required columns);
-      - strict_csv_check_records (small files: seeds, registries): every record against
-        the header in one regex pass, naming the first ragged row or stray quote;
-      - strict_csv_scan (large files): DuckDB's strict parser, streaming, bad rows into a
-        rejects table that strict_csv_assert_no_rejects turns into the same one line. -#}
+        bytes) and the header (blank or repeated names, declared or required columns);
+      - strict_csv_check_records: every record against the header in one regex pass,
+        naming the first ragged row or stray quote. -#}
 
 
 {#- ---------------------------------------------------------------- file level -------- -#}
 
-{#- Size, encoding, content hash (md5) and the header record of a file, in one query;
-    `with_content` also returns the text (only for small files). Returns {'problem' (a
-    one-line message, '' when none: missing, empty, not UTF-8, NUL bytes), 'header_text',
-    'content', 'content_md5'}. -#}
+{#- Size, encoding and the header record of a file, in one query; `with_content` also
+    returns the text. Returns {'problem' (a one-line message, '' when none: missing, empty,
+    not UTF-8, NUL bytes), 'header_text', 'content'}. -#}
 {% macro strict_csv_inspect(path, label, with_content=false) %}
     {{ return(adapter.dispatch('strict_csv_inspect', 'concord')(path, label, with_content)) }}
 {% endmacro %}
@@ -34,26 +30,14 @@
     {%- endif -%}
     {%- set query -%}
         with blob as (
-            select
-                size,
-                last_modified,
-                md5(content) as content_md5,
-                try(decode(content)) as text
-            from read_blob('{{ p }}')
+            select size, try(decode(content)) as text from read_blob('{{ p }}')
         )
         select
             size,
-            {#- what the file's stat said when it was read, and when that was (before the
-                read: the query's start), for mcq_cached_inspections -#}
-            epoch_us(last_modified) as last_modified_us,
-            epoch_us(current_timestamp) as inspected_at_us,
-            content_md5,
             text is not null as is_utf8,
             coalesce(strpos(text, chr(0)), 0) > 0 as has_nul,
-            coalesce(strpos(text, chr(13)), 0) > 0 as has_cr,
             {#- the first record (quoted fields may hold line breaks), looked for in the
-                first MiB: copying a large file's whole text for it costs a third of this
-                query -#}
+                first MiB -#}
             regexp_extract(ltrim(left(text, 1048576), chr(65279)), '^(?:"(?:[^"]|"")*"|[^"\r\n])*') as header_text,
             {% if with_content %}ltrim(text, chr(65279)){% else %}null{% endif %} as content
         from blob
@@ -69,10 +53,7 @@
     {%- elif row['has_nul'] -%}
         {%- set problem = label ~ ': contains NUL bytes (a UTF-16 file?). Save the file as UTF-8.' -%}
     {%- endif -%}
-    {{ return({'problem': problem, 'header_text': row['header_text'], 'content': row['content'],
-               'content_md5': row['content_md5'], 'has_cr': row['has_cr'], 'size': row['size'],
-               'last_modified_us': row['last_modified_us'],
-               'inspected_at_us': row['inspected_at_us']}) }}
+    {{ return({'problem': problem, 'header_text': row['header_text'], 'content': row['content']}) }}
 {% endmacro %}
 
 {#- The line of the first invalid UTF-8 byte: DuckDB's CSV reader, one field per line,
@@ -213,17 +194,10 @@
     {{ return(checked) }}
 {% endmacro %}
 
-{#- The header of a large file (bytes and header checked, records left to the scan) and
-    the md5 of its content; raises on the first problem. `strict`: the file will be read by
-    the strict scan, so mixed line endings are refused here, in one line. `cached`: what an
-    earlier strict inspection of the unchanged file found (mcq_cached_inspections): the
-    bytes are not read again, the header is checked again (the required columns may have
-    changed). Returns {'header', 'content_md5', 'inspected'} (the inspection, to cache). -#}
-{% macro strict_csv_header_and_md5(path, label, required=none, strict=true, cached=none) %}
-    {%- set inspected = cached if cached is not none else strict_csv_inspect(path, label) -%}
-    {%- if strict and cached is none and not inspected['problem'] and inspected.get('has_cr') -%}
-        {%- do inspected.update({'problem': strict_csv_mixed_line_endings(path, label)}) -%}
-    {%- endif -%}
+{#- The checked header of a seed file about to be loaded (its records were checked by
+    check_selected_seed_files); raises on the first problem. -#}
+{% macro strict_csv_header(path, label, required=none) %}
+    {%- set inspected = strict_csv_inspect(path, label) -%}
     {%- if inspected['problem'] -%}
         {{ exceptions.raise_compiler_error(inspected['problem']) }}
     {%- endif -%}
@@ -231,77 +205,21 @@
     {%- if checked['problem'] -%}
         {{ exceptions.raise_compiler_error(checked['problem']) }}
     {%- endif -%}
-    {{ return({'header': checked['header'], 'content_md5': inspected['content_md5'],
-               'inspected': inspected}) }}
-{% endmacro %}
-
-{#- A large file whose records end in more than one way (CRLF, LF, CR), which DuckDB's
-    strict parser refuses: one line naming the first row that ends unlike the header, or ''.
-    Line breaks inside quoted fields are not record ends and are left out. Only reached
-    when the file has a carriage return. -#}
-{% macro strict_csv_mixed_line_endings(path, label) %}
-    {%- set p = path | replace("'", "''") -%}
-    {%- set query -%}
-        with unquoted as (
-            select regexp_replace(decode(content), '"(?:[^"]|"")*"', '', 'g') as s
-            from read_blob('{{ p }}')
-        ),
-        {#- CRLF as two characters that are neither CR nor LF, so positions stay -#}
-        marked as (
-            select s, replace(s, chr(13) || chr(10), chr(30) || chr(31)) as t from unquoted
-        ),
-        firsts as (
-            select
-                t,
-                strpos(s, chr(13) || chr(10)) as at_crlf,
-                strpos(t, chr(10)) as at_lf,
-                strpos(t, chr(13)) as at_cr
-            from marked
-        )
-        select
-            {%- for kind in ['crlf', 'lf', 'cr'] %}
-            at_{{ kind }},
-            {#- record ends before the position: the record it ends is that count + 1 -#}
-            length(left(t, at_{{ kind }} - 1)) - length(regexp_replace(
-                left(t, at_{{ kind }} - 1), '[' || chr(30) || chr(10) || chr(13) || ']', '', 'g'
-            )) as ends_before_{{ kind }}{{ ',' if not loop.last }}
-            {%- endfor %}
-        from firsts
-    {%- endset -%}
-    {%- set row = run_query(query).rows[0] -%}
-    {%- set names = {'crlf': 'CRLF (Windows)', 'lf': 'LF (Unix)', 'cr': 'CR (old Mac)'} -%}
-    {%- set found = [] -%}
-    {%- for kind in ['crlf', 'lf', 'cr'] if row['at_' ~ kind] > 0 -%}
-        {%- do found.append((row['at_' ~ kind], kind)) -%}
-    {%- endfor -%}
-    {%- if found | length < 2 -%}
-        {{ return('') }}
-    {%- endif -%}
-    {%- set ordered = found | sort -%}
-    {%- set first, other = ordered[0][1], ordered[1][1] -%}
-    {{ return(label ~ ': mixed line endings: row ' ~ row['ends_before_' ~ other]
-        ~ ' ends with ' ~ names[other] ~ ', the rows before it with ' ~ names[first]
-        ~ '. Save the file with one kind of line ending (e.g. dos2unix). Nothing was loaded.') }}
-{% endmacro %}
-
-{% macro strict_csv_header(path, label, required=none, strict=true) %}
-    {{ return(strict_csv_header_and_md5(path, label, required, strict)['header']) }}
+    {{ return(checked['header']) }}
 {% endmacro %}
 
 
 {#- ---------------------------------------------------------------- scanning -------- -#}
 
-{#- A relation over one CSV file: its `header` columns as text, in file order, plus
-    `source_row` (1 = first data row). Rows that do not parse (ragged, bad quoting, not
-    UTF-8) go to `rejects_table` (see strict_csv_assert_no_rejects) instead of the result.
-    `empty_as_text`: an empty cell is '' (answers keep what was written), else null
-    (dbt seeds, as dbt-duckdb loads them). -#}
-{% macro strict_csv_scan(path, header, rejects_table=none, empty_as_text=true, strict=true) %}
-    {{ return(adapter.dispatch('strict_csv_scan', 'concord')(
-        path, header, rejects_table, empty_as_text, strict)) }}
+{#- A relation over one checked CSV file: its `header` columns as text, in file order, plus
+    `source_row` (1 = first data row); an empty cell is null, as dbt-duckdb loads seeds.
+    The file was checked whole first, so DuckDB's parser runs without strict mode (which
+    would refuse mixed line endings). -#}
+{% macro strict_csv_scan(path, header) %}
+    {{ return(adapter.dispatch('strict_csv_scan', 'concord')(path, header)) }}
 {% endmacro %}
 
-{% macro duckdb__strict_csv_scan(path, header, rejects_table, empty_as_text, strict) %}
+{% macro duckdb__strict_csv_scan(path, header) %}
     {%- set names = [] -%}
     {%- for name in header -%}
         {%- do names.append("'" ~ name | replace("'", "''") ~ "'") -%}
@@ -316,74 +234,11 @@
             delim = ',',
             quote = '"',
             escape = '"',
-            strict_mode = {{ strict }},
+            strict_mode = false,
             columns = { {%- for name in names %}{{ name }}: 'varchar'{{ ', ' if not loop.last }}{% endfor -%} }
-            {%- if empty_as_text %},
-            force_not_null = [{{ names | join(', ') }}]
-            {%- endif %}
-            {%- if rejects_table %},
-            ignore_errors = true,
-            store_rejects = true,
-            rejects_table = '{{ rejects_table }}',
-            rejects_scan = '{{ rejects_table }}_scans'
-            {%- endif %}
         ) with ordinality
     )
 {%- endmacro %}
-
-{#- SQL that starts a model's rejects afresh (a pre-hook: the rejects tables are temporary
-    and live as long as the connection). -#}
-{% macro strict_csv_reset_rejects(rejects_table) %}
-    {{ return(adapter.dispatch('strict_csv_reset_rejects', 'concord')(rejects_table)) }}
-{% endmacro %}
-
-{% macro duckdb__strict_csv_reset_rejects(rejects_table) %}
-    drop table if exists {{ rejects_table }};
-    drop table if exists {{ rejects_table }}_scans
-{% endmacro %}
-
-{#- A post-hook: stop with one line per file when any scanned row was refused. DuckDB
-    numbers records with the header as 1, so row = line - 1 (the data row). -#}
-{% macro strict_csv_assert_no_rejects(rejects_table) %}
-    {{ return(adapter.dispatch('strict_csv_assert_no_rejects', 'concord')(rejects_table)) }}
-{% endmacro %}
-
-{% macro duckdb__strict_csv_assert_no_rejects(rejects_table) %}
-    {%- if execute -%}
-        {%- set exists = run_query(
-            "select count(*) from duckdb_tables() where table_name = '" ~ rejects_table ~ "'"
-        ).columns[0].values()[0] -%}
-        {%- if exists > 0 -%}
-            {%- set query -%}
-                select
-                    regexp_extract(scans.file_path, '[^/\\]+$') as file,
-                    errors.line - 1 as data_row,
-                    coalesce(errors.column_name, '(beyond the last column)') as column_name,
-                    case errors.error_type
-                        when 'MISSING COLUMNS' then 'has fewer fields than the header'
-                        when 'TOO MANY COLUMNS' then 'has more fields than the header'
-                        when 'UNQUOTED VALUE' then 'text after the closing quote of a quoted field'
-                        when 'INVALID ENCODING' then 'is not valid UTF-8 (save the file as UTF-8)'
-                        else lower(errors.error_type)
-                    end as problem
-                from {{ rejects_table }} as errors
-                inner join {{ rejects_table }}_scans as scans
-                    on errors.scan_id = scans.scan_id and errors.file_id = scans.file_id
-                order by file, errors.line
-                limit 1
-            {%- endset -%}
-            {%- set rows = run_query(query).rows -%}
-            {%- if rows | length > 0 -%}
-                {%- set r = rows[0] -%}
-                {{ exceptions.raise_compiler_error(
-                    r['file'] ~ ': row ' ~ r['data_row'] ~ ', column ' ~ r['column_name'] ~ ': '
-                    ~ r['problem'] ~ '. Fix the row; nothing was counted.'
-                ) }}
-            {%- endif -%}
-        {%- endif -%}
-    {%- endif -%}
-    select 1
-{% endmacro %}
 
 
 {#- ---------------------------------------------------------------- dbt seeds -------- -#}
@@ -420,11 +275,11 @@
     line endings) and inserted by column name (a reordered header loads right). -#}
 {% macro duckdb__load_csv_rows(model, agate_table) %}
     {%- set path = adapter.get_seed_file_path(model) -%}
-    {%- set header = strict_csv_header(path, 'seed ' ~ model.name, strict=false) -%}
+    {%- set header = strict_csv_header(path, 'seed ' ~ model.name) -%}
     {%- set sql -%}
         insert into {{ this.render() }} by name
         select * exclude (source_row)
-        from {{ strict_csv_scan(path, header, empty_as_text=false, strict=false) }}
+        from {{ strict_csv_scan(path, header) }}
     {%- endset -%}
     {%- do adapter.add_query(sql, abridge_sql_log=True) -%}
     {{ return(sql) }}

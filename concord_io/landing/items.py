@@ -124,6 +124,7 @@ def read_item_file(
             r.question,
             case o.option_key {texts} end as option_text,
             null::varchar as gold,
+            r.domain_label,
             t.domain_en as domain,
             {_literal(source.name)} as source_file,
             r.source_row,

@@ -133,8 +133,9 @@ def provenance(folder: Path, harness_task: str, label: str) -> Provenance:
 def read_samples(
     con: duckdb.DuckDBPyConnection, study: Study, line: Line, source: SourceFile, task: str
 ) -> tuple[pa.Table, pa.Table]:
-    """The log's answers (with ``model``, ``variant`` and ``presented_order``) and its option
-    scores (without ``run_id``)."""
+    """The log's answers (with ``model``, ``variant`` and ``presented_order``; the domain of
+    each item from the ``items`` relation registered on ``con``) and its option scores
+    (without ``run_id``)."""
     where = f"mcq_answer_sources: {printable(line.file)}"
     language = canonical_language(line["language"], where)
     keys = "".join(study.options)
@@ -263,17 +264,32 @@ def read_samples(
     answers = con.sql(
         f"""
         select
-            {_literal(line["model"])} as model,
-            {_literal(line["run"])} as variant,
-            {_literal(order)} as presented_order,
-            {common},
-            case when fits then substr({_literal(order)}, position, 1) end as chosen_option,
-            chr(64 + position) as raw_answer,
-            case when not fits then {_literal("more choices than options " + keys)} end
-                as invalid_reason,
-            {provenance_columns}
-        from choices
-        order by source_row
+            a.*,
+            i.domain_label,
+            i.domain
+        from (
+            select
+                {_literal(line["model"])} as model,
+                {_literal(line["run"])} as variant,
+                {_literal(order)} as presented_order,
+                {common},
+                case when fits then substr({_literal(order)}, position, 1) end
+                    as chosen_option,
+                chr(64 + position) as raw_answer,
+                case when not fits then {_literal("more choices than options " + keys)} end
+                    as invalid_reason,
+                source_column,
+                {provenance_columns}
+            from choices
+        ) as a
+        -- the item's domain, where the item files hold the task's item in this language
+        left join (
+            select task, item_id, language, any_value(domain_label) as domain_label,
+                any_value(domain) as domain
+            from items
+            group by all
+        ) as i using (task, item_id, language)
+        order by a.source_row
         """
     ).to_arrow_table()
     scores = con.sql(

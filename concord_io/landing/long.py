@@ -251,6 +251,9 @@ def read_long(
                 r.source_row, r.model, r.run, r.item_id, r.canonical_language as language,
                 coalesce(r.answer, '') as raw_answer,
                 {_literal(order)} as presented_order,
+                -- one label and domain per item and language (every option row holds them)
+                any_value(i.domain_label) as domain_label,
+                any_value(i.domain) as domain,
                 {texts}
             from records as r
             left join items as i
@@ -269,6 +272,9 @@ def read_long(
             chosen_option,
             raw_answer,
             invalid_reason,
+            domain_label,
+            domain,
+            'answer' as source_column,
             {_literal(source.name)} as source_file,
             source_row,
             {_literal(source.content_hash)} as content_hash

@@ -9,7 +9,9 @@ of runs no longer registered are removed, so the landing is what the registries 
 A run is one model (and revision) under one variant from one source: a wide file is a run;
 the records of the long files and sample logs in one folder with the same model, revision
 and variant are a run. The same bytes under two names, read the same way, land once (the
-second is reported).
+second is reported). Records of a run that are well formed but cannot be an answer (two
+records of one task, item and language; a language outside ``mcq_languages``) are set
+aside in the run's ``quarantine`` table with their reason, not refused.
 """
 
 from __future__ import annotations
@@ -23,18 +25,19 @@ from importlib import metadata
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from concord_io.connect import open_duckdb
 from concord_io.errors import ConcordError, printable
 from concord_io.landing import schemas
-from concord_io.landing.identities import run_id
+from concord_io.landing.identities import canonical_language, run_id
 from concord_io.landing.items import read_items, read_translations
 from concord_io.landing.lm_eval import Provenance, provenance, read_samples, task_of
 from concord_io.landing.long import read_long
 from concord_io.landing.registries import Line, answer_registry, answer_sources, item_registry
-from concord_io.landing.sources import SourceFile, first_row, load
+from concord_io.landing.sources import SourceFile, load
 from concord_io.landing.study import TASK, Study, load_study
 from concord_io.landing.wide import read_wide
 from concord_io.landing.writer import (
@@ -46,7 +49,10 @@ from concord_io.landing.writer import (
 )
 
 #: Bumped when the reader lands the same inputs differently: every folder is written again.
-LANDING_FORMAT = 1
+LANDING_FORMAT = 2
+#: Why a record of a run is set aside (the run's quarantine table).
+DUPLICATE = "more than one answer for this model, run, item and language"
+OTHER_LANGUAGE = "language not one of mcq_languages"
 
 
 def reader_version() -> str:
@@ -65,6 +71,10 @@ class Run:
     answers: list[pa.Table] = field(default_factory=list)
     option_scores: list[pa.Table] = field(default_factory=list)
     inputs: list[object] = field(default_factory=list)
+    #: the run's tables as landed (set by _split)
+    answers_table: pa.Table | None = None
+    quarantine_table: pa.Table | None = None
+    scores_table: pa.Table | None = None
 
     @property
     def run_id(self) -> str:
@@ -265,56 +275,107 @@ def _scores_table(run: Run) -> pa.Table | None:
     )
 
 
-def _refuse_duplicate_keys(con: duckdb.DuckDBPyConnection, run: Run, answers: pa.Table) -> None:
-    """The answers' key (task, item, language) is unique in a run; two records of one key
-    are refused, naming both."""
-    con.register("run_answers", answers)
-    found = first_row(
-        con,
-        """
-        select task, item_id, language,
-            list(source_file || ' row ' || source_row order by source_file, source_row)[1:2]
-        from run_answers
-        group by task, item_id, language
-        having count(*) > 1
-        order by min(source_file), min(source_row)
-        limit 1
-        """,
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _split(con: duckdb.DuckDBPyConnection, run: Run, answers: pa.Table, languages: list[str]):
+    """The run's answers, less the records set aside in its quarantine: every record of a
+    key (task, item, language) given more than once (which of them counts is not for the
+    reader to decide), and records in a language the study does not compare."""
+    numbered = answers.append_column(
+        "record_order", pa.array(np.arange(answers.num_rows, dtype=np.int64))
     )
-    con.unregister("run_answers")
-    if found:
-        task, item, language, rows = found
-        raise ConcordError(
-            f"run {run.run_id} ({printable(run.row['model'])}, {run.row['variant']}): item "
-            f"{printable(item)} ({language}) of task {task} is answered twice: "
-            f"{printable(' and '.join(rows))}",
-            hint="keep one answer per model, run, item and language: remove or correct one "
-            "of the rows",
+    con.register("run_answers", numbered)
+    listed = ", ".join(_literal(language) for language in languages) or "null"
+    flagged = con.sql(
+        f"""
+        with repeated as (
+            select task, item_id, language
+            from run_answers
+            group by task, item_id, language
+            having count(*) > 1
         )
+        select
+            a.*,
+            case
+                when r.task is not null then {_literal(DUPLICATE)}
+                when a.language not in ({listed}) then {_literal(OTHER_LANGUAGE)}
+            end as set_aside
+        from run_answers as a
+        left join repeated as r using (task, item_id, language)
+        order by a.record_order
+        """
+    ).to_arrow_table()
+    con.unregister("run_answers")
+    aside = pc.is_valid(flagged.column("set_aside"))
+    kept = flagged.filter(pc.invert(aside))
+    run.answers_table = schemas.conform("answers", kept)
+    scores = _scores_table(run)
+    if scores is not None and pc.any(aside).as_py():
+        # the scores of a record set aside go with it
+        con.register("run_scores", scores)
+        con.register("kept_answers", run.answers_table)
+        scores = con.sql(
+            """
+            select s.* from run_scores as s
+            semi join kept_answers as k using (source_file, source_row)
+            order by s.source_file, s.source_row, s.presented_position
+            """
+        ).to_arrow_table()
+        con.unregister("run_scores")
+        con.unregister("kept_answers")
+        scores = schemas.conform("option_scores", scores)
+    run.scores_table = scores
+    quarantined = flagged.filter(aside)
+    files, rows = quarantined.column("source_file"), quarantined.column("source_row")
+    run.quarantine_table = schemas.conform(
+        "quarantine",
+        pa.table(
+            {
+                "run_id": pa.repeat(run.run_id, quarantined.num_rows),
+                "source_file": files,
+                "source_row": rows,
+                "record_key": pc.binary_join_element_wise(files, pc.cast(rows, pa.string()), "#"),
+                "column_name": quarantined.column("source_column"),
+                "value": quarantined.column("raw_answer"),
+                "reason": quarantined.column("set_aside"),
+                "content_hash": quarantined.column("content_hash"),
+            }
+        ),
+    )
 
 
-def _prepare(study: Study) -> tuple[pa.Table, str, list[Run], list[str]]:
-    """Read and check everything: the items table, its fingerprint, the runs, the notes."""
+def _prepare(study: Study) -> tuple[pa.Table, str, list[Run], list[str], str]:
+    """Read and check everything: the items table, its fingerprint, the runs, the notes, and
+    the fingerprint of what every run is read against (the study's languages and options,
+    the domain translations)."""
     notes: list[str] = []
     item_lines, wide_lines = item_registry(study), answer_registry(study)
     source_lines = answer_sources(study)
+    languages = [
+        canonical_language(lang, "dbt_project.yml: vars", column="mcq_languages")
+        for lang in study.languages
+    ]
     with open_duckdb() as con:
         translations = read_translations(study)
         con.register("translations", translations)
         items = read_items(con, study, item_lines)
         con.register("items", items)
-        # what the long records' option texts come from
+        context = _fingerprint(study.languages, study.options, translations.to_pydict())
+        # what the long records' option texts and domains come from
         items_fingerprint = _fingerprint(
             [line.values for line in item_lines],
             con.execute(
                 "select distinct source_file, content_hash from items order by all"
             ).fetchall(),
+            study.options,
             translations.to_pydict(),
         )
         runs = _wide_runs(con, study, wide_lines, notes)
         runs += _record_runs(con, study, source_lines, items_fingerprint, notes)
         for run in runs:
-            _refuse_duplicate_keys(con, run, _answers_table(run))
+            _split(con, run, _answers_table(run), languages)
     ids = [run.run_id for run in runs]
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
@@ -322,13 +383,16 @@ def _prepare(study: Study) -> tuple[pa.Table, str, list[Run], list[str]]:
             f"run id {repeated[0]} is given by two sources",
             hint="register each run once (one model, revision and variant per source)",
         )
-    return items, items_fingerprint, runs, notes
+    return items, items_fingerprint, runs, notes, context
 
 
-def land_mcq(project_root: Path | str, landing_dir: Path | str) -> LandingReport:
-    """Land the study's registered inputs under ``landing_dir``; see the module's doc."""
-    study = load_study(Path(project_root))
-    items, items_fingerprint, runs, notes = _prepare(study)
+def land_mcq(
+    project_root: Path | str, landing_dir: Path | str, variables: dict | None = None
+) -> LandingReport:
+    """Land the study's registered inputs under ``landing_dir``; see the module's doc.
+    ``variables``: vars given to one dbt call (``--vars``), over ``dbt_project.yml``'s."""
+    study = load_study(Path(project_root), variables)
+    items, items_fingerprint, runs, notes, context = _prepare(study)
     root = Path(landing_dir).resolve()
     root.mkdir(parents=True, exist_ok=True)
     report = LandingReport(notes=notes)
@@ -349,25 +413,27 @@ def land_mcq(project_root: Path | str, landing_dir: Path | str) -> LandingReport
     now = datetime.now(UTC)
     kept: dict[str, set[str]] = {"mcq": set(), "items": set()}
     for run in sorted(runs, key=lambda r: r.run_id):
-        answers = _answers_table(run)
-        fingerprint = _fingerprint(run.row, run.inputs)
+        answers, quarantine = run.answers_table, run.quarantine_table
+        assert answers is not None and quarantine is not None
+        fingerprint = _fingerprint(run.row, run.inputs, context)
         row = {**run.row, "landed_at": now}
         tables = {
             "runs": schemas.conform("runs", pa.Table.from_pylist([row], schema=schemas.RUNS)),
             "answers": answers,
+            "quarantine": quarantine,
         }
-        scores = _scores_table(run)
-        if scores is not None:
-            tables["option_scores"] = scores
+        if run.scores_table is not None:
+            tables["option_scores"] = run.scores_table
         relative = f"mcq/run_id={run.run_id}"
         kept["mcq"].add(relative)
         n_valid = answers.num_rows - answers.column("chosen_option").null_count
+        aside = f", {quarantine.num_rows} set aside" if quarantine.num_rows else ""
         write(
             relative,
             tables,
             fingerprint,
             f"{run.row['model']}, {run.row['variant']}: {answers.num_rows} answers "
-            f"({n_valid} valid) from {run.row['source_folder']}",
+            f"({n_valid} valid{aside}) from {run.row['source_folder']}",
         )
     if items.num_rows:
         relative = f"items/task={TASK}"

@@ -41,6 +41,9 @@ ANSWERS = _schema(
     ("chosen_option", pa.string(), True),
     ("raw_answer", pa.string(), False),
     ("invalid_reason", pa.string(), True),
+    ("domain_label", pa.string(), True),
+    ("domain", pa.string(), True),
+    ("source_column", pa.string(), False),
     *PROVENANCE,
 )
 
@@ -65,11 +68,29 @@ ITEMS = _schema(
     ("question", pa.string(), False),
     ("option_text", pa.string(), False),
     ("gold", pa.string(), True),
+    ("domain_label", pa.string(), False),
     ("domain", pa.string(), True),
     *PROVENANCE,
 )
 
-TABLES = {"runs": RUNS, "answers": ANSWERS, "option_scores": OPTION_SCORES, "items": ITEMS}
+QUARANTINE = _schema(
+    ("run_id", pa.string(), False),
+    ("source_file", pa.string(), False),
+    ("source_row", pa.int64(), False),
+    ("record_key", pa.string(), False),
+    ("column_name", pa.string(), False),
+    ("value", pa.string(), False),
+    ("reason", pa.string(), False),
+    ("content_hash", pa.string(), False),
+)
+
+TABLES = {
+    "runs": RUNS,
+    "answers": ANSWERS,
+    "option_scores": OPTION_SCORES,
+    "items": ITEMS,
+    "quarantine": QUARANTINE,
+}
 
 
 def conform(name: str, table: pa.Table) -> pa.Table:

@@ -1,7 +1,7 @@
 """What the reader needs to know about the cross-lingual study, read from where the project
-declares it once: the folders, languages and option keys from ``dbt_project.yml`` (``vars:``;
-the reader takes the values written there, not a ``--vars`` given to one dbt call), and the
-registries' columns from ``seeds/mcq/_mcq__seeds.yml`` (``column_types``)."""
+declares it once: the folders, languages and option keys from ``dbt_project.yml`` (``vars:``,
+overridden by the vars a dbt call was given, ``--vars``, which the dbt plugin hands on), and
+the registries' columns from ``seeds/mcq/_mcq__seeds.yml`` (``column_types``)."""
 
 from __future__ import annotations
 
@@ -52,9 +52,11 @@ def _yaml(path: Path) -> dict:
     return loaded if isinstance(loaded, dict) else {}
 
 
-def load_study(root: Path) -> Study:
+def load_study(root: Path, overrides: dict | None = None) -> Study:
+    """The study of the project at ``root``; ``overrides`` are vars given to one dbt call
+    (``--vars``), which win over ``dbt_project.yml``'s."""
     root = Path(root)
-    variables = _yaml(root / "dbt_project.yml").get("vars") or {}
+    variables = {**(_yaml(root / "dbt_project.yml").get("vars") or {}), **(overrides or {})}
     seeds = _yaml(root / SEEDS / "_mcq__seeds.yml").get("seeds") or []
     columns = {
         seed["name"]: list((seed.get("config") or {}).get("column_types") or {})
@@ -72,6 +74,12 @@ def load_study(root: Path) -> Study:
             hint="run the reader on the Concord project folder",
         )
 
+    for name in LISTS:
+        if not isinstance(variables[name], list):
+            raise ConcordError(
+                f"var {name} = {variables[name]!r}: not a list",
+                hint=f"give {name} as a list, e.g. --vars '{{{name}: [...]}}'",
+            )
     options = [str(option) for option in variables["mcq_options"]]
     if any(len(option) != 1 for option in options) or len(set(options)) != len(options):
         # a presented order is a string of keys (DCBA): one character each

@@ -34,8 +34,10 @@ def read_wide(
     con: duckdb.DuckDBPyConnection, study: Study, line: Line, source: SourceFile
 ) -> pa.Table:
     """The file's answers: ``task``, ``item_id``, ``language``, ``chosen_option``,
-    ``raw_answer``, ``invalid_reason``, ``source_file``, ``source_row``, ``content_hash``
-    (the ``translations`` relation must be registered on ``con``)."""
+    ``raw_answer``, ``invalid_reason``, ``domain_label`` (the row's label in that language),
+    ``domain`` (its English name), ``source_column`` (``<PREFIX>_<LANG>``), ``source_file``,
+    ``source_row``, ``content_hash`` (the ``translations`` relation must be registered on
+    ``con``)."""
     prefix, order = line["prefix"], line["presented_option_order"]
     # language as written in the var -> its domain, option text and answer columns
     columns = {
@@ -76,16 +78,21 @@ def read_wide(
         f"""
         select
             {_literal(TASK)} as task,
-            source_row::varchar as item_id,
-            language,
-            chosen_option,
-            raw_answer,
-            invalid_reason,
+            n.source_row::varchar as item_id,
+            n.language,
+            n.chosen_option,
+            n.raw_answer,
+            n.invalid_reason,
+            n.domain_label,
+            t.domain_en as domain,
+            n.answer_column as source_column,
             {_literal(source.name)} as source_file,
-            source_row,
+            n.source_row,
             {_literal(source.content_hash)} as content_hash
-        from ({normalised("wide_rows", study.options)})
-        order by source_row, language
+        from ({normalised("wide_rows", study.options)}) as n
+        inner join translations as t
+            on t.language = n.language and t.domain_label = n.domain_label
+        order by n.source_row, n.language
         """
     ).to_arrow_table()
     con.execute("drop table wide_rows")

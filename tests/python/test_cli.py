@@ -68,10 +68,14 @@ def test_unknown_mart_and_missing_serving_name_what_to_do(tmp_path):
 def test_build_stages_are_the_pipeline_in_order(tmp_path):
     stages = build_stages(tmp_path / "concord.duckdb", keep=2)
     assert [s.name for s in stages] == list(STAGE_NAMES)
-    publish = " ".join(stages[2].steps[0])
+    # the cross-lingual inputs land first, and the stage prints its one line per folder
+    assert stages[0].steps == [[sys.executable, "-m", "concord_io.landing"]]
+    assert stages[0].show_output
+    assert any("concord_io.input_encoding" in " ".join(s) for s in stages[1].steps)
+    publish = " ".join(stages[3].steps[0])
     assert "concord_io.publish" in publish and "--keep 2" in publish
     assert str(tmp_path / "serving") in publish
-    assert any("docs generate" in " ".join(s) for s in stages[3].steps if isinstance(s, list))
+    assert any("docs generate" in " ".join(s) for s in stages[4].steps if isinstance(s, list))
 
 
 def test_build_stops_at_the_first_failing_stage_and_logs_plain_text(tmp_path):

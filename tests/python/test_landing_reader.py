@@ -19,6 +19,7 @@ from test_mcq_bad_input import FAILURES as MCQ_FAILURES
 from concord_io.errors import ConcordError
 from concord_io.landing import land_mcq
 from concord_io.landing.__main__ import main
+from concord_io.landing.mcq import DUPLICATE, OTHER_LANGUAGE
 from concord_io.paths import PROJECT_ROOT
 
 SEEDS = PROJECT_ROOT / "seeds" / "mcq"
@@ -82,8 +83,8 @@ def mcq(project: Path) -> Path:
     return project / "seeds" / "mcq"
 
 
-def land(project: Path):
-    return land_mcq(project, project.parent / "landing")
+def land(project: Path, variables: dict | None = None):
+    return land_mcq(project, project.parent / "landing", variables)
 
 
 def refused(project: Path, *expected: str) -> str:
@@ -254,6 +255,24 @@ def test_registry_lines_are_checked(project, line, expected):
     refused(project, *expected)
 
 
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        ("en.csv,,base\nit.csv,it,base\n", ["mcq_item_files: line for en.csv has no language"]),
+        ("en.csv,en,\nit.csv,it,base\n", ["line for en.csv has no variant"]),
+        ("en.csv,en,reversed\nit.csv,it,base\n", ["variant reversed is not base or shuffled"]),
+        ("en.csv,en,base\nen.csv,en,base\nit.csv,it,base\n", ["registered more than once"]),
+        ("en.csv,e_n_x,base\nit.csv,it,base\n", ["'e_n_x' is not a valid language tag"]),
+    ],
+    ids=["blank language", "blank variant", "variant", "repeated", "language tag"],
+)
+def test_item_registry_lines_are_checked(project, lines, expected):
+    """What the item registry's seed tests stated (a blank cell, a repeated file, a variant
+    other than base or shuffled) and a language tag that is not one."""
+    write(mcq(project) / "mcq_item_files.csv", "file,language,variant\n" + lines)
+    refused(project, *expected)
+
+
 def test_an_unregistered_file_is_refused(project):
     write(mcq(project) / "answers" / "extra.csv", "x\n1\n")
     refused(project, "file(s) with no line in mcq_answer_registry: extra.csv")
@@ -346,7 +365,7 @@ def test_a_row_whose_languages_are_not_the_same_item_is_refused(project):
 # -------------------------------------------------------------------- answer normalisation
 
 # raw answer -> (the item's own option, reason), for a row presented DCBA whose presented
-# texts are A=Shy, B=Bold, C=Calm, D=Kind (the item's D, C, B, A)
+# texts are A=Shy, B=Bold, C=Calm and Kind, D=Kind (the item's D, C, B, A)
 MESSY = {
     "B": ("C", None),
     "b": ("C", None),
@@ -357,7 +376,7 @@ MESSY = {
     "B.": ("C", None),
     "Answer: B": ("C", None),
     "option d": ("A", None),
-    " calm ": ("B", None),  # presented C's text
+    "  calm   AND kind ": ("B", None),  # presented C's text, case and runs of blanks aside
     "KIND  ": ("A", None),  # presented D's text
     "": (None, "empty"),
     "   ": (None, "empty"),
@@ -373,12 +392,15 @@ MESSY = {
 
 
 def test_answers_are_normalised_to_the_items_own_option_with_the_reason_codes(project):
-    """The rules and reason codes of macros/mcq_answers.sql: a letter form or the text of
-    one presented option (the wide file's own option columns), then the presented order."""
+    """The rules and reason codes (concord_io/landing/normalise.py): a letter form or the
+    text of one presented option (the wide file's own option columns), then the presented
+    order."""
     rows = []
     for raw in MESSY:
         quoted = '"' + raw.replace('"', '""') + '"'
-        rows.append(f"Health,Salute,Shy,Bold,Calm,Kind,Timido,Audace,Calmo,Gentile,{quoted},A")
+        rows.append(
+            f"Health,Salute,Shy,Bold,Calm and Kind,Kind,Timido,Audace,Calmo,Gentile,{quoted},A"
+        )
     wide(project, rows=rows)
     registry(project, "w.csv,M,P,shuffled,DCBA\n")
     land(project)
@@ -500,11 +522,6 @@ def test_a_parquet_file_without_rows_or_a_column_is_refused(project):
             ["a.jsonl: line 1", "key answer appears more than once"],
         ),
         (
-            '{"item_id": "1", "language": "en", "answer": "A"}\n{"item_id": "1", "language": "en", '
-            '"answer": "C"}\n',
-            ["item 1 (en) of task xcloze is answered twice", "a.jsonl row 1 and a.jsonl row 2"],
-        ),
-        (
             '{"item_id": "1", "language": "e_n_x", "answer": "A"}\n',
             ["a.jsonl: line 1, column language: 'e_n_x' is not a valid language tag"],
         ),
@@ -522,7 +539,6 @@ def test_a_parquet_file_without_rows_or_a_column_is_refused(project):
         "not json",
         "not an object",
         "repeated key",
-        "answered twice",
         "bad tag",
         "no language",
         "run",
@@ -554,9 +570,166 @@ def test_language_tags_are_stored_canonical(project):
             )
         },
     )
-    land(project)
+    no_wide_file(project)  # a wide file would need a column for every language
+    # the study compares these languages (--vars, as a dbt call hands them on)
+    land(project, {"mcq_languages": ["en", "it", "en-US", "pes", "zh-Hant"]})
     got = landed(project).query("source_file == 'a.csv'").language.tolist()
     assert got == ["en", "en", "en-US", "pes", "zh-Hant"]
+
+
+# ------------------------------------------------------- records set aside (quarantine)
+
+
+def test_every_record_of_a_key_given_twice_in_a_run_is_set_aside_naming_its_row(project):
+    """Two records of one task, item and language in a run (here in two files of one
+    folder, and twice in one file) are not refused and not answers: both land in the run's
+    quarantine with the reason; the run's other records are answers."""
+    sources(
+        project,
+        "a.csv,long,M2,base,,,\nb.jsonl,long,M2,base,,,\n",
+        **{
+            "a.csv": long_csv("M2,base,1,en,A", "M2,base,2,en,B", "M2,base,2,en,C"),
+            "b.jsonl": json.dumps({"item_id": "1", "language": "en", "answer": "D"}) + "\n",
+        },
+    )
+    report = land(project)
+    runs = landed(project, "runs")
+    (m2,) = runs.query("model == 'M2'").run_id
+    answers = landed(project).query("run_id == @m2")
+    assert answers.empty  # item 1 twice (a.csv, b.jsonl), item 2 twice (a.csv)
+    aside = landed(project, "quarantine").sort_values(["source_file", "source_row"])
+    assert aside.drop(columns="content_hash").values.tolist() == [
+        [m2, "a.csv", 1, "a.csv#1", "answer", "A", DUPLICATE],
+        [m2, "a.csv", 2, "a.csv#2", "answer", "B", DUPLICATE],
+        [m2, "a.csv", 3, "a.csv#3", "answer", "C", DUPLICATE],
+        [m2, "b.jsonl", 1, "b.jsonl#1", "answer", "D", DUPLICATE],
+    ]
+    assert any("0 answers (0 valid, 4 set aside)" in line for line in report.lines())
+    # removing one of the two records of item 2 makes the other an answer again
+    write(
+        mcq(project) / "answer_sources" / "a.csv",
+        long_csv("M2,base,1,en,A", "M2,base,2,en,B"),
+    )
+    assert land(project).status_of(f"mcq/run_id={m2}") == "replaced"
+    answers = landed(project).query("run_id == @m2")
+    assert answers[["item_id", "raw_answer"]].values.tolist() == [["2", "B"]]
+    assert sorted(landed(project, "quarantine").source_file) == ["a.csv", "b.jsonl"]
+
+
+def test_a_sample_answered_twice_is_set_aside_with_its_option_scores(project):
+    logs(
+        project,
+        {"en": [sample(0, [-1.0, -2.0, -3.0, -4.0]), sample(0, [-4.0, -2.0, -3.0, -1.0])]},
+    )
+    land(project)
+    assert landed(project).query("source_file.str.startswith('lm_eval')").empty
+    aside = landed(project, "quarantine")
+    assert aside[["source_row", "column_name", "value", "reason"]].values.tolist() == [
+        [1, "filtered_resps", "A", DUPLICATE],
+        [2, "filtered_resps", "D", DUPLICATE],
+    ]
+    assert len(landed(project, "option_scores")) == 0
+
+
+def test_a_record_in_a_language_the_study_does_not_compare_is_set_aside(project):
+    sources(
+        project,
+        "a.csv,long,M2,base,,,\n",
+        **{"a.csv": long_csv("M2,base,1,en,A", "M2,base,1,de,B")},
+    )
+    land(project)
+    answers = landed(project).query("source_file == 'a.csv'")
+    assert answers.language.tolist() == ["en"]
+    aside = landed(project, "quarantine")
+    assert aside[["record_key", "value", "reason"]].values.tolist() == [
+        ["a.csv#2", "B", OTHER_LANGUAGE]
+    ]
+    # the study given German too (a dbt call's --vars): an answer, landed again
+    no_wide_file(project)
+    land(project, {"mcq_languages": ["en", "it", "de"]})
+    assert landed(project).query("source_file == 'a.csv'").language.tolist() == ["en", "de"]
+    assert landed(project, "quarantine").empty
+
+
+def test_every_run_lands_a_quarantine_table_without_rows_when_nothing_was_set_aside(project):
+    land(project)
+    (run,) = (project.parent / "landing" / "mcq").glob("run_id=*")
+    table = pq.read_table(run / "quarantine.parquet")
+    assert table.num_rows == 0 and table.schema.names == [
+        "run_id",
+        "source_file",
+        "source_row",
+        "record_key",
+        "column_name",
+        "value",
+        "reason",
+        "content_hash",
+    ]
+
+
+# ---------------------------------------------- what each answer says about its source
+
+
+def test_each_answer_names_its_column_and_its_items_domain(project):
+    """source_column is the column the answer was read from (<PREFIX>_<LANG>, answer, or
+    the sample's filtered_resps, else resps); domain_label is the item's domain as its
+    source writes it (the wide row's cell, else the item file's), domain its English name;
+    an item not in the item files has neither."""
+    sources(
+        project,
+        "a.csv,long,M2,base,,,\n",
+        **{"a.csv": long_csv("M2,base,2,it,A", "M2,base,9,en,A")},
+    )
+    write(
+        mcq(project) / "answer_sources" / LOG.format(lang="en"),
+        sample(0, [-1.0, -2.0, -3.0, -4.0]) + "\n" + sample(1, [-1.0] * 4, filtered=False) + "\n",
+    )
+    write(
+        mcq(project) / "mcq_answer_sources.csv",
+        SOURCES_HEADER
+        + "a.csv,long,M2,base,,,\n"
+        + "lm_eval/org__model/samples_xcloze_en_*.jsonl,lm_eval,Org Model,base,en,,\n",
+    )
+    land(project)
+    answers = landed(project).sort_values(["source_file", "source_row", "language"])
+    got = answers[["source_file", "item_id", "language", "source_column", "domain_label", "domain"]]
+    assert got.values.tolist() == [
+        ["a.csv", "2", "it", "answer", "Arte", "Art"],
+        ["a.csv", "9", "en", "answer", None, None],
+        [LOG.format(lang="en"), "1", "en", "filtered_resps", "Health", "Health"],
+        [LOG.format(lang="en"), "2", "en", "resps", "Art", "Art"],
+        ["w.csv", "1", "en", "P_EN", "Health", "Health"],
+        ["w.csv", "1", "it", "P_IT", "Salute", "Health"],
+        ["w.csv", "2", "en", "P_EN", "Art", "Art"],
+        ["w.csv", "2", "it", "P_IT", "Arte", "Art"],
+    ]
+    items = pq.read_table(project.parent / "landing" / "items" / "task=xcloze" / "items.parquet")
+    labels = items.to_pandas().query("item_id == '1'").groupby("language").domain_label.first()
+    assert labels.to_dict() == {"en": "Health", "it": "Salute"}
+
+
+def test_the_vars_of_a_dbt_call_change_what_lands_and_land_again(project):
+    """A dbt call's --vars reach the reader: a wide file is read for the languages the
+    call names, and the run lands again whenever they change."""
+    folder = f"mcq/run_id={landed_run_id(project)}"
+    assert land(project, {"mcq_languages": ["en"]}).status_of(folder) == "replaced"
+    assert set(landed(project).language) == {"en"}
+    assert land(project, {"mcq_languages": ["en"]}).status_of(folder) == "unchanged"
+    assert land(project).status_of(folder) == "replaced"
+    assert set(landed(project).language) == {"en", "it"}
+    with pytest.raises(ConcordError, match="var mcq_languages = 'en': not a list"):
+        land(project, {"mcq_languages": "en"})
+
+
+def no_wide_file(project: Path) -> None:
+    registry(project, "")
+    (mcq(project) / "answers" / "w.csv").unlink()
+
+
+def landed_run_id(project: Path) -> str:
+    land(project)
+    (run,) = (project.parent / "landing" / "mcq").glob("run_id=*")
+    return run.name.removeprefix("run_id=")
 
 
 # ------------------------------------------------------------------ lm-eval sample logs

@@ -1,6 +1,7 @@
 """Answers in long format and from lm-evaluation-harness sample logs give the same marts as
-the same answers in the study's wide files; their bad records are quarantined with file,
-row and reason.
+the same answers in the study's wide files; a record that cannot be an answer is
+quarantined with file, row and reason, a file that is not what it says is refused in one
+line, and the landing is read again only where an input changed.
 
 The sample logs are written as the harness writes them with ``--log_samples``
 (``lm_eval/loggers/evaluation_tracker.py``, ``save_results_samples``): one JSON object per
@@ -15,8 +16,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import time
 from pathlib import Path
 
 import duckdb
@@ -103,7 +102,6 @@ def write_sources(project_copy: Path) -> tuple[list[dict], list[dict], int]:
     with (sources / "gpt4o_fa.jsonl").open("w", encoding="utf-8") as handle:
         for r in by_language["fa"]:
             handle.write(json.dumps({"model": "GPT-4o", "run": "base", **r}) + "\n")
-        handle.write("{not json\n")  # line 61: quarantined
 
     # LLaMA 3.2 base as harness sample logs, one task per language
     logs = sources / "lm_eval" / "meta-llama__Llama-3.2-3B"
@@ -165,7 +163,6 @@ def test_long_files_and_sample_logs_give_the_marts_of_the_wide_files(project_cop
             "select count(*) from intermediate.int_mcq_answers_normalised where model = 'LLaMA 3.2'"
         ).fetchone()[0]
     assert quarantined == [
-        ("gpt4o_fa.jsonl", 61, "mcq answer record: not a JSON object"),
         (
             "lm_eval/meta-llama__Llama-3.2-3B/samples_xcloze_fa_2025-05-05T10-00-00.123456.jsonl",
             len([r for r in llama if r["language"] == "fa" and r["answer"] in LETTERS]) + 1,
@@ -176,12 +173,10 @@ def test_long_files_and_sample_logs_give_the_marts_of_the_wide_files(project_cop
 
 
 def mcq_tables(con) -> dict[str, list[tuple]]:
-    """Every cross-lingual table (the kept group versions included), but the file
-    inspections: they hold when each file was read."""
+    """Every cross-lingual table (the kept group versions included)."""
     names = con.execute(
         "select schema_name || '.' || table_name from duckdb_tables() "
-        "where (table_name like '%mcq%' or table_name = 'dq_quarantine') "
-        "and not table_name like '%\\_\\_file\\_inspections' escape '\\'"
+        "where table_name like '%mcq%' or table_name = 'dq_quarantine'"
     ).fetchall()
     return {name: con.execute(f"select * from {name} order by all").fetchall() for (name,) in names}
 
@@ -213,9 +208,10 @@ def assert_same_tables(incremental: Path, full: Path) -> None:
 def test_incremental_build_after_adding_changing_and_removing_files_equals_a_full_rebuild(
     project_copy, tmp_path
 ):
-    """Answer files are append-only inputs: an incremental build reads only new or changed
-    files, drops removed ones, recomputes only the models and runs whose answers changed,
-    and leaves every table as a full rebuild would."""
+    """Answer files are append-only inputs: the reader lands again only the runs whose
+    files changed and removes the runs no longer registered; an incremental build reads
+    only the file versions it does not hold, drops the others, recomputes only the models
+    and runs whose answers changed, and leaves every table as a full rebuild would."""
     write_sources(project_copy)
     incremental, full = tmp_path / "incremental.duckdb", tmp_path / "full.duckdb"
     build_marts(project_copy, incremental, *NO_DATA_TESTS)
@@ -290,9 +286,10 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
 def test_a_key_answered_twice_is_quarantined_in_both_files_and_recovers_when_one_goes(
     project_copy,
 ):
-    """Two records for one model, run, item and language (here in two files) are both
-    quarantined with the reason; removing the second file makes the first one's record an
-    answer again on the next (incremental) build: the duplicate is part of its version."""
+    """Two records for one model, run, item and language (here in two files of one run)
+    both land in the run's quarantine (stg_mcq__quarantine) and reach dq_quarantine with
+    the reason; removing the second file lands the run again, and the first one's record
+    is an answer on the next (incremental) build."""
     seeds = project_copy / "seeds" / "mcq"
     sources = seeds / "answer_sources"
     header = "model,run,item_id,language,answer\n"
@@ -337,63 +334,92 @@ def test_a_key_answered_twice_is_quarantined_in_both_files_and_recovers_when_one
     assert answers == [(1, "A"), (2, "B")]
 
 
-def test_an_answer_file_is_read_again_only_when_its_size_or_modification_time_changed(
-    project_copy,
-):
-    """What inspecting a wide answer file found (md5, header, encoding checks) is kept, and
-    the next build reads the file again only when its size or modification time changed
-    (the stat rule of git's index and rsync), or when the file was modified in the second
-    its inspection began or later (git's "racily clean" files). `--full-refresh` reads
-    every file. A NUL byte written in place, with the size and modification time put back,
-    shows which builds read the file."""
-    answers = project_copy / "seeds" / "mcq" / "answers"
+def test_a_changed_file_lands_its_run_again_and_only_its_answers_are_read_again(project_copy):
+    """The plugin lands before every build: an unchanged landing is not written again, a
+    changed wide file replaces its run's folder, and the incremental normalised answers
+    take the new version of that file only (the other runs' rows are not inserted again)."""
     database = project_copy / "concord.duckdb"
-    build = ["build", "--select", "+stg_mcq__answer_files"]
-    unchanged, racy = answers / GPT4O, answers / LLAMA
-    future = time.time() + 3600  # modified "after" every inspection of this test
-    os.utime(racy, (future, future))
-    run_dbt(build, project_copy, database)
-
-    def put_a_nul_byte_in(path: Path) -> bytes:
-        stat, data = path.stat(), path.read_bytes()
-        path.write_bytes(data[:-2] + b"\0" + data[-1:])  # the last cell's last character
-        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-        return data
-
-    put_a_nul_byte_in(unchanged)
-    run_dbt(build, project_copy, database)  # the same stat: not read again
-
-    original = put_a_nul_byte_in(racy)
-    result = run_dbt(build, project_copy, database, check=False)
-    assert result.returncode != 0
-    assert f"{LLAMA}: contains NUL bytes" in result.stdout and GPT4O not in result.stdout
-
-    racy.write_bytes(original)
-    result = run_dbt([*build, "--full-refresh"], project_copy, database, check=False)
-    assert result.returncode != 0
-    assert f"{GPT4O}: contains NUL bytes" in result.stdout
-
-
-def test_a_language_var_changed_under_an_incremental_build_stops_it_until_a_full_refresh(
-    project_copy,
-):
-    """A file's version covers its inputs, not the vars; mcq_languages (and mcq_options)
-    name the staging model's columns, so changing one stops the next incremental build
-    (dbt: schemas out of sync) instead of leaving answers normalised under the old value."""
-    database = project_copy / "concord.duckdb"
-    build = ["build", "--select", "+stg_mcq__answer_files"]
-    run_dbt(build, project_copy, database)
-    changed = [*build, "--vars", "{mcq_languages: [en, it]}"]
-    result = run_dbt(changed, project_copy, database, check=False)
-    assert result.returncode != 0
-    assert "stg_mcq__answer_files" in result.stdout and "out of sync" in result.stdout
-    run_dbt([*changed, "--full-refresh"], project_copy, database)
+    build = ["build", "--select", "+int_mcq_answers_normalised", *NO_DATA_TESTS]
+    first = run_dbt(build, project_copy, database)
+    assert "0 folder(s) unchanged, 9 written or removed" in first.stdout
+    again = run_dbt(build, project_copy, database)
+    assert "9 folder(s) unchanged, 0 written or removed" in again.stdout
+    # every row marked (a column nothing downstream reads): a row read again loses it
+    query = (
+        "select model, run, any_value(file_version), bool_and(domain_label like '%#kept'), "
+        "max(answer_raw) filter (where item_id = 1 and language = 'en') "
+        "from intermediate.int_mcq_answers_normalised group by all order by all"
+    )
+    with duckdb.connect(str(database)) as con:
+        con.execute(
+            "update intermediate.int_mcq_answers_normalised set domain_label = domain_label "
+            "|| '#kept'"
+        )
+        before = {(m, r): rest for m, r, *rest in con.execute(query).fetchall()}
+    path = project_copy / "seeds" / "mcq" / "answers" / GPT4O
+    text = path.read_text(encoding="utf-8-sig")
+    header, first_row, rest = text.split("\n", 2)
+    cells = first_row.split(",")
+    column = header.split(",").index("GPT4o_EN")
+    cells[column] = "C" if cells[column] != "C" else "D"
+    path.write_text("\n".join([header, ",".join(cells), rest]), encoding="utf-8")
+    changed = run_dbt(build, project_copy, database)
+    assert "8 folder(s) unchanged, 1 written or removed" in changed.stdout
+    assert "replaced  mcq/run_id=gpt-4o--base--" in changed.stdout
     with duckdb.connect(str(database), read_only=True) as con:
-        columns = {
-            name
-            for (name,) in con.execute(
-                "select column_name from duckdb_columns() "
-                "where table_name = 'stg_mcq__answer_files' and column_name like 'answer_%'"
-            ).fetchall()
-        }
-    assert columns == {"answer_en", "answer_it"}
+        after = {(m, r): rest for m, r, *rest in con.execute(query).fetchall()}
+    assert after.keys() == before.keys()
+    for key, (version, kept, answer) in after.items():
+        if key == ("GPT-4o", "base"):  # read again: a new version, the new answer
+            assert version != before[key][0] and not kept and answer == cells[column]
+        else:  # not read again
+            assert [version, kept, answer] == before[key], key
+
+
+def test_a_file_the_reader_refuses_stops_dbt_build_in_one_line(project_copy):
+    """A long file with a line that is not JSON (a shape problem: the file is not what it
+    says) is refused before dbt opens the database, naming file, line and column."""
+    sources = project_copy / "seeds" / "mcq" / "answer_sources"
+    (sources / "extra.jsonl").write_text(
+        json.dumps({"model": "M", "run": "base", "item_id": "1", "language": "en", "answer": "A"})
+        + "\n{not json\n",
+        encoding="utf-8",
+    )
+    (project_copy / "seeds" / "mcq" / "mcq_answer_sources.csv").write_text(
+        "file,format,model,run,language,presented_option_order,item_key\nextra.jsonl,long,,,,,\n"
+    )
+    result = run_dbt(
+        ["build", "--select", "+dq_quarantine"],
+        project_copy,
+        project_copy / "x.duckdb",
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "extra.jsonl: line 2, column (the line): not a JSON object" in result.stdout
+    assert "START sql" not in result.stdout
+
+
+def test_the_vars_of_a_dbt_call_reach_the_reader(project_copy):
+    """mcq_languages given with --vars is the study's for the reader too: the wide files
+    land with the languages the call names (their runs land again), and the normalised
+    answers follow on an incremental build; the next build without the var lands them all
+    again."""
+    database = project_copy / "concord.duckdb"
+    build = ["build", "--select", "+int_mcq_answers_normalised", *NO_DATA_TESTS]
+
+    def languages() -> set[str]:
+        with duckdb.connect(str(database), read_only=True) as con:
+            return {
+                language
+                for (language,) in con.execute(
+                    "select distinct language from intermediate.int_mcq_answers_normalised"
+                ).fetchall()
+            }
+
+    run_dbt(build, project_copy, database)
+    assert languages() == {"en", "it", "fa"}
+    result = run_dbt([*build, "--vars", "{mcq_languages: [en, it]}"], project_copy, database)
+    assert "1 folder(s) unchanged, 8 written or removed" in result.stdout  # the items stay
+    assert languages() == {"en", "it"}
+    run_dbt(build, project_copy, database)
+    assert languages() == {"en", "it", "fa"}

@@ -1,6 +1,12 @@
-"""Bad input for the cross-lingual study, each case through the real build on a copy of the
-project: it either stops with a message naming file, row and column, or quarantines the
-bad records while every valid record is still counted."""
+"""Bad input for the cross-lingual study through the real build on a copy of the project: it
+either stops with a message naming file, row and column, or quarantines the bad records
+while every valid record is still counted.
+
+The reader (concord_io.landing) reads every input before dbt opens the database: plain
+``dbt build`` runs it through the project's dbt plugin, and a refusal is dbt's one-line
+error. Every case of FAILURES is refused by the reader with its message in
+tests/python/test_landing_reader.py (fast, no dbt); one case of each kind goes through
+``dbt build`` here (THROUGH_DBT)."""
 
 from __future__ import annotations
 
@@ -163,7 +169,18 @@ FAILURES: dict[str, tuple[Callable[[Path], None], list[str]]] = {
 }
 
 
-@pytest.mark.parametrize("case", list(FAILURES))
+# one case of each kind of refusal, through `dbt build` (the plugin's one-line error): a
+# registry, the bytes, the CSV records, the header, and the items of a wide row
+THROUGH_DBT = [
+    "file with no registry line",
+    "Latin-1 file",
+    "ragged row",
+    "a language column missing",
+    "rows misaligned across languages",
+]
+
+
+@pytest.mark.parametrize("case", THROUGH_DBT)
 def test_bad_input_stops_the_build_naming_file_row_and_column(case, project_copy):
     mutate, expected = FAILURES[case]
     mutate(project_copy)
@@ -176,6 +193,9 @@ def test_bad_input_stops_the_build_naming_file_row_and_column(case, project_copy
     assert result.returncode != 0, f"{case}: the build should have failed"
     for text in expected:
         assert text in result.stdout, f"{case}: {text!r} not in the error:\n{result.stdout[-3000:]}"
+    # refused before dbt opened the database: nothing was landed, no model ran
+    assert not (project_copy / "landing" / "mcq").exists()
+    assert "START sql" not in result.stdout
 
 
 MESSY = {  # data row -> (raw answer in GPT4o_FA, expected letter or None, reason)
@@ -249,10 +269,10 @@ def test_messy_answers_are_normalised_or_quarantined_and_reconciled(project_copy
     assert n_items == 60 and n_incomplete == len(quarantined)
 
 
-def test_an_incremental_build_checks_the_files_it_reads_until_they_are_fixed(project_copy):
-    """An incremental build checks only the rows of the files it reads (misaligned rows,
-    unknown domains): a file changed to a misaligned row stops it, and stops the next
-    build too (nothing of the refused file was kept), until the file is fixed."""
+def test_a_file_changed_to_bad_input_stops_every_build_until_it_is_fixed(project_copy):
+    """A file changed to a misaligned row stops the next build, and the one after it
+    (nothing of the refused file landed: the landing keeps the run as it was), until the
+    file is fixed; then the build lands it again."""
     database = project_copy / "concord.duckdb"
     build = ["build", "--select", "+int_mcq_answers_normalised"]
     run_dbt(build, project_copy, database)
@@ -263,5 +283,7 @@ def test_an_incremental_build_checks_the_files_it_reads_until_they_are_fixed(pro
         assert result.returncode != 0
         for text in ["Misaligned", GPT4O, "source_row=7", "it=Arts & Culture"]:
             assert text in result.stdout, result.stdout[-3000:]
+        assert "concord landing (" not in result.stdout  # the reader refused: nothing landed
     (answers_dir(project_copy) / GPT4O).write_bytes(original)
-    run_dbt(build, project_copy, database)
+    result = run_dbt(build, project_copy, database)
+    assert "9 folder(s) unchanged, 0 written or removed" in result.stdout

@@ -449,3 +449,26 @@ def test_plain_dbt_creates_the_database_folder(tmp_path):
     assert result.returncode == 0, result.stdout[-3000:]
     with duckdb.connect(str(database), read_only=True) as con:
         assert con.execute("select count(*) from raw.rater_categories").fetchone()[0] > 0
+
+
+@pytest.mark.warehouse
+def test_relative_paths_are_taken_from_the_project_whatever_the_working_folder(tmp_path):
+    """Plain dbt started from another folder: the build file, the landing and every file the
+    models read are found from the project folder; nothing is written where dbt was
+    started."""
+    from concord_io.project import copy_project, invoke_dbt
+
+    project = copy_project(tmp_path / "project")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    flags = ["--profiles-dir", str(project), "--project-dir", str(project)]
+    result = invoke_dbt(
+        ["build", "--select", "+stg_mcq__answers", *flags],
+        {"CONCORD_DB_PATH": "warehouse/relative.duckdb", "CONCORD_LANDING_DIR": "warehouse/land"},
+        elsewhere,
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert [p.name for p in elsewhere.iterdir()] == []
+    assert (project / "warehouse" / "land" / "mcq").is_dir()
+    with duckdb.connect(str(project / "warehouse" / "relative.duckdb"), read_only=True) as con:
+        assert con.execute("select count(*) from staging.stg_mcq__answers").fetchone()[0] > 0

@@ -10,7 +10,13 @@ import duckdb
 import pytest
 import yaml
 
-from concord_common.settings import DBT_VARS, VARS, dbt_vars, project_vars_yaml
+from concord_common.settings import (
+    DBT_VARS,
+    VARS,
+    dbt_vars,
+    project_vars_yaml,
+    write_project_vars,
+)
 from concord_io.errors import ConcordError
 from concord_io.paths import PROJECT_ROOT
 from concord_io.project import run_dbt
@@ -32,6 +38,16 @@ def test_dbt_project_vars_are_generated_from_the_settings_module():
     declared = yaml.safe_load(text)["vars"]
     assert declared == {name: v.default for name, v in DBT_VARS.items()}
     assert set(VARS) <= set(declared)
+
+
+def test_writing_the_vars_block_changes_nothing_else(tmp_path):
+    """The writer replaces the vars block only, and writing twice changes nothing."""
+    project = tmp_path / "dbt_project.yml"
+    text = (PROJECT_ROOT / "dbt_project.yml").read_text()
+    project.write_text(text.replace("  bootstrap_seed: 20250505\n", "  bootstrap_seed: 1\n"))
+    assert write_project_vars(project) is True
+    assert project.read_text() == text
+    assert write_project_vars(project) is False
 
 
 def test_values_are_typed_whatever_form_they_arrive_in():

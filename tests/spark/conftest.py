@@ -1,6 +1,10 @@
 """One DuckDB build and one Spark build of the shipped seeds (plus two fake probe runs),
 shared by every Spark test, and one local SparkSession for the tests that call the Python
-models. Small data and few resamples keep `make test-spark` inside CI's time."""
+models. Small data and few resamples keep `make test-spark` inside CI's time.
+
+The cross-lingual study's inputs are landed first (concord_io.landing): dbt-spark has no
+dbt-duckdb plugin to land them before its build (docs/spark.md), and both builds read the
+same landing."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from concord_io.landing import land_mcq
 from concord_io.project import PROJECT_ROOT, run_dbt
 from concord_io.python_results import write_python_results
 
@@ -66,6 +71,7 @@ def builds(tmp_path_factory) -> Builds:
     work = tmp_path_factory.mktemp("spark")
     landing = work / "landing"
     _land_fake_probe_run(landing)
+    land_mcq(PROJECT_ROOT, landing)
     env = {"CONCORD_LANDING_DIR": str(landing)}
 
     duck = work / "duckdb" / "concord.duckdb"

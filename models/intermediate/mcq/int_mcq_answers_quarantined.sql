@@ -1,5 +1,7 @@
-{#- Answers that are not a letter (they stay in int_mcq_answers_normalised as invalid) and
-    records of the long-format files and sample logs that cannot be an answer, in the
+{#- Answers that are not an option (they stay in int_mcq_answers_normalised as invalid),
+    landed records that cannot be an answer (a sample with more choices than options), and
+    the records each run set aside (stg_mcq__quarantine: every record of an item and
+    language given more than once in a run, a language outside mcq_languages), in the
     standard quarantine shape; they are never counted as answers. -#}
 with answers as (
 
@@ -9,8 +11,14 @@ with answers as (
 
 records as (
 
-    select * from {{ ref('int_mcq_answers_unpivoted') }}
-    where record_problem is not null
+    select * from {{ ref('stg_mcq__answers') }}
+    where not {{ mcq_is_answer('invalid_reason') }}
+
+),
+
+set_aside as (
+
+    select * from {{ ref('stg_mcq__quarantine') }}
 
 ),
 
@@ -18,8 +26,9 @@ final as (
 
     select
         source_file as source,
-        source_row::bigint as source_row,
-        model || '|' || run || '|' || item_id || '|' || language as record_key,
+        cast(source_row as {{ dbt.type_bigint() }}) as source_row,
+        model || '|' || run || '|' || cast(item_id as {{ dbt.type_string() }}) || '|' || language
+            as record_key,
         source_column as column_name,
         answer_raw as value,
         'mcq answer ' || invalid_reason as reason
@@ -28,15 +37,25 @@ final as (
 
     union all
 
-    -- records of the long-format files and sample logs that cannot be an answer
     select
         source_file as source,
-        source_row::bigint as source_row,
-        source_file || '#' || source_row as record_key,
+        source_row,
+        source_file || '#' || cast(source_row as {{ dbt.type_string() }}) as record_key,
         source_column as column_name,
-        answer_raw as value,
-        'mcq answer record: ' || record_problem as reason
+        raw_answer as value,
+        'mcq answer record: ' || invalid_reason as reason
     from records
+
+    union all
+
+    select
+        source_file as source,
+        source_row,
+        record_key,
+        column_name,
+        value,
+        'mcq answer record: ' || reason as reason
+    from set_aside
 
 )
 

@@ -4,7 +4,7 @@
 {{ config(materialized='table') }}
 
 with landed as (
-    {{ read_probe_landing('runs', {
+    {{ read_landing('probe', 'runs', {
         'run_id': dbt.type_string(),
         'model': dbt.type_string(),
         'config_hash': dbt.type_string(),

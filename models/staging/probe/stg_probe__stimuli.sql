@@ -2,7 +2,7 @@
 {{ config(materialized='table') }}
 
 with landed as (
-    {{ read_probe_landing('stimuli', {
+    {{ read_landing('probe', 'stimuli', {
         'run_id': dbt.type_string(),
         'stimulus_id': dbt.type_int(),
         'msg_id': dbt.type_int(),

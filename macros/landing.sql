@@ -1,0 +1,128 @@
+{#- Reading one table of the landing folder (var landing_dir: env CONCORD_LANDING_DIR, default
+    warehouse/landing): <landing>/<area>/<key>=*/<table>.parquet. The landing is written by
+    Python, never by dbt: the probe's runs (area probe, probe/landing.py) and the
+    cross-lingual study's runs and items (areas mcq and items, concord_io.landing, which
+    the dbt-duckdb plugin runs before `dbt build`: docs/landing.md).
+
+    Each folder (a run, a task's items) is immutable and appears whole or not at all; hidden
+    .tmp-/.old-/.removed- folders of unfinished, replaced or removed folders do not match
+    <key>=* and are never read. Before anything is landed there is no file at all:
+    read_parquet would fail on an empty glob, so the macro checks the glob first and returns
+    an empty relation with the same columns and types, which keeps `dbt build` working (the
+    area's marts are empty).
+
+    The boundary is checked before anything is read: a folder without one of the tables, or
+    a file without one of the columns, stops the build naming the folder, file and column.
+    Every row carries landing_file, the file it came from, so the run id in the data can be
+    checked against its folder's name (int_probe_runs_checked).
+
+    columns: a mapping column name -> SQL type; every column is cast to its type. -#}
+
+{#- The folder key of each area: <landing>/<area>/<key>=<value>/ -#}
+{% macro landing_folder_key(area) -%}
+    {%- set keys = {'probe': 'run_id', 'mcq': 'run_id', 'items': 'task'} -%}
+    {%- if area not in keys -%}
+        {{ exceptions.raise_compiler_error(
+            'landing: no area ' ~ area ~ ' (areas: ' ~ keys.keys() | join(', ') ~ ')') }}
+    {%- endif -%}
+    {{ return(keys[area]) }}
+{%- endmacro %}
+
+{#- What to do about a folder that lacks a table or a column: the area's writer lands it again. -#}
+{% macro landing_remedy(area) -%}
+    {%- if area == 'probe' -%}
+        {{ return('remove the folder (python -m probe runs remove <run id>) or land the run again') }}
+    {%- else -%}
+        {{ return('land again (concord land, or dbt build, which lands first): the reader '
+            ~ 'writes every folder of an older landing format again') }}
+    {%- endif -%}
+{%- endmacro %}
+
+{% macro landing_folders_pattern(area) -%}
+    {{ var('landing_dir') }}/{{ area }}/{{ landing_folder_key(area) }}=*
+{%- endmacro %}
+
+{% macro landing_pattern(area, table_name) -%}
+    {{ landing_folders_pattern(area) }}/{{ table_name }}.parquet
+{%- endmacro %}
+
+{% macro read_landing(area, table_name, columns) -%}
+    {{ return(adapter.dispatch('read_landing', 'concord')(area, table_name, columns)) }}
+{%- endmacro %}
+
+{% macro default__read_landing(area, table_name, columns) -%}
+    {{ exceptions.raise_compiler_error(
+        'read_landing has no implementation for adapter ' ~ adapter.type()
+        ~ ': add one that reads ' ~ landing_pattern(area, table_name)
+    ) }}
+{%- endmacro %}
+
+{% macro duckdb__check_landing(area, table_name, columns, n_files) -%}
+    {#- every folder that holds any landed file holds this table's file -#}
+    {%- set folders = run_query(
+        "select distinct regexp_extract(file, '^(.*)/[^/]*$', 1) from glob("
+        ~ sql_string_literal(landing_folders_pattern(area) ~ "/*.parquet") ~ ") "
+        ~ "except select regexp_extract(file, '^(.*)/[^/]*$', 1) from glob("
+        ~ sql_string_literal(landing_pattern(area, table_name)) ~ ") order by 1"
+    ) -%}
+    {%- for row in folders.rows -%}
+        {{ exceptions.raise_compiler_error(
+            area ~ ' landing: folder ' ~ row[0] ~ ' has no ' ~ table_name ~ '.parquet; '
+            ~ landing_remedy(area)
+        ) }}
+    {%- endfor -%}
+    {%- if n_files == 0 -%}{{ return('') }}{%- endif -%}
+    {#- every file has every column (parquet_schema lists nested fields too: a superset) -#}
+    {%- set names = [] -%}
+    {%- for name in columns -%}{%- do names.append("'" ~ name ~ "'") -%}{%- endfor -%}
+    {%- set missing = run_query(
+        "with expected as (select unnest([" ~ names | join(', ') ~ "]) as name), "
+        ~ "files as (select distinct file_name from parquet_schema("
+        ~ sql_string_literal(landing_pattern(area, table_name)) ~ ")), "
+        ~ "present as (select file_name, name from parquet_schema("
+        ~ sql_string_literal(landing_pattern(area, table_name)) ~ ")) "
+        ~ "select files.file_name, string_agg(expected.name, ', ' order by expected.name) "
+        ~ "from files cross join expected "
+        ~ "where not exists (select 1 from present where present.file_name = files.file_name "
+        ~ "and present.name = expected.name) group by files.file_name order by 1"
+    ) -%}
+    {%- for row in missing.rows -%}
+        {{ exceptions.raise_compiler_error(
+            area ~ ' landing: ' ~ row[0] ~ ' lacks column(s) ' ~ row[1]
+            ~ '; it was not written by this version: ' ~ landing_remedy(area)
+        ) }}
+    {%- endfor -%}
+{%- endmacro %}
+
+{% macro duckdb__read_landing(area, table_name, columns) -%}
+    {%- set pattern = landing_pattern(area, table_name) -%}
+    {%- set n_files = 0 -%}
+    {%- if execute -%}
+        {%- set found = run_query("select count(*) from glob(" ~ sql_string_literal(pattern) ~ ")") -%}
+        {%- set n_files = found.columns[0].values()[0] -%}
+        {%- do duckdb__check_landing(area, table_name, columns, n_files) -%}
+    {%- endif -%}
+    {%- if n_files > 0 %}
+    select
+        {%- for name, type in columns.items() %}
+        cast({{ name }} as {{ type }}) as {{ name }},
+        {%- endfor %}
+        cast(filename as {{ dbt.type_string() }}) as landing_file,
+    from read_parquet(
+        {{ sql_string_literal(pattern) }}, union_by_name = true, hive_partitioning = false, filename = true
+    )
+    {%- else %}
+    select
+        {%- for name, type in columns.items() %}
+        cast(null as {{ type }}) as {{ name }},
+        {%- endfor %}
+        cast(null as {{ dbt.type_string() }}) as landing_file,
+    where 1 = 0
+    {%- endif %}
+{%- endmacro %}
+
+{#- The run id named by a landed file's folder (<landing>/<area>/run_id=<id>/<table>.parquet):
+    the run a row belongs to, whatever its run_id column says. -#}
+{% macro probe_folder_run_id(landing_file) -%}
+    regexp_extract({{ landing_file }}, 'run_id=([^/]*)/[^/]*$', 1)
+{%- endmacro %}

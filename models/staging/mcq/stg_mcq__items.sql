@@ -1,0 +1,27 @@
+-- depends_on: {{ source('mcq_landing', 'items') }}
+{#- The items of each task, one row per item, language and option (docs/landing.md): an
+    order-control item file's options land under their own keys, once. -#}
+{{ config(materialized='table') }}
+
+with landed as (
+    {{ read_landing('items', 'items', {
+        'task': dbt.type_string(),
+        'item_id': dbt.type_string(),
+        'language': dbt.type_string(),
+        'option_key': dbt.type_string(),
+        'question': dbt.type_string(),
+        'option_text': dbt.type_string(),
+        'gold': dbt.type_string(),
+        'domain_label': dbt.type_string(),
+        'domain': dbt.type_string(),
+        'source_file': dbt.type_string(),
+        'source_row': dbt.type_bigint(),
+        'content_hash': dbt.type_string(),
+    }) }}
+),
+
+final as (
+    select * from landed
+)
+
+select * from final

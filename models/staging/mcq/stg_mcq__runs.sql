@@ -1,0 +1,31 @@
+-- depends_on: {{ source('mcq_landing', 'runs') }}
+{#- One row per landed run of the cross-lingual study: a model (revision) under one prompt
+    variant from one source (docs/landing.md). A table, not a view: the warehouse holds the
+    landing as it was at build time, and the relative landing path is resolved once, from
+    the project folder. -#}
+{{ config(materialized='table') }}
+
+with landed as (
+    {{ read_landing('mcq', 'runs', {
+        'run_id': dbt.type_string(),
+        'model': dbt.type_string(),
+        'model_revision': dbt.type_string(),
+        'variant': dbt.type_string(),
+        'prompt_template': dbt.type_string(),
+        'prompt_template_hash': dbt.type_string(),
+        'n_fewshot': dbt.type_int(),
+        'harness': dbt.type_string(),
+        'harness_version': dbt.type_string(),
+        'source_kind': dbt.type_string(),
+        'source_folder': dbt.type_string(),
+        'presented_option_order': dbt.type_string(),
+        'reader_version': dbt.type_string(),
+        'landed_at': 'timestamp with time zone',
+    }) }}
+),
+
+final as (
+    select * from landed
+)
+
+select * from final
