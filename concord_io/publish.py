@@ -56,6 +56,7 @@ from pathlib import Path
 
 import duckdb
 
+from concord_common import folders
 from concord_io.errors import ConcordError, disk_error, printable, run_main
 
 SCHEMA = "marts"
@@ -151,22 +152,6 @@ def _built_at(manifest: Path | None, database: Path) -> str:
     return mtime.isoformat()
 
 
-def _fsync_file(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _flip_symlink(link: Path, target: str) -> None:
     """Point ``link`` at ``target`` (relative) atomically: a temp symlink renamed over it."""
     temp = link.with_name(f".{link.name}.{os.getpid()}.tmp")
@@ -238,9 +223,9 @@ def _write_record(serving_dir: Path, versions: list[str]) -> None:
     temp = serving_dir / f".{RECORD}.{os.getpid()}.tmp"
     body = {"versions": [{"version": v} for v in versions]}
     temp.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
-    _fsync_file(temp)
+    folders.fsync(temp)
     os.replace(temp, path)
-    _fsync_dir(serving_dir)
+    folders.fsync(serving_dir)
 
 
 def current_version(serving_dir: Path) -> str | None:
@@ -408,7 +393,7 @@ def _export_parquet(
                 f"copy {SCHEMA}.{_quote(name)} to {_literal(str(file))} "
                 "(format parquet, compression zstd)"
             )
-            _fsync_file(file)
+            folders.fsync(file)
             columns = con.execute(
                 "select column_name, data_type, comment from duckdb_columns() "
                 "where schema_name = ? and table_name = ? order by column_index",
@@ -434,8 +419,8 @@ def _export_parquet(
     catalogue = {**meta, "schema": SCHEMA, "tables": tables}
     path = out_dir / CATALOGUE
     path.write_text(json.dumps(catalogue, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    _fsync_file(path)
-    _fsync_dir(out_dir)
+    folders.fsync(path)
+    folders.fsync(out_dir)
 
 
 # --- retention -------------------------------------------------------------------------------
@@ -448,7 +433,7 @@ def _remove_tree(path: Path, versions: Path) -> None:
     if hidden.exists():
         shutil.rmtree(hidden)
     os.rename(path, hidden)
-    _fsync_dir(versions)
+    folders.fsync(versions)
     shutil.rmtree(hidden)
 
 
@@ -615,14 +600,14 @@ def _publish_locked(
     try:
         counts = _copy_marts(database, partial / CURRENT_DB, descriptions, meta)
         _check_no_wal(partial / CURRENT_DB, "the new version was not fully checkpointed")
-        _fsync_file(partial / CURRENT_DB)
+        folders.fsync(partial / CURRENT_DB)
         _step_done("copied")
         _export_parquet(partial / CURRENT_DB, partial / CURRENT_PARQUET, counts, meta)
         _check_no_wal(partial / CURRENT_DB, "reading the new version left a write-ahead log")
-        _fsync_dir(partial)
+        folders.fsync(partial)
         _step_done("exported")
         os.rename(partial, final)
-        _fsync_dir(versions)
+        folders.fsync(versions)
         _step_done("sealed")
     except BaseException as error:
         # the first error is the one reported; a failed cleanup is only noted on it
@@ -641,7 +626,7 @@ def _publish_locked(
         path = serving_dir / link
         if not path.is_symlink() or os.readlink(path) != f"{CURRENT}/{link}":
             _flip_symlink(path, f"{CURRENT}/{link}")
-    _fsync_dir(serving_dir)
+    folders.fsync(serving_dir)
     _step_done("flipped")
     record = read_record(serving_dir)
     _write_record(serving_dir, [*record, stamp])

@@ -16,10 +16,8 @@ derived once, in dbt.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import uuid
 from datetime import datetime
 from pathlib import Path
 
@@ -27,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from concord_common import folders
 from concord_common.settings import value
 from probe.errors import ProbeError, inside
 from probe.stimuli import PROJECT_ROOT
@@ -225,35 +224,12 @@ def remove_run(landing_dir: Path | str, run_id: str) -> Path:
             f"run id {run_id!r} is not landed in {final.parent}",
             hint="python -m probe runs lists the landed runs",
         )
-    aside = inside(final.parent, f".removed-{final.name}-{uuid.uuid4().hex}")
-    final.rename(aside)
-    shutil.rmtree(aside)
+    folders.remove(final)
     return final
 
 
 def timestamp(value: datetime) -> str:
     return value.strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def _publish(staging: Path, final: Path) -> None:
-    """Rename the finished folder into place, replacing an earlier landing of the run."""
-    if final.exists():
-        aside = final.with_name(f".old-{final.name}-{uuid.uuid4().hex}")
-        final.rename(aside)
-        staging.rename(final)
-        shutil.rmtree(aside)
-    else:
-        staging.rename(final)
-
-
-def _recover(final: Path) -> None:
-    """Undo a replacement cut off between its two renames: the run folder is gone and its
-    previous version waits under .old-*; put that back (the newest, if several)."""
-    if final.exists():
-        return
-    aside = sorted(final.parent.glob(f".old-{final.name}-*"), key=lambda p: p.stat().st_mtime)
-    if aside:
-        aside[-1].rename(final)
 
 
 def land_run(
@@ -274,18 +250,17 @@ def land_run(
             raise LandingError(f"{name}: run_id column differs from {run_id!r}")
     final = run_dir(landing_dir, run_id)
     final.parent.mkdir(parents=True, exist_ok=True)
-    _recover(final)
+    folders.recover(final)
     if final.exists() and not replace:
         raise run_exists(run_id, final)
-    staging = inside(final.parent, f".tmp-{final.name}-{uuid.uuid4().hex}")
+    staging = folders.hidden_sibling(final, "tmp")
     staging.mkdir()
     try:
         for name, table in tables.items():
             path = inside(staging, f"{name}.parquet")
             pq.write_table(table, path, row_group_size=ROW_GROUP_ROWS)
-            with path.open("rb") as handle:
-                os.fsync(handle.fileno())
-        _publish(staging, final)
+            folders.fsync(path)
+        folders.swap_into_place(staging, final)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from concord_common import folders
 from concord_io.connect import open_duckdb
 from concord_io.errors import ConcordError, printable
 from concord_io.landing import schemas
@@ -43,7 +44,6 @@ from concord_io.landing.wide import read_wide
 from concord_io.landing.writer import (
     checked_path,
     fingerprint_of,
-    recover,
     remove_folder,
     write_folder,
 )
@@ -401,7 +401,7 @@ def land_mcq(
         first = next(iter(tables))
         existing = checked_path(root, relative)
         if existing.parent.is_dir():
-            recover(existing)  # a replacement cut off between its renames, undone first
+            folders.recover(existing)  # a replacement cut off between its renames, undone first
         before = fingerprint_of(existing, first) if existing.is_dir() else None
         if before == fingerprint:
             report.outcomes.append(Outcome("unchanged", relative, detail))

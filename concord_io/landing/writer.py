@@ -4,8 +4,7 @@ A folder is written under a hidden name (``.tmp-...``), each file fsynced, then 
 place; a folder already there is first renamed aside (``.old-...``) and deleted after, and a
 replacement cut off between the two renames is undone by the next write (the ``.old-``
 folder is put back). A reader of the ``run_id=*`` glob therefore sees a run whole or not at
-all. (The probe's landing, ``probe/landing.py``, works the same way; the two packages do not
-import each other.)
+all. (The mechanics are :mod:`concord_common.folders`, which the probe's landing shares.)
 
 Every path is built inside the landing folder and refused when it leaves it or passes
 through a symbolic link. Each Parquet file carries the folder's fingerprint (a hash of
@@ -14,14 +13,13 @@ everything it was made from) in its metadata: an unchanged input is not written 
 
 from __future__ import annotations
 
-import os
 import shutil
-import uuid
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from concord_common import folders
 from concord_io.errors import ConcordError, disk_error, printable
 from concord_io.paths import inside
 
@@ -55,33 +53,14 @@ def fingerprint_of(folder: Path, first_table: str) -> str | None:
     return value.decode() if value else None
 
 
-def _fsync(path: Path) -> None:
-    descriptor = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
-def recover(final: Path) -> None:
-    """Undo a replacement cut off between its two renames: the folder is gone and its
-    previous version waits under .old-*; put that back (the newest, if several)."""
-    if final.exists():
-        return
-    aside = sorted(final.parent.glob(f".old-{final.name}-*"), key=lambda p: p.stat().st_mtime)
-    if aside:
-        aside[-1].rename(final)
-
-
 def write_folder(root: Path, relative: str, tables: dict[str, pa.Table], fingerprint: str) -> Path:
     """Write ``tables`` as ``<root>/<relative>/<name>.parquet`` and rename the folder into
     place, replacing an earlier version."""
     final = checked_path(root, relative)
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
-        recover(final)
-        hidden = Path(relative).parent / f".tmp-{final.name}-{uuid.uuid4().hex}"
-        staging = checked_path(root, str(hidden))
+        folders.recover(final)
+        staging = folders.hidden_sibling(final, "tmp")
         staging.mkdir()
         try:
             for name, table in tables.items():
@@ -90,16 +69,9 @@ def write_folder(root: Path, relative: str, tables: dict[str, pa.Table], fingerp
                 pq.write_table(
                     table.replace_schema_metadata(metadata), path, row_group_size=ROW_GROUP_ROWS
                 )
-                _fsync(path)
-            _fsync(staging)
-            if final.exists():
-                aside = final.with_name(f".old-{final.name}-{uuid.uuid4().hex}")
-                final.rename(aside)
-                staging.rename(final)
-                shutil.rmtree(aside)
-            else:
-                staging.rename(final)
-            _fsync(final.parent)
+                folders.fsync(path)
+            folders.fsync(staging)
+            folders.swap_into_place(staging, final)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
@@ -113,7 +85,4 @@ def write_folder(root: Path, relative: str, tables: dict[str, pa.Table], fingerp
 
 def remove_folder(root: Path, relative: str) -> None:
     """Move a landed folder out of the dbt glob in one rename, then delete it."""
-    final = checked_path(root, relative)
-    aside = final.with_name(f".removed-{final.name}-{uuid.uuid4().hex}")
-    final.rename(aside)
-    shutil.rmtree(aside)
+    folders.remove(checked_path(root, relative))

@@ -48,7 +48,7 @@ def test_crash_before_rename_leaves_nothing_visible(tmp_path, monkeypatch):
         assert (staging / "scores.parquet").is_file()  # everything was written...
         raise KeyboardInterrupt  # ...and the process dies before the rename
 
-    monkeypatch.setattr(landing, "_publish", crash)
+    monkeypatch.setattr(landing.folders, "swap_into_place", crash)
     with pytest.raises(KeyboardInterrupt):
         land_run(tmp_path, "r1", _tables("r1"))
     assert _visible(tmp_path) == []
@@ -56,7 +56,7 @@ def test_crash_before_rename_leaves_nothing_visible(tmp_path, monkeypatch):
 
 def test_a_killed_run_leaves_only_a_hidden_folder(tmp_path, monkeypatch):
     """SIGKILL skips the clean-up; what remains must not match the readers' run_id=* glob."""
-    monkeypatch.setattr(landing, "_publish", lambda staging, final: None)
+    monkeypatch.setattr(landing.folders, "swap_into_place", lambda staging, final: None)
     land_run(tmp_path, "r1", _tables("r1"))
     leftovers = _visible(tmp_path)
     assert len(leftovers) == 1 and leftovers[0].startswith(".tmp-run_id=r1")

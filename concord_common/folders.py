@@ -1,0 +1,62 @@
+"""Folders that appear whole or not at all: the one implementation of the landing's (the
+probe's runs, the reader's runs and items) and the publish's durable writes.
+
+A folder is written under a hidden name, its files fsynced, then renamed into place; a
+folder already there is first renamed aside (``.old-<name>-<id>``) and deleted after, and a
+replacement cut off between the two renames is undone by :func:`recover` (the ``.old-``
+folder is put back). A reader of the visible names therefore sees a folder whole or not at
+all. Both ``concord_io`` and ``probe`` use this module; they never import each other.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+
+def fsync(path: Path) -> None:
+    """Make ``path`` (a file, or a folder's entries) durable before the next step."""
+    descriptor = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if path.is_dir() else 0))
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def hidden_sibling(final: Path, kind: str) -> Path:
+    """A hidden, unique name beside ``final`` (``.tmp-``, ``.old-``, ``.removed-``) that no
+    glob of visible folders matches."""
+    return final.with_name(f".{kind}-{final.name}-{uuid.uuid4().hex}")
+
+
+def recover(final: Path) -> None:
+    """Undo a replacement cut off between its two renames: the folder is gone and its
+    previous version waits under ``.old-*``; put that back (the newest, if several)."""
+    if final.exists():
+        return
+    aside = sorted(final.parent.glob(f".old-{final.name}-*"), key=lambda p: p.stat().st_mtime)
+    if aside:
+        aside[-1].rename(final)
+
+
+def swap_into_place(staging: Path, final: Path) -> None:
+    """Rename the finished ``staging`` folder to ``final``, replacing an earlier version
+    (renamed aside first, deleted last), and make the renames durable."""
+    if final.exists():
+        aside = hidden_sibling(final, "old")
+        final.rename(aside)
+        staging.rename(final)
+        shutil.rmtree(aside)
+    else:
+        staging.rename(final)
+    fsync(final.parent)
+
+
+def remove(final: Path) -> None:
+    """Move a folder out of every glob of visible folders in one rename, then delete it (a
+    reader holding its files keeps them until it closes them)."""
+    aside = hidden_sibling(final, "removed")
+    final.rename(aside)
+    shutil.rmtree(aside)
