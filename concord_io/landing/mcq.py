@@ -49,7 +49,7 @@ from concord_io.landing.writer import (
 )
 
 #: Bumped when the reader lands the same inputs differently: every folder is written again.
-LANDING_FORMAT = 2
+LANDING_FORMAT = 3
 #: Why a record of a run is set aside (the run's quarantine table).
 DUPLICATE = "more than one answer for this model, run, item and language"
 OTHER_LANGUAGE = "language not one of mcq_languages"
@@ -267,7 +267,9 @@ def _answers_table(run: Run) -> pa.Table:
 
 def _scores_table(run: Run) -> pa.Table | None:
     if not run.option_scores:
-        return None
+        # written for every run, empty where the source scores no option: dbt reads the
+        # same files on every engine (Spark cannot ask whether a file exists)
+        return schemas.TABLES["option_scores"].empty_table()
     table = pa.concat_tables(run.option_scores)
     return schemas.conform(
         "option_scores",
