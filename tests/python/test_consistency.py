@@ -18,10 +18,12 @@ from statsmodels.stats.multitest import multipletests
 from concord_stats.consistency import (
     accuracy,
     brier_score,
+    cohen_kappa,
     exact_mcnemar,
     expected_calibration_error,
     holm,
     js_divergence,
+    mean_interval,
     option_probabilities,
     rank_c,
     top_option,
@@ -184,3 +186,36 @@ def test_holm_matches_statsmodels():
     with_nan = np.array([0.01, np.nan, 0.04])
     assert np.isnan(holm(with_nan)[1])
     assert holm(with_nan)[[0, 2]] == pytest.approx(multipletests([0.01, 0.04], method="holm")[1])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cohen_kappa_and_its_standard_error_match_sklearn_and_irrcac(seed):
+    import pandas as pd
+    from irrCAC.raw import CAC
+    from sklearn.metrics import cohen_kappa_score
+
+    rng = np.random.default_rng(seed)
+    first = rng.choice(list("ABCD"), 40)
+    second = np.where(rng.random(40) < 0.6, first, rng.choice(list("ABCD"), 40))
+    kappa, se = cohen_kappa(first, second)
+    assert kappa == pytest.approx(cohen_kappa_score(first, second), abs=1e-12)
+    # irrCAC's Conger kappa is Cohen's for two raters, with its standard error
+    est = CAC(pd.DataFrame({"a": first, "b": second}), digits=12).conger()["est"]
+    assert se == pytest.approx(est["se"], abs=1e-9)
+
+
+def test_cohen_kappa_degenerate():
+    kappa, se = cohen_kappa(np.array(list("AAAA")), np.array(list("AAAA")))
+    assert math.isnan(kappa)  # chance agreement 1: 0/0
+    assert [math.isnan(v) for v in cohen_kappa(np.array([]), np.array([]))] == [True, True]
+
+
+def test_mean_interval_is_the_normal_approximation():
+    values = np.array([0.2, 0.5, 0.9, 0.4, 0.7])
+    mean, se, low, high, n = mean_interval(values, 0.9)
+    assert (mean, n) == (pytest.approx(0.54), 5)
+    assert se == pytest.approx(values.std(ddof=1) / math.sqrt(5))
+    assert (low, high) == pytest.approx(
+        (mean - 1.6448536269514722 * se, mean + 1.6448536269514722 * se)
+    )
+    assert math.isnan(mean_interval(np.array([1.0]), 0.95)[1])
