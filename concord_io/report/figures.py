@@ -276,6 +276,45 @@ def fig_order_effect(m: Marts) -> alt.TopLevelMixin:
     )
 
 
+def fig_language_pairs(m: Marts) -> alt.TopLevelMixin:
+    """Cohen's kappa of every pair of languages, per model and run, with its interval: which
+    languages answer alike, at any number of languages."""
+    t = "mcq_language_pair_consistency"
+    need(m, t, "model", "run", "language_a", "language_b", "cohen_kappa", "cohen_kappa_ci_low",
+         "cohen_kappa_ci_high", "n_items")  # fmt: skip
+    rows = _nonempty(
+        m.rows(
+            "select model, run, language_a, language_b, cohen_kappa, cohen_kappa_ci_low, "
+            f"cohen_kappa_ci_high, n_items from {SCHEMA}.{t} "
+            "where cohen_kappa is not null order by run, model, language_a, language_b"
+        ),
+        t,
+    )
+    pairs = [f"{r['language_a']}–{r['language_b']}" for r in rows]
+    frame = _intervals(
+        [
+            (_runs_label(r["model"], r["run"]), r["cohen_kappa"], r["cohen_kappa_ci_low"],
+             r["cohen_kappa_ci_high"])
+            for r in rows
+        ],
+        pair=pairs,
+    )  # fmt: skip
+    frame["tip_estimate"] = [
+        f"{r.label} · {r.pair}: κ = {fmt(r.estimate, 3)} ({n} items)"
+        for r, n in zip(frame.itertuples(), [r["n_items"] for r in rows], strict=True)
+    ]
+    frame["tip_interval"] = [
+        f"{r.label} · {r.pair}: [{fmt(r.low, 3)}, {fmt(r.high, 3)}]" for r in frame.itertuples()
+    ]
+    return charts.interval_chart(
+        frame,
+        "Cohen's kappa between two languages (1 = they answer alike, 0 = chance)",
+        ref=0.0,
+        color="pair",
+        color_order=list(dict.fromkeys(pairs)),
+    )
+
+
 REFERENCE_MEASURES = (
     "dispersion_index",
     "fleiss_pi",
@@ -565,6 +604,13 @@ STUDIES: list[tuple[str, str, list[Figure]]] = [
                 "Shannon entropy of each model's choices per language, with its bootstrap "
                 "interval; 2 bits = uniform.",
                 fig_choice_entropy,
+            ),
+            Figure(
+                "mcq-language-pairs",
+                "Language pairs",
+                "Cohen's kappa of the answers of every pair of languages, per model and run, "
+                "with its interval (irrCAC's standard error); 0 = chance.",
+                fig_language_pairs,
             ),
             Figure(
                 "mcq-order-effect",

@@ -130,6 +130,21 @@ def test_order_effect_shows_both_orders_with_their_intervals(report, warehouse):
         assert figure.count(f"<title>{name}: [{low:.1f}, {high:.1f}]</title>") == 1, name
 
 
+def test_language_pairs_show_each_pairs_kappa_with_its_interval(report, warehouse):
+    figure = figure_html(report.read_text(encoding="utf-8"), "mcq-language-pairs")
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        rows = con.execute(
+            "select model, run, language_a, language_b, cohen_kappa, cohen_kappa_ci_low, "
+            "cohen_kappa_ci_high, n_items from marts.mcq_language_pair_consistency "
+            "where cohen_kappa is not null"
+        ).fetchall()
+    assert len(rows) >= 3
+    for model, run, a, b, kappa, low, high, n in rows:
+        label = model if run == "base" else f"{model} ({run})"
+        assert f"<title>{label} · {a}–{b}: κ = {kappa:.3f} ({n} items)</title>" in figure
+        assert f"<title>{label} · {a}–{b}: [{low:.3f}, {high:.3f}]</title>" in figure
+
+
 def figure_html(page: str, key: str) -> str:
     return page[page.index(f'id="fig-{key}"') :].split("</figure>")[0]
 
