@@ -105,8 +105,8 @@ def generate_long(project_dir: Path, n_rows: int, n_files: int = 10, seed: int =
             )
             written.append(path)
     (seeds / "mcq_answer_sources.csv").write_text(
-        "file,format,model,run,language,presented_option_order,item_key\n"
-        "answers_*.parquet,long,,,,,\n"
+        "file,format,model,run,language,presented_option_order,item_key,task_pattern\n"
+        "answers_*.parquet,long,,,,,,\n"
     )
     return written
 

@@ -1,4 +1,4 @@
-"""``concord``: the project's command line (build, status, export, land, probe, open).
+"""``concord``: the project's command line (build, status, export, land, add, probe, open).
 
 Built on Typer (Click underneath): every flag is parsed and checked by the library, and a bad
 flag gives one line that names it. Failures go through :func:`concord_io.errors.run_main`:
@@ -558,6 +558,56 @@ def land(
     from concord_io.landing import land_mcq
 
     for line in land_mcq(paths.PROJECT_ROOT, landing or paths.landing_dir()).lines():
+        print(printable(line))
+
+
+# ---------------------------------------------------------------------------------------------
+# add
+
+
+add_app = typer.Typer(
+    name="add",
+    help="Import a model's answers into the cross-lingual study: lmeval.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+app.add_typer(add_app)
+
+
+@add_app.command("lmeval")
+def add_lmeval(
+    path: Annotated[
+        Path,
+        typer.Argument(
+            metavar="PATH", help="the --output_path folder of an lm_eval run (--log_samples)"
+        ),
+    ],
+    task_pattern: Annotated[
+        str | None,
+        typer.Option(
+            "--task-pattern",
+            help="where the language stands in the task names, e.g. xcopa_{lang} "
+            "(default auto: the one language tag in each name)",
+        ),
+    ] = None,
+    as_folder: Annotated[
+        str | None,
+        typer.Option(
+            "--as", help="folder under seeds/mcq/answer_sources/ (default: the model's slug)"
+        ),
+    ] = None,
+    variant: Annotated[str, typer.Option(help="the run's variant: base or shuffled")] = "base",
+) -> None:
+    """Copy an lm-evaluation-harness output folder into the study and register it (one
+    line each: file, registry line, run)."""
+    from concord_io.landing.add_lmeval import add_lmeval as add
+
+    lines = add(
+        paths.PROJECT_ROOT, path, task_pattern=task_pattern, as_folder=as_folder, variant=variant
+    )
+    for line in lines:
         print(printable(line))
 
 

@@ -13,6 +13,10 @@ without the harness's leading space) give each option's length in characters and
 The run's provenance comes from the harness's ``results_<date>.json`` in the same folder,
 where there is one for the task: the model revision (``model_args``), the harness version,
 the task hashes and the few-shot count.
+
+The task and language of a log come from its registry line's ``language``, or from its task
+name by the line's ``task_pattern`` (``auto``, or ``xcopa_{lang}``): docs/landing.md,
+"lm-eval task names".
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from concord_io.landing.long import refuse_json_shape
 from concord_io.landing.registries import Line
 from concord_io.landing.sources import Check, SourceFile, first_row, json_lines, refuse_first
 from concord_io.landing.study import Study
+from concord_io.landing.task_names import split_task
 
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
 FINITE_HINT = "the run is not landed: check the model's dtype and the harness's output"
@@ -50,9 +55,10 @@ class Provenance:
     task_hashes: dict[str, str] = field(default_factory=dict)
 
 
-def task_of(source: SourceFile, language: str) -> tuple[str, str]:
-    """The harness's task name (``xcloze_en``) and the task without its language
-    (``xcloze``), from the sample log's file name."""
+def task_of(source: SourceFile, line: Line) -> tuple[str, str, str]:
+    """The harness's task name (``xcloze_en``), the task without its language (``xcloze``)
+    and the canonical language: from the sample log's file name and its registry line's
+    ``language`` (the task less a trailing ``_<language>``) or ``task_pattern``."""
     found = SAMPLES_NAME.match(source.path.name)
     if not found:
         raise ConcordError(
@@ -61,10 +67,19 @@ def task_of(source: SourceFile, language: str) -> tuple[str, str]:
             hint="register the files lm_eval --log_samples wrote, under their own names",
         )
     harness_task = found["task"]
-    for suffix in {language, language.replace("-", "_")}:
+    if line["task_pattern"]:
+        task, language = split_task(
+            harness_task,
+            line["task_pattern"],
+            f"mcq_answer_sources: {printable(source.name)}",
+            f"set the task_pattern of its line ({printable(line.file)})",
+        )
+        return harness_task, task, language
+    language = canonical_language(line["language"], f"mcq_answer_sources: {printable(line.file)}")
+    for suffix in {line["language"], line["language"].replace("-", "_")}:
         if harness_task.lower().endswith("_" + suffix.lower()):
-            return harness_task, harness_task[: -len(suffix) - 1]
-    return harness_task, harness_task
+            return harness_task, harness_task[: -len(suffix) - 1], language
+    return harness_task, harness_task, language
 
 
 def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
@@ -131,13 +146,16 @@ def provenance(folder: Path, harness_task: str, label: str) -> Provenance:
 
 
 def read_samples(
-    con: duckdb.DuckDBPyConnection, study: Study, line: Line, source: SourceFile, task: str
+    con: duckdb.DuckDBPyConnection,
+    study: Study,
+    line: Line,
+    source: SourceFile,
+    task: str,
+    language: str,
 ) -> tuple[pa.Table, pa.Table]:
-    """The log's answers (with ``model``, ``variant`` and ``presented_order``; the domain of
-    each item from the ``items`` relation registered on ``con``) and its option scores
-    (without ``run_id``)."""
-    where = f"mcq_answer_sources: {printable(line.file)}"
-    language = canonical_language(line["language"], where)
+    """The log's answers in ``task`` and ``language`` (canonical) (with ``model``,
+    ``variant`` and ``presented_order``; the domain of each item from the ``items`` relation
+    registered on ``con``) and its option scores (without ``run_id``)."""
     keys = "".join(study.options)
     order = line["presented_option_order"] or keys
     item_key = line["item_key"] or "doc_id"

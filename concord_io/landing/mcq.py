@@ -185,6 +185,8 @@ def _record_runs(
     runs: dict[str, Run] = {}
     seen: dict[tuple, str] = {}
     answers_of: dict[str, list[pa.Table]] = defaultdict(list)
+    #: (folder, task, language) -> the log a task_pattern line read it from
+    by_task: dict[tuple[str, str, str], str] = {}
     for line in lines:
         way = tuple(sorted(line.values.items() - {("file", line.file)}))
         for relative in line.paths:  # a loop per file
@@ -193,9 +195,11 @@ def _record_runs(
                 continue
             folder = study.relative(source.path.parent)
             if line["format"] == "lm_eval":
-                harness_task, task = task_of(source, line["language"])
+                harness_task, task, language = task_of(source, line)
+                if line["task_pattern"]:
+                    _refuse_same_task(by_task, (folder, task, language), source, line)
                 prov = provenance(source.path.parent, harness_task, source.name)
-                answers, scores = read_samples(con, study, line, source, task)
+                answers, scores = read_samples(con, study, line, source, task, language)
                 kind = "lm_eval"
             else:
                 prov, kind, scores = Provenance(), "long", None
@@ -236,6 +240,22 @@ def _record_runs(
             )
             run.answers.append(answers.filter(mask))
     return list(runs.values())
+
+
+def _refuse_same_task(
+    by_task: dict[tuple[str, str, str], str], key: tuple[str, str, str], source: SourceFile, line
+) -> None:
+    """Two logs of one folder that a task pattern reads as one task and language: which of
+    them holds the answers is not for the reader to decide."""
+    first = by_task.setdefault(key, source.name)
+    if first != source.name:
+        raise ConcordError(
+            f"mcq_answer_sources: {printable(first)} and {printable(source.name)} both give "
+            f"task {printable(key[1])}, language {key[2]} (task_pattern "
+            f"{printable(line['task_pattern'])})",
+            hint="keep one harness run per folder (move the other's files to another folder), "
+            "or set a task_pattern that tells the tasks apart",
+        )
 
 
 def _refuse_mixed(run: Run, row: dict, source: SourceFile) -> None:
@@ -386,6 +406,24 @@ def _prepare(study: Study) -> tuple[pa.Table, str, list[Run], list[str], str]:
             hint="register each run once (one model, revision and variant per source)",
         )
     return items, items_fingerprint, runs, notes, context
+
+
+def read_source_runs(study: Study, lines: list[Line], notes: list[str]) -> list[Run]:
+    """The runs of answer source ``lines`` (their ``paths`` set), read and checked as the
+    reader lands them, with their answers and quarantine (every answer without its item's
+    domain: the item files are not read), and ``notes`` on what the landing would read once:
+    what ``concord add`` checks before it registers a folder. Refused as the landing would
+    be."""
+    languages = [
+        canonical_language(lang, "dbt_project.yml: vars", column="mcq_languages")
+        for lang in study.languages
+    ]
+    with open_duckdb() as con:
+        con.register("items", schemas.ITEMS.empty_table())
+        runs = _record_runs(con, study, lines, "", notes)
+        for run in runs:
+            _split(con, run, _answers_table(run), languages)
+    return runs
 
 
 def land_mcq(

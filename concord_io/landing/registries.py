@@ -17,6 +17,7 @@ from concord_io.errors import ConcordError, printable
 from concord_io.landing.identities import check_option_order, check_variant
 from concord_io.landing.strict_csv import read_csv
 from concord_io.landing.study import Study
+from concord_io.landing.task_names import check_task_pattern
 
 #: The formats of an answer sources line.
 FORMATS = ("long", "lm_eval")
@@ -154,6 +155,66 @@ def item_registry(study: Study) -> list[Line]:
     return lines
 
 
+def file_pattern(file: str) -> re.Pattern[str]:
+    """What a line's ``file`` matches: only ``*`` is a wildcard (any characters but ``/``);
+    everything else, brackets included, is literal."""
+    return re.compile("^" + re.escape(file).replace(r"\*", "[^/]*") + "$")
+
+
+def check_answer_source(study: Study, line: Line) -> None:
+    """One ``mcq_answer_sources`` line on its own: its file a relative path, its format,
+    and what a format needs (an lm_eval line: model, run, and language or task_pattern)."""
+    name = line.registry
+    directory = study.sources_dir
+    _require(line, ["file", "format"])
+    file = line.file
+    where = f"{name}: {printable(file)}"
+    parts = file.replace("\\", "/").split("/")
+    if file.startswith(("/", "\\")) or ":" in file[:2] or ".." in parts:
+        raise ConcordError(
+            f"{name}: file {printable(file)} is not inside {directory}; registry files are "
+            "paths relative to that folder (no absolute path, no ..)",
+            hint="Put the file in that folder and register its relative path.",
+        )
+    if line["format"] not in FORMATS:
+        raise ConcordError(
+            f"{where}: format {printable(line['format'])} is not long or lm_eval",
+            hint="long: Parquet, JSONL or CSV of model, run, item_id, language, answer; "
+            "lm_eval: the harness's samples_<task>_<date>.jsonl",
+        )
+    if line["format"] == "lm_eval":
+        for column in ("model", "run"):
+            if not line[column]:
+                raise ConcordError(
+                    f"{where}: an lm_eval line needs a {column} (the sample logs do not say it)",
+                    hint="Fill it in.",
+                )
+        if bool(line["language"]) == bool(line["task_pattern"]):
+            raise ConcordError(
+                f"{where}: an lm_eval line needs a language or a task_pattern, not "
+                f"{'both' if line['language'] else 'neither'}",
+                hint="language: the logs' one language; task_pattern: auto, or where the "
+                "language stands in the task names (xcopa_{lang})",
+            )
+        if line["task_pattern"]:
+            check_task_pattern(line["task_pattern"], where)
+        if line["item_key"] and not FIELD_PATH.match(line["item_key"]):
+            raise ConcordError(
+                f"{where}: item_key {printable(line['item_key'])} is not a JSON field "
+                "name (names joined by dots, e.g. doc.id)",
+                hint="leave it blank for doc_id",
+            )
+    elif line["task_pattern"]:
+        raise ConcordError(
+            f"{where}: task_pattern is for lm_eval lines; a long file has a language column",
+            hint="leave task_pattern blank",
+        )
+    if line["run"]:
+        check_variant(line["run"], where)
+    if line["presented_option_order"]:
+        check_option_order(line["presented_option_order"], study.options, where)
+
+
 def answer_sources(study: Study) -> list[Line]:
     """``mcq_answer_sources``: long-format files and lm-evaluation-harness sample logs, each
     line with the files it matches (paths relative to the sources folder, sorted)."""
@@ -163,42 +224,9 @@ def answer_sources(study: Study) -> list[Line]:
     listed = _listed(directory, recursive=True, suffixes=ANSWER_SUFFIXES)
     claimed: list[str] = []
     for line in lines:
-        _require(line, ["file", "format"])
+        check_answer_source(study, line)
         file = line.file
-        where = f"{name}: {printable(file)}"
-        parts = file.replace("\\", "/").split("/")
-        if file.startswith(("/", "\\")) or ":" in file[:2] or ".." in parts:
-            raise ConcordError(
-                f"{name}: file {printable(file)} is not inside {directory}; registry files are "
-                "paths relative to that folder (no absolute path, no ..)",
-                hint="Put the file in that folder and register its relative path.",
-            )
-        if line["format"] not in FORMATS:
-            raise ConcordError(
-                f"{where}: format {printable(line['format'])} is not long or lm_eval",
-                hint="long: Parquet, JSONL or CSV of model, run, item_id, language, answer; "
-                "lm_eval: the harness's samples_<task>_<date>.jsonl",
-            )
-        if line["format"] == "lm_eval":
-            for column in ("model", "run", "language"):
-                if not line[column]:
-                    raise ConcordError(
-                        f"{where}: an lm_eval line needs a {column} (the sample logs do not "
-                        "say it)",
-                        hint="Fill it in.",
-                    )
-            if line["item_key"] and not FIELD_PATH.match(line["item_key"]):
-                raise ConcordError(
-                    f"{where}: item_key {printable(line['item_key'])} is not a JSON field "
-                    "name (names joined by dots, e.g. doc.id)",
-                    hint="leave it blank for doc_id",
-                )
-        if line["run"]:
-            check_variant(line["run"], where)
-        if line["presented_option_order"]:
-            check_option_order(line["presented_option_order"], study.options, where)
-        # only `*` is a wildcard; everything else, brackets included, is literal
-        pattern = re.compile("^" + re.escape(file).replace(r"\*", "[^/]*") + "$")
+        pattern = file_pattern(file)
         line.paths = [path for path in listed if pattern.match(path)]
         if not line.paths:
             raise ConcordError(

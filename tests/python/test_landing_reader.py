@@ -34,7 +34,7 @@ ITEMS = {
     "it.csv": "Domain,Prompt,A,B,C,D\nSalute,Un infermiere è [AGG].,Gentile,Calmo,Audace,Timido\n"
     "Arte,Un pittore ama [AGG].,Rosso,Blu,Verde,Grigio\n",
 }
-SOURCES_HEADER = "file,format,model,run,language,presented_option_order,item_key\n"
+SOURCES_HEADER = "file,format,model,run,language,presented_option_order,item_key,task_pattern\n"
 
 
 # ------------------------------------------------------------------------------ the project
@@ -51,6 +51,10 @@ def write(path: Path, content: str | bytes) -> Path:
 
 @pytest.fixture
 def project(tmp_path) -> Path:
+    return make_project(tmp_path)
+
+
+def make_project(tmp_path: Path) -> Path:
     """Two items in English and Italian, one wide answer file (model M, prefix P), no
     answer sources; the registries' columns are the shipped ones."""
     root = tmp_path / "project"
@@ -300,15 +304,18 @@ def test_a_registered_name_is_never_a_glob_pattern(project):
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
-        ("../w.csv,long,M,base,,,\n", ["file ../w.csv is not inside"]),
-        ("a.csv,wide,M,base,,,\n", ["a.csv: format wide is not long or lm_eval"]),
-        ("a.csv,,M,base,,,\n", ["line for a.csv has no format"]),
-        ("a.csv,lm_eval,M,base,,,\n", ["a.csv: an lm_eval line needs a language"]),
+        ("../w.csv,long,M,base,,,,\n", ["file ../w.csv is not inside"]),
+        ("a.csv,wide,M,base,,,,\n", ["a.csv: format wide is not long or lm_eval"]),
+        ("a.csv,,M,base,,,,\n", ["line for a.csv has no format"]),
         (
-            "a*.csv,long,M,base,,,\nab.csv,long,M,base,,,\n",
+            "a.csv,lm_eval,M,base,,,,\n",
+            ["a.csv: an lm_eval line needs a language or a task_pattern, not neither"],
+        ),
+        (
+            "a*.csv,long,M,base,,,,\nab.csv,long,M,base,,,,\n",
             ["matched by more than one line: ab.csv"],
         ),
-        ("zz*.csv,long,M,base,,,\n", ["registered file(s) not found", "zz*.csv"]),
+        ("zz*.csv,long,M,base,,,,\n", ["registered file(s) not found", "zz*.csv"]),
     ],
     ids=["outside", "format", "blank format", "lm_eval language", "matched twice", "no match"],
 )
@@ -322,7 +329,7 @@ def test_answer_source_lines_are_checked(project, line, expected):
 def test_only_a_literal_star_is_a_wildcard_in_answer_sources(project):
     sources(
         project,
-        "x[1].jsonl,long,M2,base,,,\nlogs/day*.csv,long,M3,base,,,\n",
+        "x[1].jsonl,long,M2,base,,,,\nlogs/day*.csv,long,M3,base,,,,\n",
         **{
             "x[1].jsonl": json.dumps({"item_id": "1", "language": "en", "answer": "A"}) + "\n",
             "x1.jsonl": json.dumps({"item_id": "2", "language": "en", "answer": "B"}) + "\n",
@@ -425,8 +432,8 @@ def test_long_csv_parquet_and_jsonl_land_with_text_answers_matched_to_the_items(
     )
     sources(
         project,
-        "m2_en.csv,long,,,,,\nm2_it.parquet,long,M2,base,,ABCD,\n"
-        "m2_sh.jsonl,long,M2,shuffled,,DCBA,\n",
+        "m2_en.csv,long,,,,,,\nm2_it.parquet,long,M2,base,,ABCD,,\n"
+        "m2_sh.jsonl,long,M2,shuffled,,DCBA,,\n",
         **{
             "m2_en.csv": long_csv("M2,base,1,EN,kind", "M2,base,2,eng,Answer: D"),
             "m2_sh.jsonl": json.dumps({"item_id": "1", "language": "en", "answer": "Kind"})
@@ -458,7 +465,7 @@ def test_long_csv_parquet_and_jsonl_land_with_text_answers_matched_to_the_items(
 def test_an_item_id_that_is_not_a_canonical_whole_number_is_refused_never_rounded(project, value):
     sources(
         project,
-        "a.csv,long,M2,base,,,\n",
+        "a.csv,long,M2,base,,,,\n",
         **{"a.csv": long_csv("M2,base,1,en,A", f'M2,base,"{value}",en,B')},
     )
     refused(project, "a.csv: row 2, column item_id", repr(value), "never rounded")
@@ -466,7 +473,7 @@ def test_an_item_id_that_is_not_a_canonical_whole_number_is_refused_never_rounde
 
 def test_a_float_item_id_in_parquet_is_refused_and_a_whole_number_is_its_text(project):
     path = mcq(project) / "answer_sources" / "a.parquet"
-    sources(project, "a.parquet,long,M2,base,,,\n")
+    sources(project, "a.parquet,long,M2,base,,,,\n")
     pq.write_table(
         pa.table({"item_id": [1.0, 2.0], "language": ["en"] * 2, "answer": ["A"] * 2}), path
     )
@@ -486,14 +493,14 @@ def test_a_repeated_column_in_parquet_is_refused_as_in_csv(project):
         [pa.array(["1"]), pa.array(["en"]), pa.array(["A"]), pa.array(["B"])],
         names=["item_id", "language", "answer", "Answer"],
     )
-    sources(project, "a.parquet,long,M2,base,,,\n")
+    sources(project, "a.parquet,long,M2,base,,,,\n")
     pq.write_table(table, mcq(project) / "answer_sources" / "a.parquet")
     refused(project, "a.parquet, schema: column Answer appears more than once (columns 3 and 4)")
 
 
 def test_a_parquet_file_without_rows_or_a_column_is_refused(project):
     path = mcq(project) / "answer_sources" / "a.parquet"
-    sources(project, "a.parquet,long,M2,base,,,\n")
+    sources(project, "a.parquet,long,M2,base,,,,\n")
     pq.write_table(
         pa.table(
             {
@@ -546,19 +553,19 @@ def test_a_parquet_file_without_rows_or_a_column_is_refused(project):
     ],
 )
 def test_jsonl_records_are_checked(project, lines, expected):
-    sources(project, "a.jsonl,long,M2,base,,,\n", **{"a.jsonl": lines})
+    sources(project, "a.jsonl,long,M2,base,,,,\n", **{"a.jsonl": lines})
     refused(project, *expected)
 
 
 def test_a_record_without_a_model_is_refused(project):
-    sources(project, "a.csv,long,,base,,,\n", **{"a.csv": long_csv(",base,1,en,A")})
+    sources(project, "a.csv,long,,base,,,,\n", **{"a.csv": long_csv(",base,1,en,A")})
     refused(project, "a.csv: row 1, column model: no model")
 
 
 def test_language_tags_are_stored_canonical(project):
     sources(
         project,
-        "a.csv,long,M2,base,,,\n",
+        "a.csv,long,M2,base,,,,\n",
         **{
             "a.csv": long_csv(
                 "M2,base,1,EN,A",
@@ -586,7 +593,7 @@ def test_every_record_of_a_key_given_twice_in_a_run_is_set_aside_naming_its_row(
     quarantine with the reason; the run's other records are answers."""
     sources(
         project,
-        "a.csv,long,M2,base,,,\nb.jsonl,long,M2,base,,,\n",
+        "a.csv,long,M2,base,,,,\nb.jsonl,long,M2,base,,,,\n",
         **{
             "a.csv": long_csv("M2,base,1,en,A", "M2,base,2,en,B", "M2,base,2,en,C"),
             "b.jsonl": json.dumps({"item_id": "1", "language": "en", "answer": "D"}) + "\n",
@@ -634,7 +641,7 @@ def test_a_sample_answered_twice_is_set_aside_with_its_option_scores(project):
 def test_a_record_in_a_language_the_study_does_not_compare_is_set_aside(project):
     sources(
         project,
-        "a.csv,long,M2,base,,,\n",
+        "a.csv,long,M2,base,,,,\n",
         **{"a.csv": long_csv("M2,base,1,en,A", "M2,base,1,de,B")},
     )
     land(project)
@@ -677,7 +684,7 @@ def test_each_answer_names_its_column_and_its_items_domain(project):
     an item not in the item files has neither."""
     sources(
         project,
-        "a.csv,long,M2,base,,,\n",
+        "a.csv,long,M2,base,,,,\n",
         **{"a.csv": long_csv("M2,base,2,it,A", "M2,base,9,en,A")},
     )
     write(
@@ -687,8 +694,8 @@ def test_each_answer_names_its_column_and_its_items_domain(project):
     write(
         mcq(project) / "mcq_answer_sources.csv",
         SOURCES_HEADER
-        + "a.csv,long,M2,base,,,\n"
-        + "lm_eval/org__model/samples_xcloze_en_*.jsonl,lm_eval,Org Model,base,en,,\n",
+        + "a.csv,long,M2,base,,,,\n"
+        + "lm_eval/org__model/samples_xcloze_en_*.jsonl,lm_eval,Org Model,base,en,,,\n",
     )
     land(project)
     answers = landed(project).sort_values(["source_file", "source_row", "language"])
@@ -752,7 +759,8 @@ def sample(doc_id: int, lls: list[object], *, filtered: bool = True, texts=None)
 def logs(project: Path, by_language: dict[str, list[str]], *, order: str = "") -> None:
     """One registry line per language (a `*` for the harness's date), one log each."""
     lines = "".join(
-        f"lm_eval/org__model/samples_xcloze_{lang}_*.jsonl,lm_eval,Org Model,base,{lang},{order},\n"
+        f"lm_eval/org__model/samples_xcloze_{lang}_*.jsonl,lm_eval,Org Model,base,{lang},"
+        f"{order},,\n"
         for lang in by_language
     )
     write(mcq(project) / "mcq_answer_sources.csv", SOURCES_HEADER + lines)
@@ -997,7 +1005,7 @@ def test_the_shipped_study_lands_as_the_warehouse_reads_it(tmp_path, capsys):
 def test_a_jsonl_record_without_a_required_key_is_refused_as_a_missing_column(project):
     sources(
         project,
-        "a.jsonl,long,M2,base,,,\n",
+        "a.jsonl,long,M2,base,,,,\n",
         **{"a.jsonl": '{"item_id": "1", "language": "en", "Answer": "A"}\n'},
     )
     refused(project, "a.jsonl: line 1, column answer: no key answer in the JSON object")
@@ -1006,7 +1014,7 @@ def test_a_jsonl_record_without_a_required_key_is_refused_as_a_missing_column(pr
 def test_the_files_of_one_run_present_the_options_in_one_order(project):
     sources(
         project,
-        "a.csv,long,M2,base,,ABCD,\nb.csv,long,M2,base,,DCBA,\n",
+        "a.csv,long,M2,base,,ABCD,,\nb.csv,long,M2,base,,DCBA,,\n",
         **{"a.csv": long_csv("M2,base,1,en,A"), "b.csv": long_csv("M2,base,2,en,A")},
     )
     refused(project, "b.csv: run m2--base--", "already has presented_option_order ABCD")

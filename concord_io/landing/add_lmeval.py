@@ -1,0 +1,558 @@
+"""``concord add lmeval PATH``: import an lm-evaluation-harness ``--output_path`` folder into
+the study (docs/cross-lingual.md, "Importing an lm-eval run").
+
+Every ``results_<date>.json`` under PATH and the sample logs the same harness run wrote
+beside it (``samples_<task>_<date>.jsonl``, the same date) are copied, byte for byte, into
+``seeds/mcq/answer_sources/<model slug>/`` (or the folder ``--as`` names), and the folder is
+registered in ``mcq_answer_sources`` by one line whose ``task_pattern`` reads each log's
+language from its task name (docs/landing.md, "lm-eval task names").
+
+Everything is checked before the registry is written: the results files (the model, from
+``model_args`` ``pretrained=`` or ``model_name``), that each log is of a multiple-choice task,
+that each task name gives one task and language, and then the copied folder as the reader
+will land it. A refusal is one line and leaves the project as it was (copies undone). A
+results file without sample logs is reported (rerun with ``--log_samples``) and nothing is
+taken from it. The same add again changes nothing and says so; a changed file replaces its
+copy and says so.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from concord_common import folders
+from concord_io.errors import ConcordError, disk_error, printable
+from concord_io.landing.identities import canonical_language, check_variant, slug
+from concord_io.landing.lm_eval import SAMPLES_NAME, _unique_keys
+from concord_io.landing.mcq import read_source_runs
+from concord_io.landing.registries import Line, check_answer_source, file_pattern
+from concord_io.landing.strict_csv import read_csv
+from concord_io.landing.study import Study, load_study
+from concord_io.landing.task_names import AUTO, check_task_pattern, split_task
+from concord_io.paths import inside
+
+REGISTRY = "mcq_answer_sources"
+PATTERN_COLUMN = "task_pattern"
+RESULTS_NAME = re.compile(r"^results_(?P<date>.+)\.json$")
+#: A folder under the answer sources folder that --as may name (it goes into a registry
+#: line, where `*` would be a wildcard).
+FOLDER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*$")
+REMEDY = "pass --task-pattern"
+
+
+@dataclass
+class HarnessRun:
+    """One ``results_<date>.json`` and the sample logs of its tasks."""
+
+    results: Path
+    model: str
+    #: harness task -> its sample log, and the task and language it gives
+    logs: dict[str, Path] = field(default_factory=dict)
+    mapped: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: the results file's tasks without a sample log
+    missing: list[str] = field(default_factory=list)
+    folder: str = ""
+
+
+@dataclass
+class Copy:
+    source: Path
+    relative: str  # under the answer sources folder
+    data: bytes
+    status: str = ""  # added, replaced, unchanged
+    before: bytes | None = None
+
+
+def _shown(path: Path, base: Path) -> str:
+    try:
+        return path.relative_to(base).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _read_json(path: Path, shown: str) -> object:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_unique_keys)
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise ConcordError(
+            f"{printable(shown)}: not a readable results file ({printable(error)})",
+            hint="the harness writes it as UTF-8 JSON; restore it or remove it",
+        ) from None
+
+
+def _model_args(value: object) -> dict[str, str]:
+    """``model_args`` as the harness records it: ``pretrained=org/model,revision=x`` or a
+    mapping."""
+    if isinstance(value, dict):
+        return {str(k): str(v) for k, v in value.items() if v is not None}
+    if isinstance(value, str):
+        pairs = (part.partition("=") for part in value.split(","))
+        return {k.strip(): v.strip() for k, _, v in pairs if k.strip() and v.strip()}
+    return {}
+
+
+def _tasks(results: dict) -> list[str]:
+    """The tasks the harness evaluated: its ``configs`` (one per task), less the groups
+    (``group_subtasks``), which log no samples of their own."""
+    groups = results.get("group_subtasks")
+    groups = (
+        {g for g, subtasks in groups.items() if subtasks} if isinstance(groups, dict) else set()
+    )
+    return sorted(task for task in results["configs"] if task not in groups)
+
+
+def _harness_run(path: Path, shown: str) -> tuple[HarnessRun, dict]:
+    results = _read_json(path, shown)
+    if not isinstance(results, dict) or not isinstance(results.get("configs"), dict):
+        raise ConcordError(
+            f"{printable(shown)}: not a results file of lm-evaluation-harness (no configs)",
+            hint="point at the --output_path of an lm_eval run (version 0.4 or later)",
+        )
+    config = results.get("config")
+    args = _model_args(config.get("model_args") if isinstance(config, dict) else None)
+    model = args.get("pretrained") or results.get("model_name")
+    if not isinstance(model, str) or not model.strip():
+        raise ConcordError(
+            f"{printable(shown)}: names no model (no pretrained= in config.model_args, no "
+            "model_name)",
+            hint="restore the results file as the harness wrote it",
+        )
+    return HarnessRun(results=path, model=model.strip()), results
+
+
+def _scores_options(path: Path, shown: str, output_type: object) -> None:
+    """Refuse a log of a task that scores no options: Concord compares the per-option
+    log-likelihoods of multiple-choice tasks."""
+    problem = None
+    if isinstance(output_type, str) and output_type != "multiple_choice":
+        problem = f"output_type {output_type}"
+    else:
+        try:
+            with path.open(encoding="utf-8") as handle:
+                first = next((line for line in handle if line.strip()), "")
+            record = json.loads(first) if first else None
+        except (OSError, UnicodeDecodeError, ValueError):
+            record = None  # the reader names the line and what is wrong with it
+        if isinstance(record, dict) and not _per_option(record):
+            problem = "no per-option log-likelihoods in filtered_resps or resps"
+    if problem:
+        raise ConcordError(
+            f"{printable(shown)}: not a multiple-choice task ({printable(problem)}); Concord "
+            "compares the log-likelihoods a model gives each option",
+            hint="leave that task out of the harness run (--tasks), or move its log out of PATH",
+        )
+
+
+def _per_option(record: dict) -> bool:
+    def number(value: object) -> bool:
+        try:
+            float(str(value))
+        except ValueError:
+            return False
+        return True
+
+    filtered, resps = record.get("filtered_resps"), record.get("resps")
+    if isinstance(filtered, list) and filtered:
+        return all(isinstance(r, list) and r and number(r[0]) for r in filtered)
+    if isinstance(resps, list) and resps:
+        return all(
+            isinstance(r, list) and r and isinstance(r[0], list) and r[0] and number(r[0][0])
+            for r in resps
+        )
+    return False
+
+
+def _harness_runs(source: Path, pattern: str) -> tuple[list[HarnessRun], list[str]]:
+    """Every results file under ``source`` with its sample logs (checked: multiple-choice,
+    one task and language each), and a line for each results file without them."""
+    found = sorted(p for p in source.rglob("results_*.json") if p.is_file())
+    if not found:
+        raise ConcordError(
+            f"{printable(source)}: no results_<date>.json under it",
+            hint="point at the --output_path of an lm_eval run (run with --log_samples)",
+        )
+    runs, notes, claimed = [], [], set()
+    for path in found:  # a loop per results file
+        shown = _shown(path, source)
+        run, results = _harness_run(path, shown)
+        date = RESULTS_NAME.match(path.name)
+        assert date
+        tasks = _tasks(results)
+        for log in sorted(path.parent.iterdir()):  # the logs of the same harness run
+            named = SAMPLES_NAME.match(log.name)
+            if not named or named["date"] != date["date"] or not log.is_file():
+                continue
+            task, where = named["task"], _shown(log, source)
+            if task not in tasks:
+                raise ConcordError(
+                    f"{printable(where)}: task {printable(task)} is not one of the tasks of "
+                    f"{printable(shown)}",
+                    hint="keep each harness run's files as the harness wrote them",
+                )
+            config = results["configs"][task]
+            _scores_options(
+                log, where, config.get("output_type") if isinstance(config, dict) else None
+            )
+            run.mapped[task] = split_task(task, pattern, printable(where), REMEDY)
+            run.logs[task] = log
+            claimed.add(log)
+        run.missing = [task for task in tasks if task not in run.logs]
+        if not run.logs:
+            notes.append(
+                f"{shown}: no sample logs beside it (task(s) {', '.join(tasks) or 'none'}); "
+                "nothing is imported from it: rerun lm_eval with --log_samples"
+            )
+            continue
+        if run.missing:
+            notes.append(
+                f"{shown}: no sample log for task(s) {', '.join(run.missing)}; the others are "
+                "imported (rerun lm_eval with --log_samples for these)"
+            )
+        runs.append(run)
+    orphans = [p for p in sorted(source.rglob("samples_*.jsonl")) if p not in claimed]
+    if orphans:
+        raise ConcordError(
+            f"{printable(_shown(orphans[0], source))}: no results_<date>.json of the same "
+            "harness run (the same date) beside it",
+            hint="copy the harness's results file beside it (it names the model), or move the "
+            "log out of PATH",
+        )
+    if not runs:
+        raise ConcordError(
+            notes[0] + (f" (and {len(notes) - 1} more results file(s))" if len(notes) > 1 else ""),
+            hint="rerun lm_eval with --log_samples, and the same --output_path",
+        )
+    return runs, notes
+
+
+def _destinations(runs: list[HarnessRun], as_folder: str | None) -> None:
+    models = sorted({run.model for run in runs})
+    if as_folder is not None:
+        if not FOLDER.match(as_folder) or any(part in (".", "..") for part in as_folder.split("/")):
+            raise ConcordError(
+                f"--as {printable(as_folder)}: not a folder name (letters, digits, '.', '_', "
+                "'-', folders joined by '/')",
+                hint="name a folder under seeds/mcq/answer_sources/, e.g. --as llama-3b-fewshot",
+            )
+        if len(models) > 1:
+            raise ConcordError(
+                f"--as {printable(as_folder)}: PATH holds the runs of {len(models)} models "
+                f"({printable(', '.join(models))}); a folder holds one model's",
+                hint="add each model's folder on its own",
+            )
+    by_folder: dict[str, str] = {}
+    by_task: dict[tuple[str, str, str], Path] = {}
+    for run in runs:
+        run.folder = as_folder or slug(run.model, 80)
+        other = by_folder.setdefault(run.folder, run.model)
+        if other != run.model:
+            raise ConcordError(
+                f"models {printable(other)} and {printable(run.model)} both go to folder "
+                f"{printable(run.folder)}",
+                hint="add each model's folder on its own, with --as",
+            )
+        for harness_task, log in run.logs.items():
+            task, language = run.mapped[harness_task]
+            first = by_task.setdefault((run.folder, task, language), log)
+            if first != log:
+                # which of the two holds the answers is not for Concord to decide
+                raise ConcordError(
+                    f"{printable(first.name)} and {printable(log.name)} both give task "
+                    f"{printable(task)}, language {language}",
+                    hint="pass a --task-pattern that tells them apart, or add one harness run "
+                    "at a time, each with its own --as folder",
+                )
+
+
+def _registry(study: Study) -> tuple[Path, list[str], list[dict[str, str]], str]:
+    """The answer sources registry: its path, header, rows and line ending. A registry
+    written before ``task_pattern`` existed is read without it (and written with it)."""
+    path = study.registry(REGISTRY)
+    declared = study.columns[REGISTRY]
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ConcordError(
+            f"{REGISTRY}: registry not found or unreadable ({path}: {error.strerror})",
+            hint="every study registry is a CSV file in seeds/mcq/ (a header alone is enough)",
+        ) from None
+    label = f"{REGISTRY} ({study.relative(path)})"
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
+    header = [name.strip().lower() for name in next(csv.reader(io.StringIO(text)), [])]
+    if PATTERN_COLUMN not in header and PATTERN_COLUMN in declared:
+        declared = [name for name in declared if name != PATTERN_COLUMN]
+    checked = read_csv(data, label, declared=declared, one_line_ending=False, allow_no_rows=True)
+    rows = [
+        {name.lower(): value for name, value in row.items()} for row in checked.table.to_pylist()
+    ]
+    ending = "\r\n" if text.split("\n", 1)[0].endswith("\r") else "\n"
+    return path, [name.lower() for name in checked.header], rows, ending
+
+
+def _check_lines(
+    study: Study, rows: list[dict[str, str]], ours: dict[str, dict[str, str]], copies: list[Copy]
+) -> list[dict[str, str]]:
+    """The lines to append (ours not yet registered); refused where a line of the registry
+    says otherwise for one of our folders, or matches one of our files."""
+    new = []
+    for file, line in ours.items():
+        same = [row for row in rows if row.get("file", "").strip() == file]
+        if same:
+            registered = {k: (v or "").strip() for k, v in same[0].items()}
+            differ = [k for k, v in line.items() if registered.get(k, "") != v]
+            if differ:
+                raise ConcordError(
+                    f"{REGISTRY}: {printable(file)} is registered already with "
+                    + ", ".join(f"{k} {printable(registered.get(k) or '(blank)')}" for k in differ)
+                    + "; this run has "
+                    + ", ".join(f"{k} {printable(line[k] or '(blank)')}" for k in differ),
+                    hint="a folder holds one model's runs under one line: pass --as another folder",
+                )
+        else:
+            new.append(line)
+        folder = file.rsplit("/", 1)[0]
+        listed = [c.relative for c in copies if c.relative.startswith(folder + "/")]
+        directory = study.sources_dir / folder
+        if directory.is_dir():
+            listed += [f"{folder}/{p.name}" for p in directory.iterdir() if p.is_file()]
+        for row in rows:
+            other = row.get("file", "").strip()
+            if other == file or not other:
+                continue
+            pattern = file_pattern(other)
+            clash = next((name for name in sorted(set(listed)) if pattern.match(name)), None)
+            if clash:
+                raise ConcordError(
+                    f"{REGISTRY}: {printable(clash)} is matched by the line for "
+                    f"{printable(other)} already",
+                    hint="pass --as another folder, or remove that line",
+                )
+    return new
+
+
+def _target(study: Study, sources: Path, relative: str) -> Path:
+    """Where a copy goes: inside the answer sources folder, through no link."""
+    current = sources
+    for part in Path(relative).parts:
+        current = current / part
+        if current.is_symlink():
+            raise ConcordError(
+                f"{printable(study.relative(current))} is a symbolic link; concord add copies "
+                "files and writes nothing through a link",
+                hint="remove the link, or pass --as another folder",
+            )
+    return inside(sources, relative, what="copy")
+
+
+def _write(path: Path, data: bytes) -> None:
+    """``data`` as ``path``, whole or not at all (a hidden file renamed into place)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = folders.hidden_sibling(path, "tmp")
+    try:
+        staging.write_bytes(data)
+        folders.fsync(staging)
+        os.replace(staging, path)
+        folders.fsync(path.parent)
+    except OSError as error:
+        staging.unlink(missing_ok=True)
+        known = disk_error(error, path, "free space, or fix the folder's permissions")
+        if known is None:
+            raise
+        raise known from None
+
+
+def _undo(copies: list[Copy], targets: dict[str, Path]) -> None:
+    for copy in copies:
+        target = targets[copy.relative]
+        if copy.status == "added":
+            target.unlink(missing_ok=True)
+        elif copy.status == "replaced" and copy.before is not None:
+            _write(target, copy.before)
+
+
+def _registry_text(header: list[str], rows: list[dict[str, str]], ending: str) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator=ending)
+    writer.writerow(header)
+    writer.writerows([[row.get(name, "") or "" for name in header] for row in rows])
+    return out.getvalue()
+
+
+def add_lmeval(
+    project_root: Path | str,
+    path: Path | str,
+    *,
+    task_pattern: str | None = None,
+    as_folder: str | None = None,
+    variant: str = "base",
+) -> list[str]:
+    """Import the harness output folder ``path`` into the project at ``project_root``; the
+    lines to print (one per file, registry line, run and note)."""
+    root = Path(project_root).resolve()
+    study = load_study(root)
+    check_variant(variant, "concord add lmeval", column="--variant")
+    pattern = check_task_pattern(task_pattern or AUTO, "--task-pattern")
+    sources = inside(root, study.sources_dir, what="mcq_answer_sources_dir")
+    source = Path(path)
+    if not source.is_dir():
+        raise ConcordError(
+            f"{printable(source)}: not a folder",
+            hint="give the --output_path folder of an lm_eval run",
+        )
+    source = source.resolve()
+    if source == sources or sources in source.parents or source in sources.parents:
+        raise ConcordError(
+            f"{printable(source)}: overlaps the answer sources folder {study.relative(sources)}",
+            hint="give the harness's own --output_path (concord add copies it into the project)",
+        )
+
+    runs, notes = _harness_runs(source, pattern)
+    _destinations(runs, as_folder)
+
+    # what to copy, and what each copy finds there
+    copies: dict[str, Copy] = {}
+    for run in runs:
+        for file in (run.results, *run.logs.values()):
+            relative = f"{run.folder}/{file.name}"
+            data = file.read_bytes()
+            known = copies.get(relative)
+            if known is not None and known.data != data:
+                raise ConcordError(
+                    f"{printable(_shown(known.source, source))} and "
+                    f"{printable(_shown(file, source))} both go to {printable(relative)} and "
+                    "differ",
+                    hint="add the folders one at a time, with --as",
+                )
+            copies[relative] = Copy(file, relative, data)
+    targets = {relative: _target(study, sources, relative) for relative in copies}
+    for relative, copy in copies.items():
+        target = targets[relative]
+        if target.exists() and not target.is_file():
+            raise ConcordError(
+                f"{printable(study.relative(target))}: is not a file",
+                hint="remove it, or pass --as another folder",
+            )
+        copy.before = target.read_bytes() if target.is_file() else None
+        copy.status = (
+            "added"
+            if copy.before is None
+            else "unchanged"
+            if copy.before == copy.data
+            else "replaced"
+        )
+
+    ours: dict[str, dict[str, str]] = {}
+    for run in runs:
+        ours[f"{run.folder}/samples_*.jsonl"] = {
+            "file": f"{run.folder}/samples_*.jsonl",
+            "format": "lm_eval",
+            "model": run.model,
+            "run": variant,
+            "language": "",
+            "presented_option_order": "",
+            "item_key": "",
+            PATTERN_COLUMN: pattern,
+        }
+    registry, header, rows, ending = _registry(study)
+    new_lines = _check_lines(study, rows, ours, list(copies.values()))
+
+    changed = [copy for copy in copies.values() if copy.status != "unchanged"]
+    # the folders the copies create, removed again if the add is refused
+    created = sorted(
+        {
+            folder
+            for copy in changed
+            for folder in (targets[copy.relative].parent, *targets[copy.relative].parents)
+            if sources in folder.parents and not folder.exists()
+        },
+        key=lambda folder: len(folder.parts),
+        reverse=True,
+    )
+    done: list[Copy] = []
+    try:
+        for copy in changed:
+            _write(targets[copy.relative], copy.data)
+            done.append(copy)
+        # the copied folders read and checked as the reader will land them
+        lines = []
+        for values in ours.values():
+            line = Line(REGISTRY, dict(values))
+            check_answer_source(study, line)
+            matcher = file_pattern(line.file)
+            folder = line.file.rsplit("/", 1)[0]
+            line.paths = sorted(
+                f"{folder}/{p.name}"
+                for p in (sources / folder).iterdir()
+                if p.is_file() and matcher.match(f"{folder}/{p.name}")
+            )
+            lines.append(line)
+        landed = read_source_runs(study, lines, notes)
+    except BaseException:
+        _undo(done, targets)
+        for made in created:
+            if made.is_dir() and not any(made.iterdir()):
+                made.rmdir()
+        raise
+
+    if new_lines:
+        if PATTERN_COLUMN not in header:  # a registry from before task_pattern: given it
+            header = [*header, PATTERN_COLUMN]
+            text = _registry_text(header, rows + new_lines, ending)
+        else:
+            text = registry.read_bytes().decode("utf-8")
+            if text and not text.endswith("\n"):
+                text += ending
+            text += _registry_text(header, new_lines, ending).split(ending, 1)[1]
+        _write(inside(root, registry, what="registry"), text.encode("utf-8"))
+
+    out = []
+    for copy in copies.values():
+        shown = study.relative(targets[copy.relative])
+        if copy.status == "unchanged":
+            out.append(f"unchanged  {shown}  (the same bytes are already there)")
+        elif copy.status == "replaced":
+            out.append(f"replaced   {shown}  (the file changed: the copy is replaced)")
+        else:
+            out.append(f"added      {shown}")
+    for pattern_file, values in ours.items():
+        what = f"{pattern_file}  (model {values['model']}, run {variant}, task_pattern {pattern})"
+        if values in new_lines:
+            out.append(f"registered {what}")
+        else:
+            out.append(f"unchanged  {REGISTRY} line {what}: already registered")
+    languages = {canonical_language(lang, "dbt_project.yml: vars") for lang in study.languages}
+    outside: set[str] = set()
+    for landed_run in sorted(landed, key=lambda r: r.run_id):
+        aside, answers = landed_run.quarantine_table, landed_run.answers
+        assert aside is not None
+        found = sorted({lang for a in answers for lang in a.column("language").to_pylist()})
+        tasks = sorted({task for a in answers for task in a.column("task").to_pylist()})
+        reasons = sorted(set(aside.column("reason").to_pylist()))
+        outside |= {lang for lang in found if lang not in languages}
+        row = landed_run.row
+        shots = "-" if row["n_fewshot"] is None else row["n_fewshot"]
+        out.append(
+            f"run        {landed_run.run_id}: {sum(a.num_rows for a in answers)} samples, "
+            f"task(s) {', '.join(tasks)}, language(s) {', '.join(found)}; revision "
+            f"{row['model_revision'] or '-'}, lm_eval {row['harness_version'] or '-'}, "
+            f"n-shot {shots}"
+            + (f"; {aside.num_rows} set aside ({'; '.join(reasons)})" if aside.num_rows else "")
+        )
+    if outside:
+        notes.append(
+            f"language(s) {', '.join(sorted(outside))} not in mcq_languages "
+            f"({', '.join(study.languages)}): their answers land in the run's quarantine "
+            "(add them to mcq_languages in dbt_project.yml to compare them)"
+        )
+    out += [f"note       {note}" for note in notes]
+    if not changed and not new_lines:
+        out.append("nothing added: the same files are already there, and registered")
+    else:
+        out.append("next: `concord land` (or dbt build) lands the run")
+    return out

@@ -1,0 +1,490 @@
+"""``concord add lmeval PATH`` (concord_io.landing.add_lmeval) and the registry's
+``task_pattern``: fake lm-evaluation-harness output folders in tmp_path (a results file and
+sample logs in the harness's JSON shape), imported into a throw-away project and landed by
+the reader. No dbt."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_landing_reader import SOURCES_HEADER, land, landed, make_project, mcq, write
+
+from concord_io import paths
+from concord_io.errors import ConcordError
+from concord_io.landing.add_lmeval import add_lmeval
+from concord_io.landing.task_names import check_task_pattern, split_task
+
+DATE = "2025-05-05T10-00-00.123456"
+MODEL = "org/model-1b"
+FOLDER = "seeds/mcq/answer_sources/org-model-1b"
+LINE = "org-model-1b/samples_*.jsonl,lm_eval,org/model-1b,base,,,,{pattern}"
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    return make_project(tmp_path)
+
+
+def sample(doc_id: int, lls: list[float], texts: list[str] | None = None) -> dict:
+    """One line of a harness sample log (``--log_samples``) of a multiple-choice task: the
+    harness writes every response as text."""
+    texts = texts or [f" {chr(65 + i)}" for i in range(len(lls))]
+    return {
+        "doc_id": doc_id,
+        "doc": {"question": f"q{doc_id}", "choices": [t.strip() for t in texts]},
+        "target": 0,
+        "arguments": {
+            f"gen_args_{i}": {"arg_0": f"q{doc_id}\nAnswer:", "arg_1": t}
+            for i, t in enumerate(texts)
+        },
+        "resps": [[[str(ll), "False"]] for ll in lls],
+        "filtered_resps": [[str(ll), "False"] for ll in lls],
+        "filter": "none",
+        "metrics": ["acc", "acc_norm"],
+        "doc_hash": "d",
+        "prompt_hash": "p",
+        "target_hash": "t",
+        "acc": 1.0,
+    }
+
+
+#: harness task -> its samples (two documents, four options)
+TWO_LANGUAGES = {
+    "belebele_eng_Latn": [
+        sample(0, [-3.0, -0.5, -2.0, -4.0], [" Kind", " Calm", " Bold", " Shy"]),
+        sample(1, [-1.0, -2.0, -1.0, -9.0]),
+    ],
+    "belebele_ita_Latn": [
+        sample(0, [-1.5, -2.5, -0.25, -3.0], [" Gentile", " Calmo", " Audace", " Timidò"]),
+        sample(1, [-4.0, -3.0, -2.0, -1.0]),
+    ],
+}
+
+
+def harness_output(
+    root: Path,
+    logs: dict[str, list[dict] | str],
+    *,
+    model: str = MODEL,
+    date: str = DATE,
+    log_samples: bool = True,
+    output_type: str | None = "multiple_choice",
+) -> Path:
+    """What ``lm_eval --output_path root --log_samples`` writes: ``<root>/<model
+    sanitized>/results_<date>.json`` and a ``samples_<task>_<date>.jsonl`` per task."""
+    folder = root / model.replace("/", "__")
+    configs = {
+        task: {"task": task, "num_fewshot": 0, "metric_list": [{"metric": "acc"}]}
+        | ({"output_type": output_type} if output_type else {})
+        for task in logs
+    }
+    results = {
+        "results": {task: {"alias": task, "acc,none": 0.5} for task in logs},
+        "group_subtasks": {task: [] for task in logs},
+        "configs": configs,
+        "versions": {task: 1.0 for task in logs},
+        "n-shot": {task: 0 for task in logs},
+        "config": {
+            "model": "hf",
+            "model_args": f"pretrained={model},revision=abc123,dtype=float32",
+            "batch_size": 1,
+        },
+        "git_hash": "0f1e2d3",
+        "lm_eval_version": "0.4.9",
+        "task_hashes": {task: f"hash-{task}" for task in logs} if log_samples else {},
+        "model_source": "hf",
+        "model_name": model,
+        "model_name_sanitized": model.replace("/", "__"),
+    }
+    write(folder / f"results_{date}.json", json.dumps(results, indent=2))
+    if log_samples:
+        for task, samples in logs.items():
+            text = (
+                samples
+                if isinstance(samples, str)
+                else "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in samples)
+            )
+            write(folder / f"samples_{task}_{date}.jsonl", text)
+    return root
+
+
+def registry(project: Path) -> str:
+    return (mcq(project) / "mcq_answer_sources.csv").read_bytes().decode("utf-8")
+
+
+def refused(project: Path, output: Path, *expected: str, **options) -> str:
+    """``add`` refused in one line holding ``expected``, with nothing copied or registered."""
+    before = registry(project)
+    with pytest.raises(ConcordError) as caught:
+        add_lmeval(project, output, **options)
+    message = caught.value.message
+    assert "\n" not in message, message
+    for text in expected:
+        assert text in message, f"{text!r} not in {message!r}"
+    assert registry(project) == before
+    assert not list((mcq(project) / "answer_sources").rglob("*")), "a refused add copied files"
+    return message
+
+
+# ---------------------------------------------------------------------------- task names
+
+
+@pytest.mark.parametrize(
+    ("name", "pattern", "expected"),
+    [
+        ("xcopa_it", "auto", ("xcopa", "it")),
+        ("belebele_fra_Latn", "auto", ("belebele", "fr")),  # canonical: Latn is French's
+        ("belebele_zho_Hans", "auto", ("belebele", "zh-Hans")),
+        ("xwinograd_zh_TW", "auto", ("xwinograd", "zh-TW")),  # TW a region, not Twi
+        ("m_mmlu_fa", "auto", ("m_mmlu", "fa")),
+        ("global_mmlu_full_en_business", "auto", ("global_mmlu_full_business", "en")),
+        ("xcopa_it", "xcopa_{lang}", ("xcopa", "it")),
+        ("global_mmlu_en_business", "global_mmlu_{lang}", ("global_mmlu_business", "en")),
+        ("arc_it", "arc_{lang}", ("arc", "it")),
+        ("it_exams", "{lang}_exams", ("exams", "it")),
+        ("pes_x", "{lang}_x", ("x", "pes")),  # an individual language is not its macrolanguage
+    ],
+)
+def test_a_task_pattern_gives_the_task_and_the_canonical_language(name, pattern, expected):
+    assert split_task(name, pattern, "f.jsonl", "pass --task-pattern") == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "pattern", "expected"),
+    [
+        ("arc_it", "auto", "holds more than one language tag (arc and it)"),
+        ("global_mmlu_full_en_professional_law", "auto", "(en and law)"),
+        ("gsm8k", "auto", "task gsm8k has no language tag where task_pattern auto looks"),
+        ("global_mmlu_full_en_x", "global_mmlu_{lang}", "no language tag where task_pattern"),
+        ("xcopa_it", "copa_{lang}", "no language tag"),
+        ("it", "auto", "is only a language"),
+    ],
+)
+def test_a_task_name_without_one_language_where_the_pattern_says_is_refused(
+    name, pattern, expected
+):
+    with pytest.raises(ConcordError) as caught:
+        split_task(name, pattern, "f.jsonl", "pass --task-pattern")
+    assert caught.value.message.startswith("f.jsonl: ") and expected in caught.value.message
+    assert "--task-pattern" in caught.value.hint or "rename" in caught.value.hint
+
+
+@pytest.mark.parametrize(
+    "pattern", ["xcopa", "xcopa_{lang}_{lang}", "xcopa{lang}", "{lang}", "x*_{lang}", ""]
+)
+def test_a_task_pattern_is_auto_or_a_name_with_lang_once_between_underscores(pattern):
+    with pytest.raises(ConcordError, match="is not auto or a task name with"):
+        check_task_pattern(pattern, "--task-pattern")
+
+
+# ------------------------------------------------------------- importing and landing a run
+
+
+def test_an_imported_run_lands_with_its_provenance_answers_and_option_scores(project, tmp_path):
+    output = harness_output(tmp_path / "out", TWO_LANGUAGES)
+    lines = add_lmeval(project, output)
+    copied = sorted(p.name for p in (project / FOLDER).iterdir())
+    assert copied == [
+        f"results_{DATE}.json",
+        f"samples_belebele_eng_Latn_{DATE}.jsonl",
+        f"samples_belebele_ita_Latn_{DATE}.jsonl",
+    ]
+    for name in copied:  # copies, byte for byte, never links
+        copy, original = project / FOLDER / name, output / "org__model-1b" / name
+        assert not copy.is_symlink() and copy.read_bytes() == original.read_bytes()
+    assert registry(project) == SOURCES_HEADER + LINE.format(pattern="auto") + "\n"
+    assert lines[:4] == [f"added      {FOLDER}/{name}" for name in copied] + [
+        "registered org-model-1b/samples_*.jsonl  (model org/model-1b, run base, task_pattern auto)"
+    ]
+    assert lines[4].startswith("run        org-model-1b--base--")
+    assert "4 samples, task(s) belebele, language(s) en, it; revision abc123" in lines[4]
+
+    land(project)
+    runs = landed(project, "runs").query("harness == 'lm_eval'")
+    run = runs.iloc[0]
+    assert len(runs) == 1 and lines[4].split()[1].rstrip(":") == run.run_id
+    assert (run.model, run.model_revision, run.variant, run.harness_version, run.n_fewshot) == (
+        MODEL,
+        "abc123",
+        "base",
+        "0.4.9",
+        0,
+    )
+    assert sorted(run.task_hashes) == [
+        ("belebele_eng_Latn", "hash-belebele_eng_Latn"),
+        ("belebele_ita_Latn", "hash-belebele_ita_Latn"),
+    ]
+    assert run.source_folder == FOLDER
+    answers = landed(project).query("run_id == @run.run_id").sort_values(["language", "item_id"])
+    assert answers[
+        ["task", "item_id", "language", "raw_answer", "chosen_option", "domain"]
+    ].values.tolist() == [
+        ["belebele", "1", "en", "B", "B", None],
+        ["belebele", "2", "en", "A", "A", None],  # a tie: the first, as the harness's acc
+        ["belebele", "1", "it", "C", "C", None],
+        ["belebele", "2", "it", "D", "D", None],
+    ]
+    scores = landed(project, "option_scores").query("run_id == @run.run_id")
+    it = scores.query("language == 'it' and item_id == '1'").sort_values("presented_position")
+    assert it.option_key.tolist() == ["A", "B", "C", "D"]
+    assert it.loglik.tolist() == [-1.5, -2.5, -0.25, -3.0]
+    assert it.option_chars.tolist() == [7, 5, 6, 6] and it.option_bytes.tolist() == [7, 5, 6, 7]
+    assert len(scores) == 16
+
+
+def test_an_explicit_task_pattern_keeps_the_text_after_the_language(project, tmp_path):
+    """Global-MMLU's subtasks number their documents from 0 each: the text after the
+    language stays part of the task, so two subtasks' items never share an id."""
+    logs = {
+        f"global_mmlu_{lang}_{subject}": [
+            sample(0, [-1.0, -2.0, -3.0, -4.0], [lang, subject, "x", "y"])
+        ]
+        for lang in ("en", "it")
+        for subject in ("business", "stem")
+    }
+    output = harness_output(tmp_path / "out", logs)
+    add_lmeval(project, output, task_pattern="global_mmlu_{lang}")
+    assert registry(project).endswith(LINE.format(pattern="global_mmlu_{lang}") + "\n")
+    land(project)
+    answers = landed(project).query("source_file.str.startswith('org-model-1b/')")
+    assert sorted(set(zip(answers.task, answers.language, strict=True))) == [
+        ("global_mmlu_business", "en"),
+        ("global_mmlu_business", "it"),
+        ("global_mmlu_stem", "en"),
+        ("global_mmlu_stem", "it"),
+    ]
+    assert set(answers.item_id) == {"1"} and landed(project, "quarantine").empty
+
+
+def test_languages_outside_the_study_are_imported_and_said_to_land_in_quarantine(project, tmp_path):
+    output = harness_output(
+        tmp_path / "out",
+        {f"xcopa_{lang}": [sample(0, [-1.0, -2.0], [" a", f" {lang}"])] for lang in ("en", "et")},
+    )
+    lines = add_lmeval(project, output)
+    assert any("language(s) et not in mcq_languages (en, it)" in line for line in lines)
+    assert any("1 set aside (language not one of mcq_languages)" in line for line in lines)
+
+
+# ------------------------------------------------------------------ refused, one line each
+
+
+@pytest.mark.parametrize(
+    ("logs", "options", "expected"),
+    [
+        (
+            {"arc_it": [sample(0, [-1.0, -2.0])]},
+            {},
+            [f"samples_arc_it_{DATE}.jsonl: task arc_it holds more than one language tag"],
+        ),
+        (
+            {"copa": [sample(0, [-1.0, -2.0])]},
+            {},
+            ["samples_copa_", "has no language tag where task_pattern auto looks"],
+        ),
+        (
+            {"xcopa_it": [sample(0, [-1.0, -2.0])]},
+            {"task_pattern": "xnli_{lang}"},
+            ["samples_xcopa_it_", "no language tag where task_pattern xnli_{lang} looks"],
+        ),
+        (
+            {"xcopa_en": [sample(0, [-1.0, -2.0])], "xcopa_eng": [sample(0, [-1.0, -2.0])]},
+            {},
+            [
+                f"samples_xcopa_en_{DATE}.jsonl and samples_xcopa_eng_{DATE}.jsonl both give "
+                "task xcopa, language en"
+            ],
+        ),
+        ({"xcopa_it": [sample(0, [-1.0])]}, {"variant": "fewshot"}, ["--variant fewshot is not"]),
+        ({"xcopa_it": [sample(0, [-1.0])]}, {"as_folder": "../x"}, ["--as ../x: not a folder"]),
+    ],
+    ids=[
+        "two languages",
+        "no language",
+        "pattern does not match",
+        "one task twice",
+        "variant",
+        "as",
+    ],
+)
+def test_a_task_name_that_does_not_give_one_task_and_language_is_refused(
+    project, tmp_path, logs, options, expected
+):
+    refused(project, harness_output(tmp_path / "out", logs), *expected, **options)
+
+
+def test_a_results_file_without_sample_logs_gets_one_line_and_nothing_is_imported(
+    project, tmp_path
+):
+    without = harness_output(tmp_path / "out", TWO_LANGUAGES, log_samples=False)
+    refused(
+        project,
+        without,
+        f"org__model-1b/results_{DATE}.json: no sample logs beside it",
+        "rerun lm_eval with --log_samples",
+    )
+    # beside another model's run that has them: a note, and that run is imported
+    harness_output(tmp_path / "out", TWO_LANGUAGES, model="org/other")
+    lines = add_lmeval(project, without)
+    notes = [line for line in lines if line.startswith("note")]
+    assert notes == [
+        f"note       org__model-1b/results_{DATE}.json: no sample logs beside it (task(s) "
+        "belebele_eng_Latn, belebele_ita_Latn); nothing is imported from it: rerun lm_eval "
+        "with --log_samples"
+    ]
+    assert [p.name for p in (mcq(project) / "answer_sources").iterdir()] == ["org-other"]
+
+
+@pytest.mark.parametrize(
+    ("output_type", "log", "expected"),
+    [
+        (
+            "generate_until",
+            '{"doc_id": 0, "filtered_resps": ["42"]}\n',
+            "output_type generate_until",
+        ),
+        (None, '{"doc_id": 0, "resps": [["42"]], "filtered_resps": ["42"]}\n', "no per-option"),
+    ],
+    ids=["output_type", "no log-likelihoods"],
+)
+def test_the_log_of_a_task_that_is_not_multiple_choice_is_refused_naming_it(
+    project, tmp_path, output_type, log, expected
+):
+    logs = {"gsm8k_it": log, "xcopa_it": [sample(0, [-1.0, -2.0])]}
+    output = harness_output(tmp_path / "out", logs, output_type=output_type)
+    message = refused(project, output, f"samples_gsm8k_it_{DATE}.jsonl: not a multiple-choice")
+    assert expected in message
+
+
+def test_a_log_the_reader_refuses_is_refused_and_its_copies_are_undone(project, tmp_path):
+    bad = sample(1, [-1.0, -2.0])
+    bad["filtered_resps"][0][0] = "NaN"
+    output = harness_output(tmp_path / "out", {"xcopa_it": [sample(0, [-1.0, -2.0]), bad]})
+    refused(project, output, f"samples_xcopa_it_{DATE}.jsonl: line 2", "log-likelihood is NaN")
+
+
+def test_a_folder_registered_for_another_run_is_refused_and_as_names_another(project, tmp_path):
+    output = harness_output(tmp_path / "out", TWO_LANGUAGES)
+    add_lmeval(project, output)
+    before = registry(project)
+    with pytest.raises(ConcordError) as caught:
+        add_lmeval(project, output, variant="shuffled")
+    assert "org-model-1b/samples_*.jsonl is registered already with run base" in (
+        caught.value.message
+    )
+    assert "--as" in caught.value.hint and registry(project) == before
+    lines = add_lmeval(project, output, variant="shuffled", as_folder="org-model-1b-shuffled")
+    assert (
+        "registered org-model-1b-shuffled/samples_*.jsonl  (model org/model-1b, run shuffled"
+        in ("\n".join(lines))
+    )
+    land(project)
+    assert sorted(landed(project, "runs").query("harness == 'lm_eval'").variant) == [
+        "base",
+        "shuffled",
+    ]
+
+
+# ------------------------------------------------------------------- the same add, again
+
+
+def test_the_same_add_twice_adds_nothing_and_says_so(project, tmp_path):
+    output = harness_output(tmp_path / "out", TWO_LANGUAGES)
+    add_lmeval(project, output)
+    before = registry(project)
+    stamps = {p.name: p.stat().st_mtime_ns for p in (project / FOLDER).iterdir()}
+    lines = add_lmeval(project, output)
+    assert [line.split()[0] for line in lines[:4]] == ["unchanged"] * 4
+    assert all("(the same bytes are already there)" in line for line in lines[:3])
+    assert "already registered" in lines[3]
+    assert lines[-1] == "nothing added: the same files are already there, and registered"
+    assert registry(project) == before
+    assert {p.name: p.stat().st_mtime_ns for p in (project / FOLDER).iterdir()} == stamps
+
+
+def test_a_changed_file_replaces_its_copy_and_says_so(project, tmp_path):
+    output = harness_output(tmp_path / "out", TWO_LANGUAGES)
+    add_lmeval(project, output)
+    land(project)
+    changed = {**TWO_LANGUAGES, "belebele_ita_Latn": [sample(0, [-0.1, -2.5, -0.25, -3.0])]}
+    harness_output(tmp_path / "out", changed)
+    lines = add_lmeval(project, output)
+    name = f"samples_belebele_ita_Latn_{DATE}.jsonl"
+    assert f"replaced   {FOLDER}/{name}  (the file changed: the copy is replaced)" in lines
+    assert (project / FOLDER / name).read_bytes() == (output / "org__model-1b" / name).read_bytes()
+    assert sum(line.startswith("unchanged") for line in lines) == 3  # two files, the line
+    land(project)
+    it = landed(project).query("language == 'it' and source_file.str.startswith('org-')")
+    assert it[["item_id", "chosen_option"]].values.tolist() == [["1", "A"]]
+
+
+def test_a_registry_without_the_task_pattern_column_is_given_it(project, tmp_path):
+    """A registry written before task_pattern (which the reader now refuses, naming the
+    column): add writes it with the column, every line's cells kept."""
+    old = "file,format,model,run,language,presented_option_order,item_key\r\n"
+    write(mcq(project) / "mcq_answer_sources.csv", old + 'a.csv,long,"M, 2",base,,,\r\n')
+    write(mcq(project) / "answer_sources" / "a.csv", "item_id,language,answer\n1,en,A\n")
+    with pytest.raises(ConcordError, match="declared column.s. task_pattern missing"):
+        land(project)
+    add_lmeval(project, harness_output(tmp_path / "out", TWO_LANGUAGES))
+    assert registry(project).split("\r\n") == [
+        SOURCES_HEADER.strip(),
+        'a.csv,long,"M, 2",base,,,,',
+        LINE.format(pattern="auto"),
+        "",
+    ]
+    land(project)
+    assert set(landed(project, "runs").model) == {"M", "M, 2", MODEL}
+
+
+# ---------------------------------------------------------------- the registry on its own
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("x/samples_*.jsonl,lm_eval,M,base,en,,,auto", "a language or a task_pattern, not both"),
+        ("x/samples_*.jsonl,lm_eval,M,base,,,,xcopa", "task_pattern xcopa is not auto"),
+        ("a.csv,long,M,base,,,,auto", "a.csv: task_pattern is for lm_eval lines"),
+    ],
+)
+def test_a_registry_line_gives_a_language_or_a_task_pattern(project, line, expected):
+    write(mcq(project) / "mcq_answer_sources.csv", SOURCES_HEADER + line + "\n")
+    write(mcq(project) / "answer_sources" / "a.csv", "item_id,language,answer\n1,en,A\n")
+    with pytest.raises(ConcordError, match=expected.replace("*", r"\*")):
+        land(project)
+
+
+def test_the_reader_refuses_two_logs_a_pattern_reads_as_one_task_and_language(project, tmp_path):
+    harness_output(tmp_path / "out", {"xcopa_it": [sample(0, [-1.0, -2.0])]})
+    add_lmeval(project, tmp_path / "out")
+    # another harness run's log of the same task, under its own name (other bytes)
+    write(
+        project / FOLDER / "samples_xcopa_ita_2025-06-06T10-00-00.1.jsonl",
+        json.dumps(sample(0, [-2.0, -1.0])) + "\n",
+    )
+    with pytest.raises(ConcordError) as caught:
+        land(project)
+    assert "both give task xcopa, language it (task_pattern auto)" in caught.value.message
+
+
+# ------------------------------------------------------------------------- the command
+
+
+def test_concord_add_lmeval_prints_a_line_each_and_refuses_in_one_line(
+    project, tmp_path, capsys, monkeypatch
+):
+    from concord_io.cli import main
+
+    monkeypatch.setattr(paths, "PROJECT_ROOT", project)
+    output = harness_output(tmp_path / "out", TWO_LANGUAGES)
+    with pytest.raises(SystemExit) as exit_:
+        main(["add", "lmeval", str(output), "--task-pattern", "belebele_{lang}"])
+    out = capsys.readouterr().out.splitlines()
+    assert exit_.value.code == 0 and out[3].startswith("registered org-model-1b/samples_*.jsonl")
+    with pytest.raises(SystemExit) as exit_:
+        main(["add", "lmeval", str(tmp_path / "missing")])
+    err = capsys.readouterr().err.splitlines()
+    assert exit_.value.code == 2 and "missing: not a folder" in err[0] and len(err) == 2
