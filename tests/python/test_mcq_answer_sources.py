@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
+from scipy.spatial.distance import jensenshannon
 
 from concord_io.project import NO_DATA_TESTS, run_dbt
 
@@ -162,6 +166,16 @@ def test_long_files_and_sample_logs_give_the_marts_of_the_wide_files(project_cop
         n_llama = got.execute(
             "select count(*) from intermediate.int_mcq_answers_normalised where model = 'LLaMA 3.2'"
         ).fetchone()[0]
+        pairs = got.execute(
+            "select language_a, language_b, n_scored_items, rank_c, js_divergence, n_items "
+            "from marts.mcq_language_pair_consistency where model = ? and run = 'base' "
+            "order by all",
+            ["LLaMA 3.2"],
+        ).fetchall()
+        letters_only = got.execute(
+            "select count(*) from marts.mcq_language_pair_consistency "
+            "where model = 'GPT-4o' and run = 'base' and n_scored_items = 0 and rank_c is null"
+        ).fetchone()[0]
     assert quarantined == [
         (
             "lm_eval/meta-llama__Llama-3.2-3B/samples_xcloze_fa_2025-05-05T10-00-00.123456.jsonl",
@@ -170,6 +184,46 @@ def test_long_files_and_sample_logs_give_the_marts_of_the_wide_files(project_cop
         ),
     ]
     assert n_llama == len(llama) - not_letters
+    # the sample logs' option scores: RankC and Jensen-Shannon per language pair, recomputed
+    # from the logged log-likelihoods (a transcription of the definitions and scipy)
+    assert letters_only == 3  # a model with letters only: the answer figures, no score figures
+    scored = {
+        lang: {
+            int(r["item_id"]): sample_probabilities(r["answer"])
+            for r in llama
+            if r["language"] == lang and r["answer"] in LETTERS
+        }
+        for lang in LANGUAGES
+    }
+    assert [(a, b) for a, b, *_ in pairs] == [("en", "fa"), ("en", "it"), ("fa", "it")]
+    for language_a, language_b, n_scored, got_rank_c, got_js, _ in pairs:
+        items = sorted(scored[language_a].keys() & scored[language_b].keys())
+        assert n_scored == len(items) > 0
+        p, q = ([scored[lang][i] for i in items] for lang in (language_a, language_b))
+        want_rank_c = np.mean([rank_c_by_definition(x, y) for x, y in zip(p, q, strict=True)])
+        want_js = np.mean([jensenshannon(x, y, base=2) ** 2 for x, y in zip(p, q, strict=True)])
+        assert got_rank_c == pytest.approx(want_rank_c, abs=1e-12)
+        assert got_js == pytest.approx(want_js, abs=1e-12)
+
+
+def sample_probabilities(answer: str, n_choices: int = 4) -> list[float]:
+    """The softmax of the log-likelihoods sample_line logs for ``answer``."""
+    lls = [-3.5 - 0.25 * i for i in range(n_choices)]
+    lls[LETTERS.index(answer)] = -0.75
+    weights = [math.exp(ll - max(lls)) for ll in lls]
+    return [w / sum(weights) for w in weights]
+
+
+def rank_c_by_definition(p1: list[float], p2: list[float]) -> float:
+    """Qi, Fernández & Bisazza (2023): options ranked by probability, ties by key order."""
+    n = len(p1)
+    rank1 = sorted(range(n), key=lambda k: (-p1[k], k))
+    rank2 = sorted(range(n), key=lambda k: (-p2[k], k))
+    weights = [math.exp(n - j) for j in range(1, n + 1)]
+    return sum(
+        weights[j - 1] / sum(weights) * len(set(rank1[:j]) & set(rank2[:j])) / j
+        for j in range(1, n + 1)
+    )
 
 
 def mcq_tables(con) -> dict[str, list[tuple]]:

@@ -40,7 +40,12 @@ final as (
         item_id,
         language,
         option_key,
-        weight / sum(weight) over (partition by model, run, item_id, language) as probability
+        -- summed in option order: the same bits on every build, however the rows arrive
+        weight / sum(weight) over (
+            partition by model, run, item_id, language
+            order by option_key
+            rows between unbounded preceding and unbounded following
+        ) as probability
     from shifted
 
 )
