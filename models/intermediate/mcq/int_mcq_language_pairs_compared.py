@@ -5,8 +5,9 @@ divergence in bits). Each figure with a normal-approximation interval from its s
 error over items (concord_stats.consistency). Inputs: the paired chosen options and the
 option probabilities, the sufficient statistics of every figure."""
 
+from statistics import NormalDist
+
 import pandas as pd
-from scipy import stats
 
 from concord_common.settings import dbt_vars
 from concord_io.frames import to_pandas
@@ -46,9 +47,9 @@ def distributions(probabilities: pd.DataFrame) -> dict[tuple, pd.DataFrame]:
 def model(dbt, session):
     dbt.config(materialized="table")
     (confidence,) = dbt_vars(dbt.config.get("vars"), "bootstrap_confidence")
-    z = float(stats.norm.ppf((1 + confidence) / 2))
+    z = NormalDist().inv_cdf((1 + confidence) / 2)
     pairs = to_pandas(dbt.ref("int_mcq_language_items_paired"))
-    scored = distributions(to_pandas(dbt.ref("int_mcq_option_probabilities")))
+    scored = distributions(to_pandas(dbt.ref("int_mcq_option_scores_normalised")))
     rows = []
     for key, pair in pairs.groupby(KEYS, sort=True):
         model_name, run, language_a, language_b = key
