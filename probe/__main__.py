@@ -165,7 +165,8 @@ def _scoring_modules():
         raise ProbeError(
             f"scoring needs the probe's extra (torch, transformers): {error.name or error} "
             "is not installed",
-            hint="install it with `make probe-install`, then run the command again",
+            hint="install it with `make probe-install` (seconds with uv: torch's CPU wheel and "
+            "transformers), then run the command again (the demo takes about 10 s)",
         ) from None
     return distributed
 

@@ -511,8 +511,9 @@ def fig_probe_delta(m: Marts) -> alt.TopLevelMixin:
     if not rows:
         raise NoData(
             f"no probe run exists yet (marts.{t} is empty): `make probe-install` (torch and "
-            "transformers), `concord probe demo` (a tiny random model: its numbers are noise) "
-            "or `concord probe run --model PATH`, then `make build`"
+            "transformers, seconds with uv), `concord probe demo` (about 10 s; a tiny random "
+            "model: its numbers are noise) or `concord probe run --model PATH`, then "
+            "`make build`"
         )
     models = probe_run_models(m)
     rows.sort(key=lambda r: (models.get(str(r["run_id"]), ""), r["run_id"], r["group_name"]))
