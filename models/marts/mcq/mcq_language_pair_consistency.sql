@@ -10,27 +10,7 @@ with compared as (
 
 final as (
 
-    select
-        model,
-        run,
-        language_a,
-        language_b,
-        cast(n_items as {{ dbt.type_bigint() }}) as n_items,
-        agreement_pct,
-        agreement_ci_low,
-        agreement_ci_high,
-        cohen_kappa,
-        cohen_kappa_std_error,
-        cohen_kappa_ci_low,
-        cohen_kappa_ci_high,
-        cast(n_scored_items as {{ dbt.type_bigint() }}) as n_scored_items,
-        rank_c,
-        rank_c_ci_low,
-        rank_c_ci_high,
-        js_divergence,
-        js_divergence_ci_low,
-        js_divergence_ci_high,
-        confidence
+    select {{ contract_columns('compared') }}
     from compared
 
 )

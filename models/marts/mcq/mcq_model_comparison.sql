@@ -10,22 +10,7 @@ with compared as (
 
 final as (
 
-    select
-        model_a,
-        model_b,
-        run,
-        cast(n_items as {{ dbt.type_bigint() }}) as n_items,
-        full_agreement_pct_a,
-        full_agreement_pct_b,
-        difference_pp,
-        ci_low,
-        ci_high,
-        cast(n_only_a as {{ dbt.type_bigint() }}) as n_only_a,
-        cast(n_only_b as {{ dbt.type_bigint() }}) as n_only_b,
-        p_value,
-        p_value_holm,
-        bootstrap_confidence,
-        cast(bootstrap_resamples as {{ dbt.type_bigint() }}) as bootstrap_resamples
+    select {{ contract_columns('compared') }}
     from compared
 
 )
