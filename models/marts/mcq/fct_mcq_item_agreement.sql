@@ -20,19 +20,7 @@ with items as (
 
 final as (
 
-    select
-        model,
-        run,
-        item_id,
-        domain,
-        answer_en,
-        answer_it,
-        answer_fa,
-        original_option_en,
-        original_option_it,
-        original_option_fa,
-        full_agreement,
-        disagreement_type
+    select {{ contract_columns('items') }}
     from items
 
 )

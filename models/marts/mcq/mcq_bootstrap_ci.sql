@@ -6,17 +6,7 @@ with bootstrapped as (
 
 final as (
 
-    select
-        model,
-        run,
-        metric,
-        estimate,
-        boot_mean,
-        ci_low,
-        ci_high,
-        n_resamples,
-        confidence,
-        seed
+    select {{ contract_columns('bootstrapped') }}
     from bootstrapped
 
 )

@@ -3,19 +3,10 @@ with stimuli as (
 ),
 
 final as (
-    select
-        run_id,
-        stimulus_id,
-        msg_id,
-        group_name,
-        sender_name,
-        stimulus,
-        index_reliable_like,
-        index_unreliable_like,
-        index_rel_minus_unrel,
-        top_choice,
-        p_top
+
+    select {{ contract_columns('stimuli') }}
     from stimuli
+
 )
 
 select * from final
