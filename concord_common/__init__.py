@@ -79,6 +79,27 @@ def run_main(main: Callable[[list[str] | None], int | None], argv: list[str] | N
     raise SystemExit(status or 0)
 
 
+def inside_without_links(
+    folder: Path | str,
+    name: Path | str,
+    *,
+    what: str = "path",
+    hint: str = "remove the link",
+    error: type = UserError,
+) -> Path:
+    """:func:`inside`, and refused when any part of ``name`` below ``folder`` is a symbolic
+    link: a writer never writes through one, even to a place inside the folder."""
+    current = Path(folder)
+    for part in Path(name).parts:
+        current = current / part
+        if current.is_symlink():
+            raise error(
+                f"{printable(current)} is a symbolic link; nothing is written through a link",
+                hint=hint,
+            )
+    return inside(folder, name, what=what, error=error)
+
+
 def inside(
     folder: Path | str, name: Path | str, *, what: str = "path", error: type = UserError
 ) -> Path:

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from concord_common import folders
+from concord_common import folders, inside_without_links
 from concord_io.errors import ConcordError, disk_error, printable
 from concord_io.landing.identities import canonical_language, check_variant, slug
 from concord_io.landing.lm_eval import SAMPLES_NAME, _unique_keys
@@ -338,16 +338,13 @@ def _check_lines(
 
 def _target(study: Study, sources: Path, relative: str) -> Path:
     """Where a copy goes: inside the answer sources folder, through no link."""
-    current = sources
-    for part in Path(relative).parts:
-        current = current / part
-        if current.is_symlink():
-            raise ConcordError(
-                f"{printable(study.relative(current))} is a symbolic link; concord add copies "
-                "files and writes nothing through a link",
-                hint="remove the link, or pass --as another folder",
-            )
-    return inside(sources, relative, what="copy")
+    return inside_without_links(
+        sources,
+        relative,
+        what="copy",
+        hint="remove the link, or pass --as another folder",
+        error=ConcordError,
+    )
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -19,9 +19,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from concord_common import folders
-from concord_io.errors import ConcordError, disk_error, printable
-from concord_io.paths import inside
+from concord_common import folders, inside_without_links
+from concord_io.errors import ConcordError, disk_error
 
 #: Rows per Parquet row group (docs/landing.md): bounded memory for readers.
 ROW_GROUP_ROWS = 65_536
@@ -31,16 +30,13 @@ FINGERPRINT = b"concord.fingerprint"
 def checked_path(root: Path, relative: str) -> Path:
     """``root / relative``, refused when it resolves outside ``root`` or when any part of it
     below ``root`` is a symbolic link (nothing is written through a link)."""
-    current = root
-    for part in Path(relative).parts:
-        current = current / part
-        if current.is_symlink():
-            raise ConcordError(
-                f"{printable(current)} is a symbolic link; the reader writes nothing through "
-                "a link",
-                hint="remove the link (the landing folder holds only what the reader wrote)",
-            )
-    return inside(root, relative, what="landing path")
+    return inside_without_links(
+        root,
+        relative,
+        what="landing path",
+        hint="remove the link (the landing folder holds only what the reader wrote)",
+        error=ConcordError,
+    )
 
 
 def fingerprint_of(folder: Path, first_table: str) -> str | None:
