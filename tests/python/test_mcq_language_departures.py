@@ -1,0 +1,56 @@
+"""mcq_language_departures on the shipped study, against an independent pandas computation
+from the normalised answers and against the three-language disagreement types it
+generalises (one diverged: fa is `fa_diverged`; no majority is `all_different`)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+
+def test_departures_match_pandas_and_the_three_language_types(marts):
+    answers = marts.execute(
+        "select model, run, item_id, language, original_option, is_valid "
+        "from intermediate.int_mcq_answers_normalised"
+    ).df()
+    languages = sorted(answers["language"].unique())
+    got = marts.execute("select * from marts.mcq_language_departures").df()
+    got = got.set_index(["model", "run", "language"])
+    types = (
+        marts.execute(
+            "select model, run, disagreement_type, count(*) as n from marts.fct_mcq_item_agreement "
+            "group by all"
+        )
+        .df()
+        .set_index(["model", "run", "disagreement_type"])["n"]
+    )
+    for (model, run), group in answers.groupby(["model", "run"]):
+        wide = group.pivot(index="item_id", columns="language", values="original_option")
+        valid = group.pivot(index="item_id", columns="language", values="is_valid")
+        complete = wide[valid.reindex(columns=languages).fillna(False).all(axis=1)]
+        for language in languages:
+            departs = odd = 0
+            for _, row in complete.iterrows():
+                counts = row.value_counts()
+                top, held = counts.index[0], int(counts.iloc[0])
+                if 2 * held > len(languages) and row[language] != top:
+                    departs += 1
+                    odd += held == len(languages) - 1 and len(languages) >= 3
+            found = got.loc[(model, run, language)]
+            assert (found.n_items, found.n_departs, found.n_odd_one_out) == (
+                len(complete),
+                departs,
+                odd,
+            ), (model, run, language)
+            assert found.n_odd_one_out == types.get((model, run, f"{language}_diverged"), 0)
+            assert found.n_no_majority == types.get((model, run, "all_different"), 0)
+            share = 100 * departs / len(complete)
+            half = 1.959963984540054 * math.sqrt(
+                sum((x - share) ** 2 for x in [100] * departs + [0] * (len(complete) - departs))
+                / (len(complete) - 1)
+                / len(complete)
+            )
+            assert (found.departs_ci_low, found.departs_pct, found.departs_ci_high) == (
+                pytest.approx((share - half, share, share + half))
+            )
