@@ -315,6 +315,43 @@ def fig_language_pairs(m: Marts) -> alt.TopLevelMixin:
     )
 
 
+def fig_language_departures(m: Marts) -> alt.TopLevelMixin:
+    """How often each language departs from the majority answer, per model and run, with its
+    interval: the odd languages out at any number of languages."""
+    t = "mcq_language_departures"
+    need(m, t, "model", "run", "language", "departs_pct", "departs_ci_low", "departs_ci_high",
+         "n_items")  # fmt: skip
+    rows = _nonempty(
+        m.rows(
+            "select model, run, language, departs_pct, departs_ci_low, departs_ci_high, "
+            f"n_items from {SCHEMA}.{t} order by run, model, language"
+        ),
+        t,
+    )
+    frame = _intervals(
+        [
+            (_runs_label(r["model"], r["run"]), r["departs_pct"], r["departs_ci_low"],
+             r["departs_ci_high"])
+            for r in rows
+        ],
+        language=[r["language"] for r in rows],
+    )  # fmt: skip
+    frame["tip_estimate"] = [
+        f"{r.label} · {r.language}: departs on {fmt(r.estimate)} % of {n} items"
+        for r, n in zip(frame.itertuples(), [r["n_items"] for r in rows], strict=True)
+    ]
+    frame["tip_interval"] = [
+        f"{r.label} · {r.language}: [{fmt(r.low)}, {fmt(r.high)}]" for r in frame.itertuples()
+    ]
+    return charts.interval_chart(
+        frame,
+        "items on which the language departs from the majority answer (%)",
+        domain=(0, 100),
+        color="language",
+        color_order=sorted(dict.fromkeys(frame["language"])),
+    )
+
+
 REFERENCE_MEASURES = (
     "dispersion_index",
     "fleiss_pi",
@@ -612,6 +649,13 @@ STUDIES: list[tuple[str, str, list[Figure]]] = [
                 "Cohen's kappa of the answers of every pair of languages, per model and run, "
                 "with its interval (irrCAC's standard error); 0 = chance.",
                 fig_language_pairs,
+            ),
+            Figure(
+                "mcq-language-departures",
+                "Languages departing from the majority",
+                "Share of complete items on which each language gives another answer than the "
+                "majority of languages, per model and run, with its interval.",
+                fig_language_departures,
             ),
             Figure(
                 "mcq-order-effect",
