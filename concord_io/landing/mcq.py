@@ -47,6 +47,7 @@ from concord_io.landing.writer import (
     remove_folder,
     write_folder,
 )
+from concord_io.paths import serving_folder_of
 
 #: Bumped when the reader lands the same inputs differently: every folder is written again.
 LANDING_FORMAT = 3
@@ -426,14 +427,32 @@ def read_source_runs(study: Study, lines: list[Line], notes: list[str]) -> list[
     return runs
 
 
+def checked_landing_folder(landing_dir: Path | str) -> Path:
+    """The landing folder, resolved; refused (before anything is read) when it is a file, or
+    lies in a serving folder, whose published versions are never written again."""
+    root = Path(landing_dir).resolve()
+    if root.exists() and not root.is_dir():
+        raise ConcordError(
+            f"landing folder {printable(root)} is a file, not a folder",
+            hint="set CONCORD_LANDING_DIR to a folder (default warehouse/landing)",
+        )
+    serving = serving_folder_of(root)
+    if serving is not None:
+        raise ConcordError(
+            f"landing folder {printable(root)} lies in the serving folder {printable(serving)}",
+            hint="set CONCORD_LANDING_DIR to a folder outside it (default warehouse/landing)",
+        )
+    return root
+
+
 def land_mcq(
     project_root: Path | str, landing_dir: Path | str, variables: dict | None = None
 ) -> LandingReport:
     """Land the study's registered inputs under ``landing_dir``; see the module's doc.
     ``variables``: vars given to one dbt call (``--vars``), over ``dbt_project.yml``'s."""
+    root = checked_landing_folder(landing_dir)
     study = load_study(Path(project_root), variables)
     items, items_fingerprint, runs, notes, context = _prepare(study)
-    root = Path(landing_dir).resolve()
     root.mkdir(parents=True, exist_ok=True)
     report = LandingReport(notes=notes)
 

@@ -1052,3 +1052,18 @@ def test_the_reader_refuses_the_dbt_builds_bad_input_cases_with_their_messages(c
     mutate, expected = CASES[case]
     mutate(shipped)
     refused(shipped, *expected)
+
+
+def test_a_landing_folder_that_is_a_file_or_in_a_serving_folder_is_refused(project, tmp_path):
+    """Checked before anything is read or written: published versions are never written
+    again, and a file named as the landing folder is not a folder."""
+    a_file = tmp_path / "not-a-folder"
+    a_file.write_text("x")
+    with pytest.raises(ConcordError, match="is a file, not a folder"):
+        land_mcq(project, a_file)
+    serving = tmp_path / "serving"
+    serving.mkdir()
+    (serving / "published.json").write_text('{"versions": []}')
+    with pytest.raises(ConcordError, match="lies in the serving folder"):
+        land_mcq(project, serving / "landing")
+    assert sorted(p.name for p in serving.iterdir()) == ["published.json"]
