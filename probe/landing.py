@@ -118,6 +118,13 @@ def check_run_id(run_id: str) -> str:
 
 
 def runs_dir(landing_dir: Path | str) -> Path:
+    """``<landing>/probe``; a landing folder (or its ``probe``) that is a file is refused."""
+    for folder in (Path(landing_dir), Path(landing_dir) / "probe"):
+        if folder.exists() and not folder.is_dir():
+            raise LandingError(
+                f"landing folder {folder} is a file, not a folder",
+                hint="pass --landing-dir a folder, or set CONCORD_LANDING_DIR to one",
+            )
     return Path(landing_dir) / "probe"
 
 

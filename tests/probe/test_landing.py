@@ -153,3 +153,11 @@ def test_writers_stay_inside_their_folder(tmp_path):
     for name in ("../escape", "/etc/passwd", "link/escape"):
         with pytest.raises(ProbeError, match="outside"):
             inside(tmp_path, name)
+
+
+def test_a_landing_folder_that_is_a_file_is_refused_in_one_line(tmp_path):
+    not_a_folder = tmp_path / "landing"
+    not_a_folder.write_text("x")
+    with pytest.raises(LandingError, match="is a file, not a folder"):
+        land_run(not_a_folder, "r1", _tables("r1"))
+    assert not_a_folder.read_text() == "x"
