@@ -1067,3 +1067,23 @@ def test_a_landing_folder_that_is_a_file_or_in_a_serving_folder_is_refused(proje
     with pytest.raises(ConcordError, match="lies in the serving folder"):
         land_mcq(project, serving / "landing")
     assert sorted(p.name for p in serving.iterdir()) == ["published.json"]
+
+
+def test_an_unchanged_wide_file_is_not_read_again(project, monkeypatch):
+    """A wide file is one run whose fingerprint is known before it is parsed (its bytes'
+    hash, its registry line, the study's context): landing it again costs a hash, not a
+    parse; a changed file is parsed and lands again."""
+    first = land(project)
+    assert [o.status for o in first.outcomes if o.folder.startswith("mcq/")] == ["landed"]
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("an unchanged wide file was parsed again")
+
+    monkeypatch.setattr("concord_io.landing.mcq.read_wide", no_parse)
+    again = land(project)
+    assert [o.status for o in again.outcomes] == ["unchanged", "unchanged"]
+    monkeypatch.undo()
+    wide = next((mcq(project) / "answers").glob("*.csv"))
+    wide.write_bytes(wide.read_bytes().replace(b",C,D\n", b",C,C\n"))  # item 2's answer in it
+    changed = land(project)
+    assert [o.status for o in changed.outcomes if o.folder.startswith("mcq/")] == ["replaced"]
