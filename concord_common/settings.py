@@ -69,8 +69,8 @@ SETTINGS = {
         Setting(
             "CONCORD_MEMORY_LIMIT",
             "700MB",
-            "DuckDB's memory limit on every connection Concord opens to the build (dbt, the "
-            "quality checkpoint, publish, export); beyond it DuckDB spills to disk.",
+            "DuckDB's memory limit on every connection Concord opens to its own work (dbt, the "
+            "reader, the quality checkpoint, publish); beyond it DuckDB spills to disk.",
         ),
         Setting(
             "CONCORD_SPARK_DIR",
