@@ -158,13 +158,26 @@ class DbtVar:
 DBT_VARS = {
     v.name: v
     for v in (
-        DbtVar("mcq_languages", ["en", "it", "fa"], "The study's languages.", "cross-lingual study",
-               _names),
-        DbtVar("mcq_options", ["A", "B", "C", "D"], "The option keys of every item.",
-               "cross-lingual study"),
+        DbtVar("mcq_languages", ["en", "it", "fa"],
+               "The languages every task is compared in (an item is complete when each has a "
+               "valid answer); an empty list: each task's languages are those present in its "
+               "answers.", "cross-lingual study", _names),
+        DbtVar("mcq_options", ["A", "B", "C", "D"], "The option keys of every item, in "
+               "presented-position order.", "cross-lingual study"),
         DbtVar("mcq_disagreement_types",
-               ["all_same", "fa_diverged", "it_diverged", "en_diverged", "all_different"],
-               "The disagreement types of a complete item.", "cross-lingual study", _names),
+               ["full_agreement", "one_diverged", "majority", "no_majority"],
+               "The disagreement types of a complete item, as docs/formulas.md defines them "
+               "(a definition the models share, not a choice).", "cross-lingual study",
+               _names),
+        DbtVar("mcq_default_task", "xcloze",
+               "The task of answers that name none (the wide merged files); the deprecated "
+               "version-1 marts show this task.", "cross-lingual study", _text),
+        DbtVar("mcq_baseline_variant", "base",
+               "The prompt variant every other variant of the same model revision is compared "
+               "with (the order effect).", "cross-lingual study", _text),
+        DbtVar("mcq_pivot_language", "en",
+               "The language every other language's agreement is reported against.",
+               "cross-lingual study", _text),
         DbtVar("mcq_answers_dir", "seeds/mcq/answers",
                "The wide merged answer files (mcq_answer_registry).", "cross-lingual study",
                _text),

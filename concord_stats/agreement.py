@@ -50,16 +50,17 @@ def disagreement_rate_statistics(
     """The rates of the cross-lingual summary as statistics of outcome counts.
 
     Counts are ordered as ``types`` (the complete disagreement types, one of them
-    ``all_same`` and one ``all_different``) followed by one count of incomplete items, which
-    no rate counts. Returns {metric: counts (..., K + 1) -> percentages}:
-    agreement_pct (all_same among complete), disagreement_pct (the other complete types: any
-    failure of full agreement), all_different_pct (all three languages different).
+    ``full_agreement`` and one ``no_majority``) followed by one count of incomplete items,
+    which no rate counts. Returns {metric: counts (..., K + 1) -> percentages}:
+    full_agreement_pct (full agreement among complete items), disagreement_pct (the other
+    complete types: any failure of full agreement), no_majority_pct (no answer held by more
+    than half of the languages).
 
     Parameters
     ----------
     types : sequence of str
-        The complete disagreement types in count order; must hold ``all_same`` and
-        ``all_different``.
+        The complete disagreement types in count order; must hold ``full_agreement`` and
+        ``no_majority``.
 
     Returns
     -------
@@ -68,17 +69,17 @@ def disagreement_rate_statistics(
 
     Examples
     --------
-    >>> rates = disagreement_rate_statistics(["all_same", "two_same", "all_different"])
+    >>> rates = disagreement_rate_statistics(["full_agreement", "one_diverged", "no_majority"])
     >>> {metric: float(rate(np.array([6, 3, 1, 2]))) for metric, rate in rates.items()}
-    {'agreement_pct': 60.0, 'disagreement_pct': 40.0, 'all_different_pct': 10.0}
+    {'full_agreement_pct': 60.0, 'disagreement_pct': 40.0, 'no_majority_pct': 10.0}
     """
     types = list(types)
     complete = list(range(len(types)))
-    full = [types.index("all_same")]
+    full = [types.index("full_agreement")]
     not_full = [i for i in complete if i not in full]
-    all_different = [types.index("all_different")]
+    no_majority = [types.index("no_majority")]
     return {
-        "agreement_pct": lambda c: share_pct(c, full, complete),
+        "full_agreement_pct": lambda c: share_pct(c, full, complete),
         "disagreement_pct": lambda c: share_pct(c, not_full, complete),
-        "all_different_pct": lambda c: share_pct(c, all_different, complete),
+        "no_majority_pct": lambda c: share_pct(c, no_majority, complete),
     }

@@ -73,3 +73,9 @@
         else 'all_different'
     end
 {%- endmacro %}
+
+{#- A model and its revision as one non-null key (a null revision is ''): the group of the
+    variant/baseline pairing, which compares runs of the same model revision. -#}
+{% macro mcq_revision_key(model, revision) -%}
+    {{ model }} || '@' || coalesce({{ revision }}, '')
+{%- endmacro %}

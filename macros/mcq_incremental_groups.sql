@@ -1,9 +1,9 @@
 {#- Incremental by group. The models between the normalised answers and the marts that cost
-    seconds at scale (the per-item pivot, the base/shuffled pairing, the per-item fact
-    table) hold groups that depend on nothing but their own answers: a model and run's
-    items, a model's pairs of runs. A group's version is a hash of the versions of the
-    answer files its answers come from (int_mcq_runs_versioned, per model and run; per
-    model, a hash of its runs'). A model that reads another such model is versioned by what
+    seconds at scale (the per-item classification, the variant/baseline pairing, the
+    per-item fact tables) hold groups that depend on nothing but their own answers: a run's
+    items, a model revision's pairs of runs. A group's version is a hash of the versions of
+    the answer files its answers come from (int_mcq_runs_versioned, per run; per model
+    revision, a hash of its runs'). A model that reads another such model is versioned by what
     that model kept (fct_mcq_item_agreement by int_mcq_items_classified's versions), so it
     never holds a version newer than the rows it read. Each such model keeps the versions
     its groups were computed from in <model>__group_versions (beside
@@ -26,12 +26,13 @@
         identifier=(name or this.identifier) ~ '__group_versions')) }}
 {% endmacro %}
 
-{#- The version of every `grain` group now, from `versions` (model, run, input_version). -#}
+{#- The version of every `grain` group now, from `versions` (run_id, input_version and the
+    run's model, revision_key and variant). -#}
 {% macro mcq_group_versions_now(versions, grain) -%}
     select
         {{ grain | join(', ') }},
         {{ dbt.hash(string_agg_ordered(
-            "model || '|' || run || '|' || input_version", "','", 'model, run')) }} as input_version
+            "run_id || '|' || input_version", "','", 'run_id')) }} as input_version
     from {{ versions }}
     group by {{ grain | join(', ') }}
 {%- endmacro %}
@@ -69,6 +70,12 @@
     {%- elif not is_incremental() -%}
         drop table if exists {{ kept }}
     {%- else -%}
+        {%- set held = adapter.get_columns_in_relation(this) | map(attribute='name') | list -%}
+        {%- for column in grain if column not in held -%}
+            {{ exceptions.raise_compiler_error(
+                this ~ " was built by an earlier Concord and has no column " ~ column
+                ~ " (its shape changed; CHANGELOG.md): run `dbt build --full-refresh` once") }}
+        {%- endfor -%}
         create table if not exists {{ kept }} as
         select * from ({{ mcq_group_versions_now(versions, grain) }}) as now where false;
         delete from {{ kept }} as kept

@@ -140,3 +140,28 @@
 {% macro duckdb__rater_slug(expr) -%}
     regexp_replace(regexp_replace(lower({{ expr }}), '[^a-z0-9]+', '_', 'g'), '^_+|_+$', '', 'g')
 {%- endmacro %}
+
+{#- The rater datasets derived from the cross-lingual study, named once here: the study's
+    task (mcq_default_task) keeps the names it has always had, models_as_raters_<language>
+    (baseline variant) and languages_as_raters_<model slug>_<variant>; any other task, or
+    another variant of the models' answers, adds its name. -#}
+{% macro models_as_raters_dataset(task, variant, language) -%}
+    case
+        when {{ task }} = '{{ var("mcq_default_task") }}'
+            and {{ variant }} = '{{ var("mcq_baseline_variant") }}'
+            then {{ dbt.concat(["'models_as_raters_'", language]) }}
+        else {{ dbt.concat([
+            "'models_as_raters_'", rater_slug(task), "'_'", rater_slug(variant), "'_'", language
+        ]) }}
+    end
+{%- endmacro %}
+
+{% macro languages_as_raters_dataset(task, model, variant) -%}
+    case
+        when {{ task }} = '{{ var("mcq_default_task") }}'
+            then {{ dbt.concat(["'languages_as_raters_'", rater_slug(model), "'_'", variant]) }}
+        else {{ dbt.concat([
+            "'languages_as_raters_'", rater_slug(task), "'_'", rater_slug(model), "'_'", variant
+        ]) }}
+    end
+{%- endmacro %}

@@ -124,12 +124,12 @@ def test_derived_seeds_are_stable_and_distinct():
 def test_disagreement_rates_partition_the_complete_items():
     from concord_stats.agreement import disagreement_rate_statistics
 
-    types = ["all_same", "fa_diverged", "it_diverged", "en_diverged", "all_different"]
+    types = ["full_agreement", "one_diverged", "majority", "no_majority"]
     rates = disagreement_rate_statistics(types)
-    counts = np.array([[30, 11, 5, 7, 7, 0], [6, 1, 1, 1, 1, 10]])  # last: incomplete
-    np.testing.assert_allclose(rates["agreement_pct"](counts), [50.0, 60.0])
+    counts = np.array([[30, 23, 0, 7, 0], [6, 2, 1, 1, 10]])  # last: incomplete
+    np.testing.assert_allclose(rates["full_agreement_pct"](counts), [50.0, 60.0])
     np.testing.assert_allclose(rates["disagreement_pct"](counts), [50.0, 40.0])
-    np.testing.assert_allclose(rates["all_different_pct"](counts), [100 * 7 / 60, 10.0])
+    np.testing.assert_allclose(rates["no_majority_pct"](counts), [100 * 7 / 60, 10.0])
 
 
 def test_unit_counts_are_row_resampling_exactly():

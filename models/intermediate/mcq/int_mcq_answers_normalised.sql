@@ -1,7 +1,7 @@
-{#- Each landed answer as the presented letter it stands for and the original option it
-    points to, with the run's model and variant: the reader (concord_io.landing) read and
-    normalised every answer and checked every file (unknown domain labels, misaligned wide
-    rows and the rest are refused before anything lands). A sample log's record that cannot
+{#- Each landed answer as the item's own option key it points to and the position at which
+    that option was shown, with the run's model, revision and variant: the reader
+    (concord_io.landing) read and normalised every answer and checked every file (unknown
+    domain labels, misaligned wide rows and the rest are refused before anything lands). A sample log's record that cannot
     be an answer (more choices than options) is quarantined by int_mcq_answers_quarantined
     instead. The domain is given in English whatever the language; an item not in the item
     files has the domain '(not in the item files)'.
@@ -33,6 +33,7 @@ versioned as (
     select
         answers.*,
         runs.model,
+        runs.model_revision,
         runs.variant,
         runs.presented_option_order,
         {{ mcq_file_version('runs', 'answers') }} as file_version
@@ -59,22 +60,25 @@ new_versions as (
 final as (
 
     select
+        run_id,
         model,
-        variant as run,
-        cast(item_id as {{ dbt.type_bigint() }}) as item_id,
+        model_revision,
+        variant,
+        task,
+        item_id,
         language,
         coalesce(domain, '(not in the item files)') as domain,
         domain_label,
         raw_answer as answer_raw,
-        -- the presented letter: the position of the original option in the presented order
+        chosen_option,
+        -- where the chosen option was shown: its place in the presented order (the key
+        -- order itself when the run kept it)
         case
-            when chosen_option is not null then substr(
-                '{{ var("mcq_options") | join("") }}',
-                {{ dbt.position('chosen_option', 'presented_option_order') }},
-                1
-            )
-        end as answer,
-        chosen_option as original_option,
+            when chosen_option is not null then {{ dbt.position(
+                'chosen_option',
+                "coalesce(presented_option_order, '" ~ (var('mcq_options') | join('')) ~ "')"
+            ) }}
+        end as presented_position,
         chosen_option is not null as is_valid,
         invalid_reason,
         presented_option_order,

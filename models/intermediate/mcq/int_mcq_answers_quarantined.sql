@@ -27,7 +27,7 @@ final as (
     select
         source_file as source,
         cast(source_row as {{ dbt.type_bigint() }}) as source_row,
-        model || '|' || run || '|' || cast(item_id as {{ dbt.type_string() }}) || '|' || language
+        run_id || '|' || task || '|' || item_id || '|' || language
             as record_key,
         source_column as column_name,
         answer_raw as value,

@@ -1,65 +1,146 @@
-{#- One row per model, run and item: the presented letter in each language, the original
-    option it points to, and the disagreement type. Incremental by model and run: only the
-    groups whose answers changed are classified again (macros/mcq_incremental_groups.sql). -#}
+{#- One row per run, task and item: how many of the task's languages answered it validly, the
+    option held by more than half of them (the majority), the languages departing from it,
+    and the disagreement type (docs/formulas.md): full_agreement, one_diverged (n ≥ 3 and
+    n − 1 agree), majority (a majority and at least two departing), no_majority, or
+    incomplete (a language without a valid answer). Any number of languages and options: one
+    row per item, never a column per language. Incremental by run: only the runs whose
+    answers changed are classified again (macros/mcq_incremental_groups.sql). -#}
 {{ config(
     materialized=incremental_materialization(),
     incremental_strategy='append',
     on_schema_change='fail',
-    pre_hook="{{ mcq_forget_changed_groups(ref('int_mcq_runs_versioned'), ['model', 'run']) }}",
-    post_hook="{{ mcq_keep_group_versions(ref('int_mcq_runs_versioned'), ['model', 'run']) }}",
+    pre_hook="{{ mcq_forget_changed_groups(ref('int_mcq_runs_versioned'), ['run_id']) }}",
+    post_hook="{{ mcq_keep_group_versions(ref('int_mcq_runs_versioned'), ['run_id']) }}",
 ) }}
 
 with answers as (
 
     select * from {{ ref('int_mcq_answers_normalised') }}
-    where {{ mcq_in_groups_to_compute(ref('int_mcq_runs_versioned'), ['model', 'run']) }}
+    where {{ mcq_in_groups_to_compute(ref('int_mcq_runs_versioned'), ['run_id']) }}
 
 ),
 
-pivoted as (
+task_languages as (
+
+    select task, count(*) as n_languages
+    from {{ ref('int_mcq_task_languages') }}
+    group by task
+
+),
+
+items as (
 
     select
-        model,
-        run,
-        item_id,
-        {% for lang in var('mcq_languages') %}
-        max(case when language = '{{ lang }}' then answer end) as answer_{{ lang }},
-        max(case when language = '{{ lang }}' then original_option end)
-            as original_option_{{ lang }},
-        {% endfor %}
-        -- the languages of a row share one domain (checked upstream)
-        max(domain) as domain
+        answers.run_id,
+        answers.model,
+        answers.model_revision,
+        answers.variant,
+        answers.task,
+        answers.item_id,
+        -- the languages of an item share one domain (checked by the reader)
+        max(answers.domain) as domain,
+        max(task_languages.n_languages) as n_languages,
+        count(*) filter (where answers.is_valid) as n_valid
     from answers
-    group by model, run, item_id
+    inner join task_languages on answers.task = task_languages.task
+    group by
+        answers.run_id, answers.model, answers.model_revision, answers.variant,
+        answers.task, answers.item_id
+
+),
+
+option_counts as (
+
+    select run_id, task, item_id, chosen_option, count(*) as n_choosing
+    from answers
+    where is_valid
+    group by run_id, task, item_id, chosen_option
+
+),
+
+majorities as (
+
+    -- on a complete item at most one option is held by more than half of the languages
+    select
+        option_counts.run_id,
+        option_counts.task,
+        option_counts.item_id,
+        option_counts.chosen_option as majority_option,
+        option_counts.n_choosing as n_majority
+    from option_counts
+    inner join items
+        on option_counts.run_id = items.run_id
+        and option_counts.task = items.task
+        and option_counts.item_id = items.item_id
+    where items.n_valid = items.n_languages
+        and 2 * option_counts.n_choosing > items.n_languages
+
+),
+
+departures as (
+
+    select
+        answers.run_id,
+        answers.task,
+        answers.item_id,
+        {{ string_agg_ordered('answers.language', "','", 'answers.language') }}
+            as departing_languages
+    from answers
+    inner join majorities
+        on answers.run_id = majorities.run_id
+        and answers.task = majorities.task
+        and answers.item_id = majorities.item_id
+    where answers.is_valid and answers.chosen_option <> majorities.majority_option
+    group by answers.run_id, answers.task, answers.item_id
 
 ),
 
 classified as (
 
     select
-        *,
-        {{ mcq_disagreement_type('answer_en', 'answer_it', 'answer_fa') }} as disagreement_type
-    from pivoted
+        items.*,
+        majorities.majority_option,
+        majorities.n_majority,
+        case
+            when items.n_valid < items.n_languages then 'incomplete'
+            when majorities.n_majority = items.n_languages then 'full_agreement'
+            when majorities.n_majority = items.n_languages - 1 and items.n_languages >= 3
+                then 'one_diverged'
+            when majorities.n_majority is not null then 'majority'
+            else 'no_majority'
+        end as disagreement_type,
+        departures.departing_languages
+    from items
+    left join majorities
+        on items.run_id = majorities.run_id
+        and items.task = majorities.task
+        and items.item_id = majorities.item_id
+    left join departures
+        on items.run_id = departures.run_id
+        and items.task = departures.task
+        and items.item_id = departures.item_id
 
 ),
 
 final as (
 
     select
+        run_id,
         model,
-        run,
+        model_revision,
+        variant,
+        task,
         item_id,
         domain,
-        answer_en,
-        answer_it,
-        answer_fa,
-        original_option_en,
-        original_option_it,
-        original_option_fa,
+        n_languages,
+        n_valid,
+        majority_option,
+        n_majority,
         case
-            when disagreement_type <> 'incomplete' then disagreement_type = 'all_same'
+            when disagreement_type <> 'incomplete' then disagreement_type = 'full_agreement'
         end as full_agreement,
-        disagreement_type
+        disagreement_type,
+        departing_languages
     from classified
 
 )

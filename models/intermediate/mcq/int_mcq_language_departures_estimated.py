@@ -1,4 +1,4 @@
-"""Per model, run and language: the share (%) of complete items on which the language
+"""Per run, task and language: the share (%) of complete items on which the language
 departs from the majority answer, and on which it is the odd one out, each with the
 normal-approximation interval of concord_stats.consistency.mean_interval. The inputs are the
 counts, the sufficient statistics of a share."""
@@ -10,10 +10,10 @@ from concord_common.settings import dbt_vars
 from concord_io.frames import to_pandas
 from concord_stats.consistency import mean_interval
 
-KEYS = ["model", "run", "language"]
+KEYS = ["run_id", "task", "language"]
 COLUMNS = {
-    "model": "string",
-    "run": "string",
+    "run_id": "string",
+    "task": "string",
     "language": "string",
     "n_items": "int64",
     "n_no_majority": "int64",
@@ -42,13 +42,13 @@ def model(dbt, session):
     (confidence,) = dbt_vars(dbt.config.get("vars"), "bootstrap_confidence")
     counts = to_pandas(dbt.ref("int_mcq_language_departures_counted")).sort_values(KEYS)
     rows = []
-    for row in counts.itertuples(index=False):  # one row per model, run and language
+    for row in counts.itertuples(index=False):  # one row per run, task and language
         departs = share(int(row.n_departs), int(row.n_items), confidence)
         odd = share(int(row.n_odd_one_out), int(row.n_items), confidence)
         rows.append(
             {
-                "model": row.model,
-                "run": row.run,
+                "run_id": row.run_id,
+                "task": row.task,
                 "language": row.language,
                 "n_items": row.n_items,
                 "n_no_majority": row.n_no_majority,

@@ -1,4 +1,4 @@
-"""Per model, run and pair of languages: how alike the two languages answer on the items
+"""Per run, task and pair of languages: how alike the two languages answer on the items
 both answered (agreement and Cohen's kappa with irrCAC's standard error) and, where the
 source scored every option, how alike they rank and weigh the options (RankC, Jensen-Shannon
 divergence in bits). Each figure with a normal-approximation interval from its standard
@@ -13,7 +13,7 @@ from concord_common.settings import dbt_vars
 from concord_io.frames import to_pandas
 from concord_stats.consistency import cohen_kappa, js_divergence, mean_interval, rank_c
 
-KEYS = ["model", "run", "language_a", "language_b"]
+KEYS = ["run_id", "task", "language_a", "language_b"]
 COLUMNS = {
     **{key: "string" for key in KEYS},
     "n_items": "int64",
@@ -36,11 +36,11 @@ COLUMNS = {
 
 
 def distributions(probabilities: pd.DataFrame) -> dict[tuple, pd.DataFrame]:
-    """Per model, run and language: items × options (the item's own key order), NaN where
+    """Per run, task and language: items × options (the item's own key order), NaN where
     an item lacks an option."""
     return {
         key: frame.pivot(index="item_id", columns="option_key", values="probability")
-        for key, frame in probabilities.groupby(["model", "run", "language"], sort=True)
+        for key, frame in probabilities.groupby(["run_id", "task", "language"], sort=True)
     }
 
 
@@ -52,7 +52,7 @@ def model(dbt, session):
     scored = distributions(to_pandas(dbt.ref("int_mcq_option_scores_normalised")))
     rows = []
     for key, pair in pairs.groupby(KEYS, sort=True):
-        model_name, run, language_a, language_b = key
+        run_id, task, language_a, language_b = key
         a, b = pair["option_a"].to_numpy(str), pair["option_b"].to_numpy(str)
         agreement = mean_interval(100.0 * (a == b), confidence)
         kappa, kappa_se = cohen_kappa(a, b)
@@ -69,8 +69,8 @@ def model(dbt, session):
             "n_scored_items": 0,
             "confidence": confidence,
         }
-        first = scored.get((model_name, run, language_a))
-        second = scored.get((model_name, run, language_b))
+        first = scored.get((run_id, task, language_a))
+        second = scored.get((run_id, task, language_b))
         if first is not None and second is not None:
             items = first.index.intersection(second.index)
             options = first.columns.union(second.columns).sort_values()

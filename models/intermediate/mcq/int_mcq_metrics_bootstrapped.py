@@ -8,12 +8,13 @@ from concord_stats.entropy import shannon_entropy
 
 
 def model(dbt, session):
-    """Percentile bootstrap of each model and run's agreement %, disagreement %,
-    all-different % and per-language choice entropy. Every statistic here depends only on
-    counts, so resampled counts are drawn directly (multinomial) instead of resampling items;
-    each cell draws from its own stream derived from the base seed. The three rates of a model
-    and run share one stream, so they are computed on the same resamples (disagreement is
-    100 − agreement in every replicate)."""
+    """Percentile bootstrap of each run and task's full-agreement %, disagreement % and
+    no-majority %, and of each language's choice entropy (bits, of the presented-position
+    counts). Every statistic here depends only on counts, so resampled counts are drawn
+    directly (multinomial) instead of resampling items; each cell draws from its own stream
+    derived from the base seed and the cell's key (model, variant, task, language). The three
+    rates of a run share one stream, so they are computed on the same resamples
+    (disagreement is 100 − full agreement in every replicate)."""
     dbt.config(materialized="table")
     n_resamples, confidence, seed, types = dbt_vars(
         dbt.config.get("vars"),
@@ -22,31 +23,42 @@ def model(dbt, session):
         "bootstrap_seed",
         "mcq_disagreement_types",
     )
-    settings = {"n_resamples": n_resamples, "confidence": confidence}
+    settings = {"bootstrap_resamples": n_resamples, "bootstrap_confidence": confidence}
     type_counts = to_pandas(dbt.ref("int_mcq_types_counted"))
     option_counts = to_pandas(dbt.ref("int_mcq_options_counted"))
 
-    cells = []  # (model, run, metric, counts, statistic, stream)
+    cells = []  # (run key, language, metric, counts, statistic, stream)
     count_columns = [f"n_{t}" for t in [*types, "incomplete"]]
     for metric, statistic in disagreement_rate_statistics(types).items():
         for cell in type_counts.itertuples(index=False):
             counts = [getattr(cell, c) for c in count_columns]
-            cells.append((cell.model, cell.run, metric, counts, statistic, "outcome_rates"))
-    for (model_name, run, language), cell in option_counts.groupby(["model", "run", "language"]):
-        counts = cell.sort_values("option")["n_presented"].to_numpy()
+            key = (cell.run_id, cell.model, cell.variant, cell.task)
+            cells.append((key, None, metric, counts, statistic, ("outcome_rates",)))
+    grouped = option_counts.groupby(["run_id", "model", "variant", "task", "language"])
+    for (run_id, model_name, variant, task, language), cell in grouped:
+        counts = cell.sort_values("option_position")["n_position"].to_numpy()
         if counts.sum() > 0:  # no valid answer in a language: no distribution to describe
-            metric = f"entropy_{language}_bits"
-            cells.append((model_name, run, metric, counts, shannon_entropy, metric))
+            key = (run_id, model_name, variant, task)
+            cells.append((key, language, "entropy_bits", counts, shannon_entropy, (language,)))
 
     rows = [
         {
-            "model": name,
-            "run": run,
+            "run_id": run_id,
+            "task": task,
+            "language": language,
             "metric": metric,
             **bootstrap(
-                counts, statistic, seed=derive_seed(seed, name, run, stream), **settings
+                counts,
+                statistic,
+                n_resamples=n_resamples,
+                confidence=confidence,
+                seed=derive_seed(seed, model_name, variant, task, *stream),
             ).summary(),
         }
-        for name, run, metric, counts, statistic, stream in cells
+        for (run_id, model_name, variant, task), language, metric, counts, statistic, stream
+        in cells
     ]
-    return pd.DataFrame(rows).assign(**settings, seed=seed)
+    columns = ["run_id", "task", "language", "metric", "estimate", "boot_mean", "ci_low",
+               "ci_high"]  # fmt: skip
+    frame = pd.DataFrame(rows, columns=columns).astype({"language": "string"})
+    return frame.assign(**settings, bootstrap_seed=seed)

@@ -1,7 +1,7 @@
-{#- Two models side by side on the same items: per unordered pair of models (model_a <
-    model_b), run and item that both answered completely (a valid answer in every
-    language), whether each answered it alike in every language. The paired unit of
-    mcq_model_comparison. -#}
+{#- Two runs of different models (or revisions) side by side on the same items: per task,
+    variant, unordered pair of runs (run_id_a < run_id_b) and item that both answered
+    completely (a valid answer in every language), whether each answered it alike in every
+    language. The paired unit of mcq_model_comparison. -#}
 with items as (
 
     select * from {{ ref('int_mcq_items_classified') }}
@@ -12,17 +12,19 @@ with items as (
 final as (
 
     select
-        a.model as model_a,
-        b.model as model_b,
-        a.run,
+        a.task,
+        a.variant,
+        a.run_id as run_id_a,
+        b.run_id as run_id_b,
         a.item_id,
         a.full_agreement as full_agreement_a,
         b.full_agreement as full_agreement_b
     from items as a
     inner join items as b
-        on a.run = b.run
+        on a.task = b.task
+        and a.variant = b.variant
         and a.item_id = b.item_id
-        and a.model < b.model
+        and a.run_id < b.run_id
 
 )
 

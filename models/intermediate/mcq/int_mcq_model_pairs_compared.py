@@ -1,7 +1,8 @@
-"""Per pair of models and run: each model's full agreement on the items both answered
-completely, their difference with a seeded paired bootstrap interval (resampling items),
-the discordant counts and the exact McNemar p-value, Holm-adjusted over the model pairs of
-each run (concord_stats.consistency). The inputs are the paired per-item outcomes, the
+"""Per task, variant and pair of runs (two models, or two revisions of one, under the same
+variant): each run's full agreement on the items both answered completely, their difference
+with a seeded paired bootstrap interval (resampling items), the discordant counts and the
+exact McNemar p-value, Holm-adjusted over the pairs of each task and variant
+(concord_stats.consistency). The inputs are the paired per-item outcomes, the
 sufficient statistic of every figure."""
 
 import numpy as np
@@ -13,11 +14,12 @@ from concord_stats.bootstrap import derive_seed
 from concord_stats.consistency import exact_mcnemar, holm
 from concord_stats.paired import bootstrap_mean_interval
 
-KEYS = ["model_a", "model_b", "run"]
+KEYS = ["task", "variant", "run_id_a", "run_id_b"]
 COLUMNS = {
-    "model_a": "string",
-    "model_b": "string",
-    "run": "string",
+    "task": "string",
+    "variant": "string",
+    "run_id_a": "string",
+    "run_id_b": "string",
     "n_items": "int64",
     "full_agreement_pct_a": "float64",
     "full_agreement_pct_b": "float64",
@@ -67,8 +69,8 @@ def model(dbt, session):
             }
         )
     frame = pd.DataFrame(rows, columns=[c for c in COLUMNS if c != "p_value_holm"])
-    # Holm within each run (the task and variant): the family is that run's model pairs
+    # Holm within each task and variant: the family is its pairs of runs
     frame["p_value_holm"] = np.nan
-    for _, index in frame.groupby("run").groups.items():
+    for _, index in frame.groupby(["task", "variant"]).groups.items():
         frame.loc[index, "p_value_holm"] = holm(frame.loc[index, "p_value"].to_numpy(float))
     return frame[list(COLUMNS)].astype(COLUMNS)

@@ -1,77 +1,70 @@
-{#- Valid answers per model, run, language and option letter, by the presented letter and
-    by the original option it points to; every option is present, zero where unused. -#}
+{#- Valid answers per run, task, language and option key (mcq_options, in order): how many
+    chose the option (n_option) and how many chose whatever was shown at the option's
+    position (n_position: position bias); every option is present, zero where unused. -#}
 with answers as (
 
     select * from {{ ref('int_mcq_answers_normalised') }}
-    where is_valid
 
 ),
 
 options as (
 
     {% for option in var('mcq_options') %}
-    select '{{ option }}' as option
-    {% if not loop.last %}
-    union all
-    {% endif %}
+    select '{{ option }}' as option, {{ loop.index }} as option_position
+    {{- ' union all' if not loop.last }}
     {% endfor %}
 
 ),
 
 cells as (
 
-    select distinct model, run, language from {{ ref('int_mcq_answers_normalised') }}
+    select distinct run_id, model, model_revision, variant, task, language from answers
 
 ),
 
-grid as (
+by_option as (
 
-    select
-        cells.model,
-        cells.run,
-        cells.language,
-        options.option
-    from cells
-    cross join options
-
-),
-
-by_presented as (
-
-    select model, run, language, answer as option, count(*) as n
+    select run_id, task, language, chosen_option as option, count(*) as n
     from answers
-    group by model, run, language, answer
+    where is_valid
+    group by run_id, task, language, chosen_option
 
 ),
 
-by_original as (
+by_position as (
 
-    select model, run, language, original_option as option, count(*) as n
+    select run_id, task, language, presented_position as option_position, count(*) as n
     from answers
-    group by model, run, language, original_option
+    where is_valid
+    group by run_id, task, language, presented_position
 
 ),
 
 counted as (
 
     select
-        grid.model,
-        grid.run,
-        grid.language,
-        grid.option,
-        coalesce(by_presented.n, 0) as n_presented,
-        coalesce(by_original.n, 0) as n_original
-    from grid
-    left join by_presented
-        on grid.model = by_presented.model
-        and grid.run = by_presented.run
-        and grid.language = by_presented.language
-        and grid.option = by_presented.option
-    left join by_original
-        on grid.model = by_original.model
-        and grid.run = by_original.run
-        and grid.language = by_original.language
-        and grid.option = by_original.option
+        cells.run_id,
+        cells.model,
+        cells.model_revision,
+        cells.variant,
+        cells.task,
+        cells.language,
+        options.option,
+        options.option_position,
+        coalesce(by_option.n, 0) as n_option,
+        coalesce(by_position.n, 0) as n_position
+    from cells
+    cross join options
+    left join by_option
+        on cells.run_id = by_option.run_id
+        and cells.task = by_option.task
+        and cells.language = by_option.language
+        and options.option = by_option.option
+    left join by_position
+        on cells.run_id = by_position.run_id
+        and cells.task = by_position.task
+        and cells.language = by_position.language
+        and options.option_position = by_position.option_position
 
 ),
 
@@ -79,7 +72,7 @@ final as (
 
     select
         *,
-        (sum(n_presented) over (partition by model, run, language))::bigint as n_valid
+        (sum(n_option) over (partition by run_id, task, language))::bigint as n_valid
     from counted
 
 )

@@ -1,47 +1,63 @@
-{#- For models with a base and a shuffled run: per language, the items answered validly in
-    both runs and how many of them point to the same original option in both. Incremental
-    by model (a row pairs its two runs): only the models whose answers changed are paired
-    again (macros/mcq_incremental_groups.sql). -#}
+{#- Each run of a model revision beside the same revision's baseline run
+    (mcq_baseline_variant): per task and language, the items answered validly in both runs
+    and how many of them point to the same option in both. Incremental by model revision (a
+    row pairs two of its runs): only the revisions whose answers changed are paired again
+    (macros/mcq_incremental_groups.sql). -#}
 {{ config(
     materialized=incremental_materialization(),
     incremental_strategy='append',
     on_schema_change='fail',
-    pre_hook="{{ mcq_forget_changed_groups(ref('int_mcq_runs_versioned'), ['model']) }}",
-    post_hook="{{ mcq_keep_group_versions(ref('int_mcq_runs_versioned'), ['model']) }}",
+    pre_hook="{{ mcq_forget_changed_groups(ref('int_mcq_runs_versioned'), ['revision_key']) }}",
+    post_hook="{{ mcq_keep_group_versions(ref('int_mcq_runs_versioned'), ['revision_key']) }}",
 ) }}
 
-with answers as (
+with runs as (
 
-    select * from {{ ref('int_mcq_answers_normalised') }}
-    where is_valid and {{ mcq_in_groups_to_compute(ref('int_mcq_runs_versioned'), ['model']) }}
-
-),
-
-base as (
-
-    select * from answers where run = 'base'
+    select * from {{ ref('int_mcq_runs_versioned') }}
+    where {{ mcq_in_groups_to_compute(ref('int_mcq_runs_versioned'), ['revision_key']) }}
 
 ),
 
-shuffled as (
+answers as (
 
-    select * from answers where run = 'shuffled'
+    select answers.*, runs.revision_key
+    from {{ ref('int_mcq_answers_normalised') }} as answers
+    inner join runs on answers.run_id = runs.run_id
+    where answers.is_valid
+
+),
+
+baseline as (
+
+    select * from answers where variant = '{{ var("mcq_baseline_variant") }}'
+
+),
+
+compared as (
+
+    select * from answers where variant <> '{{ var("mcq_baseline_variant") }}'
 
 ),
 
 final as (
 
     select
-        base.model,
-        base.language,
+        compared.revision_key,
+        compared.run_id,
+        baseline.run_id as baseline_run_id,
+        compared.task,
+        compared.language,
         count(*) as n_paired,
-        count(*) filter (where base.original_option = shuffled.original_option) as n_same_original
-    from base
-    inner join shuffled
-        on base.model = shuffled.model
-        and base.item_id = shuffled.item_id
-        and base.language = shuffled.language
-    group by base.model, base.language
+        count(*) filter (where baseline.chosen_option = compared.chosen_option)
+            as n_same_option
+    from compared
+    inner join baseline
+        on compared.revision_key = baseline.revision_key
+        and compared.task = baseline.task
+        and compared.item_id = baseline.item_id
+        and compared.language = baseline.language
+    group by
+        compared.revision_key, compared.run_id, baseline.run_id, compared.task, compared.language
 
 )
 

@@ -1,8 +1,8 @@
 {#- Every rating the rater measures see: the user datasets of the rater_ratings seed and two
     families of datasets derived from the cross-lingual study, where the category is the
-    original option an answer points to (in base runs the presented letter):
-      models_as_raters_<language>: the models' base-run answers to each item;
-      languages_as_raters_<model slug>_<run>: one model's answers in each language.
+    item's own option key an answer points to (names: macros/rater_measures.sql):
+      models_as_raters_…: per task, variant and language, the models' answers to each item;
+      languages_as_raters_…: per run and task, one model's answers in each language.
     Invalid cross-lingual answers never enter. -#}
 with user_ratings as (
 
@@ -43,33 +43,31 @@ seed_datasets as (
 models_as_raters as (
 
     select
-        {{ dbt.concat(["'models_as_raters_'", 'language']) }} as dataset,
+        {{ models_as_raters_dataset('task', 'variant', 'language') }} as dataset,
         'models_as_raters' as dataset_kind,
         language,
         cast(null as {{ dbt.type_string() }}) as model,
-        run,
-        cast(item_id as {{ dbt.type_string() }}) as item_id,
+        variant as run,
+        item_id,
         model as rater_id,
-        original_option as category,
+        chosen_option as category,
         source_file as source,
         cast(source_row as {{ dbt.type_bigint() }}) as source_row
     from valid_answers
-    where run = 'base'
 
 ),
 
 languages_as_raters as (
 
     select
-        {{ dbt.concat(["'languages_as_raters_'", rater_slug('model'), "'_'", 'run']) }}
-            as dataset,
+        {{ languages_as_raters_dataset('task', 'model', 'variant') }} as dataset,
         'languages_as_raters' as dataset_kind,
         cast(null as {{ dbt.type_string() }}) as language,
         model,
-        run,
-        cast(item_id as {{ dbt.type_string() }}) as item_id,
+        variant as run,
+        item_id,
         language as rater_id,
-        original_option as category,
+        chosen_option as category,
         source_file as source,
         cast(source_row as {{ dbt.type_bigint() }}) as source_row
     from valid_answers

@@ -1,6 +1,6 @@
 {#- Every dataset with a valid rating has a summary row, and the derived families are
-    complete: one models_as_raters dataset per language, one languages_as_raters dataset
-    per model and run of the cross-lingual study. -#}
+    complete: one models_as_raters dataset per task, variant and language, one
+    languages_as_raters dataset per task, model and variant of the cross-lingual study. -#}
 with validated as (
 
     select distinct dataset from {{ ref('int_rater_ratings_validated') }}
@@ -21,19 +21,11 @@ answers as (
 
 expected_derived as (
 
-    select distinct
-        'models_as_raters' as dataset_kind,
-        language,
-        cast(null as {{ dbt.type_string() }}) as model,
-        run
+    select distinct {{ models_as_raters_dataset('task', 'variant', 'language') }} as dataset
     from answers
-    where run = 'base' and is_valid
+    where is_valid
     union all
-    select distinct
-        'languages_as_raters' as dataset_kind,
-        cast(null as {{ dbt.type_string() }}) as language,
-        model,
-        run
+    select distinct {{ languages_as_raters_dataset('task', 'model', 'variant') }} as dataset
     from answers
     where is_valid
 
@@ -50,15 +42,9 @@ missing_datasets as (
 
 missing_derived as (
 
-    select
-        coalesce(expected_derived.language, expected_derived.model) as dataset,
-        'derived dataset missing' as problem
+    select expected_derived.dataset, 'derived dataset missing' as problem
     from expected_derived
-    left join summary
-        on expected_derived.dataset_kind = summary.dataset_kind
-        and expected_derived.run = summary.run
-        and coalesce(expected_derived.language, '') = coalesce(summary.language, '')
-        and coalesce(expected_derived.model, '') = coalesce(summary.model, '')
+    left join summary on expected_derived.dataset = summary.dataset
     where summary.dataset is null
 
 )

@@ -1,0 +1,26 @@
+{#- The version-1 cross-lingual marts (deprecated, removed in 0.3.0; docs/migration.md) are
+    views over version 2 in the shape 0.1 published: the study's task (mcq_default_task),
+    one column per language of the three-language study, the five three-language types. -#}
+
+{% macro mcq_v1_languages() -%}
+    {{ return(['en', 'it', 'fa']) }}
+{%- endmacro %}
+
+{#- The 0.1 type of an item from its version-2 type and departing languages. -#}
+{% macro mcq_v1_type(type, departing) -%}
+    case {{ type }}
+        when 'full_agreement' then 'all_same'
+        when 'one_diverged' then {{ departing }} || '_diverged'
+        when 'no_majority' then 'all_different'
+        else {{ type }}
+    end
+{%- endmacro %}
+
+{% macro mcq_v1_types() -%}
+    {{ return(['all_same', 'fa_diverged', 'it_diverged', 'en_diverged', 'all_different']) }}
+{%- endmacro %}
+
+{#- The rows of a version-2 relation that version 1 shows. -#}
+{% macro mcq_v1_rows() -%}
+    task = '{{ var("mcq_default_task") }}'
+{%- endmacro %}

@@ -1,0 +1,89 @@
+{#- Per run and task: the items of each disagreement type over the task's languages, full
+    agreement and the headlines that do not shrink as languages are added (mean pairwise
+    agreement; Fleiss' kappa with languages as raters, the rater study's figure), each with
+    its interval. -#}
+with type_counts as (
+
+    select * from {{ ref('int_mcq_types_counted') }}
+
+),
+
+bootstrapped as (
+
+    select * from {{ ref('int_mcq_metrics_bootstrapped') }}
+    where language is null
+
+),
+
+pairwise as (
+
+    select * from {{ ref('int_mcq_pairwise_agreement_estimated') }}
+
+),
+
+kappas as (
+
+    select * from {{ ref('int_rater_coefficients_estimated') }}
+    where coefficient = 'fleiss_kappa' and rater_id is null and weights = 'unweighted'
+
+),
+
+rates as (
+
+    select
+        run_id,
+        task,
+        {% for metric in ['full_agreement_pct', 'disagreement_pct', 'no_majority_pct'] %}
+        max(estimate) filter (where metric = '{{ metric }}') as {{ metric }},
+        max(ci_low) filter (where metric = '{{ metric }}')
+            as {{ metric | replace('_pct', '') }}_ci_low,
+        max(ci_high) filter (where metric = '{{ metric }}')
+            as {{ metric | replace('_pct', '') }}_ci_high,
+        {% endfor %}
+        max(bootstrap_resamples) as bootstrap_resamples,
+        max(bootstrap_confidence) as bootstrap_confidence
+    from bootstrapped
+    group by run_id, task
+
+),
+
+joined as (
+
+    select
+        type_counts.*,
+        type_counts.n_items - type_counts.n_incomplete as n_complete,
+        rates.full_agreement_pct,
+        rates.full_agreement_ci_low,
+        rates.full_agreement_ci_high,
+        rates.disagreement_pct,
+        rates.disagreement_ci_low,
+        rates.disagreement_ci_high,
+        rates.no_majority_pct,
+        pairwise.n_language_pairs,
+        pairwise.mean_pairwise_agreement_pct,
+        pairwise.ci_low as mean_pairwise_agreement_ci_low,
+        pairwise.ci_high as mean_pairwise_agreement_ci_high,
+        kappas.estimate as fleiss_kappa,
+        kappas.ci_low as fleiss_kappa_ci_low,
+        kappas.ci_high as fleiss_kappa_ci_high,
+        rates.bootstrap_resamples,
+        rates.bootstrap_confidence
+    from type_counts
+    left join rates
+        on type_counts.run_id = rates.run_id and type_counts.task = rates.task
+    left join pairwise
+        on type_counts.run_id = pairwise.run_id and type_counts.task = pairwise.task
+    left join kappas
+        on kappas.dataset = {{ languages_as_raters_dataset(
+            'type_counts.task', 'type_counts.model', 'type_counts.variant') }}
+
+),
+
+final as (
+
+    select {{ contract_columns('joined') }}
+    from joined
+
+)
+
+select * from final
