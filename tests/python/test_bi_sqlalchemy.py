@@ -23,7 +23,7 @@ from concord_io.connect import sqlalchemy_url
 from concord_io.paths import PROJECT_ROOT
 from concord_io.publish import CURRENT_DB, publish
 
-MART = "mcq_agreement_summary"
+MART = "mcq_agreement_summary_v2"
 BI_VENV = Path(sys.prefix) / "readers" / "sqlalchemy"
 BI_PINS = PROJECT_ROOT / "tests" / "readers" / "sqlalchemy.txt"
 
@@ -47,7 +47,9 @@ def described(warehouse) -> dict:
     """The mart's description and column descriptions, from dbt's manifest."""
     manifest = json.loads((warehouse.parent / "target" / "manifest.json").read_text())
     (node,) = [
-        n for n in manifest["nodes"].values() if n["resource_type"] == "model" and n["name"] == MART
+        n
+        for n in manifest["nodes"].values()
+        if n["resource_type"] == "model" and (n.get("alias") or n["name"]) == MART
     ]
     return node
 
@@ -94,11 +96,11 @@ def test_reflects_columns_with_types_and_comments(engine, warehouse, described):
     # the contract's not-null columns reach the BI tool (duckdb-engine 0.17 reflects no
     # keys: a tool reads them from information_schema.table_constraints, test_serving.py)
     nullable = {c["name"]: c["nullable"] for c in columns}
-    assert nullable["model"] is False and nullable["agreement_pct"] is True
+    assert nullable["model"] is False and nullable["full_agreement_pct"] is True
 
 
 def test_runs_a_query_and_cannot_write(engine, warehouse):
-    query = f"select model, run, agreement_pct from marts.{MART} order by model, run"
+    query = f"select model, variant, full_agreement_pct from marts.{MART} order by model, variant"
     with engine.connect() as connection:
         got = pd.read_sql(sa.text(query), connection)
         with pytest.raises(sa.exc.DBAPIError):
@@ -175,7 +177,7 @@ def test_todays_sqlalchemy_reflects_columns_keys_and_comments(serving, warehouse
         [name, kind] for name, kind in build_columns(warehouse)
     ]
     # the contract's keys and not-null columns reach the tool
-    assert got["primary_key"] == described["primary_key"] == ["model", "run"]
+    assert got["primary_key"] == described["primary_key"] == ["run_id", "task"]
     assert {name for name, _, nullable, _ in got["columns"] if not nullable} == not_null
     for name, _, _, comment in got["columns"]:
         want = (described["columns"].get(name, {}).get("description") or "").strip()

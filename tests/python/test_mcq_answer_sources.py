@@ -32,12 +32,14 @@ LANGUAGES = ("en", "it", "fa")
 LETTERS = "ABCD"
 GPT4O = "GPT4o_Merged_Multilingual.csv"
 LLAMA = "LLaMA3.2_Merged_Multilingual.csv"
+# a run's figures, without what names the run (its id hashes the source it was read from)
 SUMMARY = (
-    "select * exclude (model) from marts.mcq_agreement_summary where model = ? and run = 'base'"
+    "select * exclude (run_id, model) from marts.mcq_agreement_summary_v2 "
+    "where model = ? and variant = 'base'"
 )
 FREQUENCY = (
-    "select * exclude (model) from marts.mcq_option_frequency "
-    "where model = ? and run = 'base' order by all"
+    "select * exclude (run_id, model) from marts.mcq_option_frequency_v2 "
+    "where model = ? and variant = 'base' order by all"
 )
 
 
@@ -168,13 +170,13 @@ def test_long_files_and_sample_logs_give_the_marts_of_the_wide_files(project_cop
         ).fetchone()[0]
         pairs = got.execute(
             "select language_a, language_b, n_scored_items, rank_c, js_divergence, n_items "
-            "from marts.mcq_language_pair_consistency where model = ? and run = 'base' "
+            "from marts.mcq_language_pair_consistency where model = ? and variant = 'base' "
             "order by all",
             ["LLaMA 3.2"],
         ).fetchall()
         letters_only = got.execute(
             "select count(*) from marts.mcq_language_pair_consistency "
-            "where model = 'GPT-4o' and run = 'base' and n_scored_items = 0 and rank_c is null"
+            "where model = 'GPT-4o' and variant = 'base' and n_scored_items = 0 and rank_c is null"
         ).fetchone()[0]
     assert quarantined == [
         (
@@ -251,7 +253,7 @@ def assert_same_tables(incremental: Path, full: Path) -> None:
         got_tables, full_tables = mcq_tables(got), mcq_tables(rebuilt)
     assert got_tables.keys() == full_tables.keys()
     assert {
-        "marts.mcq_agreement_summary",
+        "marts.mcq_agreement_summary_v2",
         "intermediate.int_mcq_items_classified",
         "intermediate.fct_mcq_item_agreement__group_versions",
     } < set(got_tables)
@@ -296,7 +298,7 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
     assert_same_tables(incremental, full)
     with duckdb.connect(str(incremental), read_only=True) as got:
         (n_copy,) = got.execute(
-            "select n_items from marts.mcq_agreement_summary where model = 'GPT-4o copy'"
+            "select n_items from marts.mcq_agreement_summary_v2 where model = 'GPT-4o copy'"
         ).fetchone()
         (answer,) = got.execute(
             "select answer_raw from intermediate.int_mcq_answers_normalised "
@@ -313,24 +315,25 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
     # table reads, set to another letter): it must not be computed again
     unregister(project_copy, "LLaMA3.1_Shuffled_Merged_Multilingual.csv")
     registry.write_text(registry.read_text().replace("GPT-4o copy,", "GPT-4o copy 2,"))
-    tables = ("intermediate.int_mcq_items_classified", "marts.fct_mcq_item_agreement")
-    marked = "where model = 'mBERT' and run = 'base' and item_id = 1"
+    tables = ("intermediate.int_mcq_items_classified", "marts.fct_mcq_item_agreement_v2")
+    marked = "where model = 'mBERT' and variant = 'base' and item_id = '1'"
     with duckdb.connect(str(incremental)) as con:
-        (option,) = con.execute(f"select original_option_en from {tables[0]} {marked}").fetchone()
-        mark = "B" if option == "A" else "A"
+        (n_valid,) = con.execute(f"select n_valid from {tables[0]} {marked}").fetchone()
+        mark = n_valid + 100
         for table in tables:
-            con.execute(f"update {table} set original_option_en = '{mark}' {marked}")
+            con.execute(f"update {table} set n_valid = {mark} {marked}")
     build_marts(project_copy, incremental, *NO_DATA_TESTS)
     with duckdb.connect(str(incremental)) as con:
         for table in tables:
-            got = con.execute(f"select original_option_en from {table} {marked}").fetchone()
+            got = con.execute(f"select n_valid from {table} {marked}").fetchone()
             assert got == (mark,), table
-            con.execute(f"update {table} set original_option_en = ? {marked}", [option])
+            con.execute(f"update {table} set n_valid = ? {marked}", [n_valid])
         paired = con.execute(
-            "select distinct model from intermediate.int_mcq_runs_paired order by model"
+            "select distinct split_part(revision_key, '@', 1) from intermediate.int_mcq_runs_paired"
         ).fetchall()
         renamed = con.execute(
-            "select distinct model from marts.fct_mcq_item_agreement where model like 'GPT-4o c%'"
+            "select distinct model from marts.fct_mcq_item_agreement_v2 "
+            "where model like 'GPT-4o c%'"
         ).fetchall()
     assert paired == [("GPT-4o",)] and renamed == [("GPT-4o copy 2",)]
     build_marts(project_copy, full, "--full-refresh")
@@ -366,14 +369,14 @@ def test_a_key_answered_twice_is_quarantined_in_both_files_and_recovers_when_one
             "where reason like 'mcq answer record:%' order by all"
         ).fetchall()
         answers = con.execute(
-            "select item_id, answer from intermediate.int_mcq_answers_normalised "
+            "select item_id, chosen_option from intermediate.int_mcq_answers_normalised "
             "where model = 'Dup model' order by all"
         ).fetchall()
     assert quarantined == [
         ("first.csv", 1, f"mcq answer record: {reason}"),
         ("second.csv", 1, f"mcq answer record: {reason}"),
     ]
-    assert answers == [(2, "B")]
+    assert answers == [("2", "B")]
 
     (sources / "second.csv").unlink()
     registry.write_text(
@@ -383,10 +386,10 @@ def test_a_key_answered_twice_is_quarantined_in_both_files_and_recovers_when_one
     run_dbt(build, project_copy, database)
     with duckdb.connect(str(database), read_only=True) as con:
         answers = con.execute(
-            "select item_id, answer from intermediate.int_mcq_answers_normalised "
+            "select item_id, chosen_option from intermediate.int_mcq_answers_normalised "
             "where model = 'Dup model' order by all"
         ).fetchall()
-    assert answers == [(1, "A"), (2, "B")]
+    assert answers == [("1", "A"), ("2", "B")]
 
 
 def test_a_changed_file_lands_its_run_again_and_only_its_answers_are_read_again(project_copy):
@@ -401,8 +404,8 @@ def test_a_changed_file_lands_its_run_again_and_only_its_answers_are_read_again(
     assert "9 folder(s) unchanged, 0 written or removed" in again.stdout
     # every row marked (a column nothing downstream reads): a row read again loses it
     query = (
-        "select model, run, any_value(file_version), bool_and(domain_label like '%#kept'), "
-        "max(answer_raw) filter (where item_id = 1 and language = 'en') "
+        "select model, variant, any_value(file_version), bool_and(domain_label like '%#kept'), "
+        "max(answer_raw) filter (where item_id = '1' and language = 'en') "
         "from intermediate.int_mcq_answers_normalised group by all order by all"
     )
     with duckdb.connect(str(database)) as con:

@@ -226,8 +226,8 @@ def test_messy_answers_are_normalised_or_quarantined_and_reconciled(project_copy
             "build",
             "--select",
             "+dq_quarantine",
-            "+mcq_agreement_summary",
-            "+mcq_option_frequency",
+            "+mcq_agreement_summary.v2",
+            "+mcq_option_frequency.v2",
         ],
         project_copy,
         database,
@@ -235,8 +235,9 @@ def test_messy_answers_are_normalised_or_quarantined_and_reconciled(project_copy
     with duckdb.connect(str(database), read_only=True) as con:
         got = dict(
             con.execute(
-                "select item_id, answer from intermediate.int_mcq_answers_normalised "
-                "where model = 'GPT-4o' and run = 'base' and language = 'fa'"
+                "select cast(item_id as int), chosen_option "
+                "from intermediate.int_mcq_answers_normalised "
+                "where model = 'GPT-4o' and variant = 'base' and language = 'fa'"
             ).fetchall()
         )
         quarantined = con.execute(
@@ -245,16 +246,16 @@ def test_messy_answers_are_normalised_or_quarantined_and_reconciled(project_copy
             [GPT4O],
         ).fetchall()
         (en_11,) = con.execute(
-            "select answer from intermediate.int_mcq_answers_normalised where model = 'GPT-4o' "
-            "and run = 'base' and language = 'en' and item_id = 11"
+            "select chosen_option from intermediate.int_mcq_answers_normalised "
+            "where model = 'GPT-4o' and variant = 'base' and language = 'en' and item_id = '11'"
         ).fetchone()
         n_items, n_incomplete = con.execute(
-            "select n_items, n_incomplete from marts.mcq_agreement_summary "
-            "where model = 'GPT-4o' and run = 'base'"
+            "select n_items, n_incomplete from marts.mcq_agreement_summary_v2 "
+            "where model = 'GPT-4o' and variant = 'base'"
         ).fetchone()
         (n_valid_fa,) = con.execute(
-            "select n_valid from marts.mcq_option_frequency where model = 'GPT-4o' "
-            "and run = 'base' and language = 'fa' and option = 'A'"
+            "select n_valid from marts.mcq_option_frequency_v2 where model = 'GPT-4o' "
+            "and variant = 'base' and language = 'fa' and option = 'A'"
         ).fetchone()
     for row, (_, letter, _) in MESSY.items():
         assert got[row] == letter

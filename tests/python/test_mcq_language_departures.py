@@ -1,6 +1,6 @@
 """mcq_language_departures on the shipped study, against an independent pandas computation
 from the normalised answers and against the three-language disagreement types it
-generalises (one diverged: fa is `fa_diverged`; no majority is `all_different`)."""
+generalises (one diverged with fa departing is 0.1's `fa_diverged`)."""
 
 from __future__ import annotations
 
@@ -11,22 +11,22 @@ import pytest
 
 def test_departures_match_pandas_and_the_three_language_types(marts):
     answers = marts.execute(
-        "select model, run, item_id, language, original_option, is_valid "
-        "from intermediate.int_mcq_answers_normalised"
+        "select model, variant as run, item_id, language, chosen_option, is_valid "
+        "from marts.fct_mcq_answers"
     ).df()
     languages = sorted(answers["language"].unique())
-    got = marts.execute("select * from marts.mcq_language_departures").df()
+    got = marts.execute("select *, variant as run from marts.mcq_language_departures").df()
     got = got.set_index(["model", "run", "language"])
     types = (
         marts.execute(
-            "select model, run, disagreement_type, count(*) as n from marts.fct_mcq_item_agreement "
-            "group by all"
+            "select model, variant, coalesce(departing_languages, disagreement_type) as kind, "
+            "count(*) as n from marts.fct_mcq_item_agreement_v2 group by all"
         )
         .df()
-        .set_index(["model", "run", "disagreement_type"])["n"]
+        .set_index(["model", "variant", "kind"])["n"]
     )
     for (model, run), group in answers.groupby(["model", "run"]):
-        wide = group.pivot(index="item_id", columns="language", values="original_option")
+        wide = group.pivot(index="item_id", columns="language", values="chosen_option")
         valid = group.pivot(index="item_id", columns="language", values="is_valid")
         complete = wide[valid.reindex(columns=languages).fillna(False).all(axis=1)]
         for language in languages:
@@ -43,8 +43,8 @@ def test_departures_match_pandas_and_the_three_language_types(marts):
                 departs,
                 odd,
             ), (model, run, language)
-            assert found.n_odd_one_out == types.get((model, run, f"{language}_diverged"), 0)
-            assert found.n_no_majority == types.get((model, run, "all_different"), 0)
+            assert found.n_odd_one_out == types.get((model, run, language), 0)
+            assert found.n_no_majority == types.get((model, run, "no_majority"), 0)
             share = 100 * departs / len(complete)
             half = 1.959963984540054 * math.sqrt(
                 sum((x - share) ** 2 for x in [100] * departs + [0] * (len(complete) - departs))

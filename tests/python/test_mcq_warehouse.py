@@ -1,5 +1,5 @@
-"""The cross-lingual marts end to end, against values computed independently of the
-warehouse (pandas + scipy straight from the seed files)."""
+"""The cross-lingual marts (version 2) end to end on the 60-item study, against values
+computed independently of the warehouse (pandas + scipy straight from the seed files)."""
 
 from __future__ import annotations
 
@@ -35,121 +35,192 @@ def independent_answers() -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def classify(en: str, it: str, fa: str) -> str:
+def classify(en: str, it: str, fa: str) -> tuple[str, str | None]:
+    """The type of a complete three-language item and the language that departs."""
     if en == it == fa:
-        return "all_same"
+        return "full_agreement", None
     if en == it:
-        return "fa_diverged"
+        return "one_diverged", "fa"
     if en == fa:
-        return "it_diverged"
+        return "one_diverged", "it"
     if it == fa:
-        return "en_diverged"
-    return "all_different"
+        return "one_diverged", "en"
+    return "no_majority", None
+
+
+FLIP = dict(zip("ABCD", "DCBA", strict=True))
 
 
 @pytest.fixture(scope="module")
 def expected() -> pd.DataFrame:
     answers = independent_answers()
-    answers["type"] = [classify(*r) for r in answers[["en", "it", "fa"]].itertuples(index=False)]
-    return answers
+    classified = [classify(*r) for r in answers[["en", "it", "fa"]].itertuples(index=False)]
+    answers["type"] = [t for t, _ in classified]
+    answers["departing"] = [d for _, d in classified]
+    # the item's own option: in a DCBA run the presented A is the original D
+    for lang in ("en", "it", "fa"):
+        shuffled = answers["order"] == "DCBA"
+        answers[f"{lang}_option"] = answers[lang].where(~shuffled, answers[lang].map(FLIP))
+    return answers.rename(columns={"run": "variant"})
 
 
 def test_item_agreement_matches(marts, expected):
     got = marts.sql(
-        "select model, run, item_id, answer_en, answer_it, answer_fa, disagreement_type, "
-        "full_agreement from marts.fct_mcq_item_agreement"
+        "select model, variant, task, item_id, n_languages, n_valid, disagreement_type, "
+        "departing_languages, full_agreement from marts.fct_mcq_item_agreement_v2"
     ).df()
-    merged = expected.merge(got, on=["model", "run", "item_id"], validate="one_to_one")
+    got["item_id"] = got["item_id"].astype(int)
+    merged = expected.merge(got, on=["model", "variant", "item_id"], validate="one_to_one")
     assert len(merged) == len(expected) == 8 * 60
-    assert (merged["en"] == merged["answer_en"]).all()
-    assert (merged["fa"] == merged["answer_fa"]).all()
+    assert (merged["task"] == "xcloze").all() and (merged["n_languages"] == 3).all()
     assert (merged["type"] == merged["disagreement_type"]).all()
-    assert (merged["full_agreement"] == (merged["type"] == "all_same")).all()
+    assert (merged["departing"].fillna("") == merged["departing_languages"].fillna("")).all()
+    assert (merged["full_agreement"] == (merged["type"] == "full_agreement")).all()
+
+
+def test_answers_give_the_option_and_where_it_was_shown(marts, expected):
+    got = marts.sql(
+        "select model, variant, item_id, language, chosen_option, presented_position, departs "
+        "from marts.fct_mcq_answers"
+    ).df()
+    got["item_id"] = got["item_id"].astype(int)
+    assert len(got) == 8 * 60 * 3
+    for lang in ("en", "it", "fa"):
+        cell = expected.merge(
+            got[got.language == lang], on=["model", "variant", "item_id"], validate="one_to_one"
+        )
+        assert (cell[f"{lang}_option"] == cell["chosen_option"]).all()
+        # the presented letter is the position: A is 1
+        assert (cell[lang].map("ABCD".index) + 1 == cell["presented_position"]).all()
+        assert (cell["departs"] == (cell["departing"] == lang)).all()
 
 
 def test_summary_matches_and_partitions(marts, expected):
-    got = marts.sql("select * from marts.mcq_agreement_summary").df().set_index(["model", "run"])
-    for (model, run), items in expected.groupby(["model", "run"]):
-        row = got.loc[(model, run)]
+    got = (
+        marts.sql("select * from marts.mcq_agreement_summary_v2")
+        .df()
+        .set_index(["model", "variant"])
+    )
+    pairs = (("en", "it"), ("en", "fa"), ("it", "fa"))
+    for (model, variant), items in expected.groupby(["model", "variant"]):
+        row = got.loc[(model, variant)]
         counts = items["type"].value_counts()
-        assert row.n_items == 60
-        for t in ("all_same", "fa_diverged", "it_diverged", "en_diverged", "all_different"):
+        assert row.n_items == 60 and row.n_complete == 60 and row.n_incomplete == 0
+        for t in ("full_agreement", "one_diverged", "majority", "no_majority"):
             assert row[f"n_{t}"] == counts.get(t, 0)
-        # the five types partition the items (the study's notebooks double-counted)
-        assert (
-            sum(
-                row[f"n_{t}"]
-                for t in ("all_same", "fa_diverged", "it_diverged", "en_diverged", "all_different")
-            )
-            == 60
+        assert row.full_agreement_pct == pytest.approx(100 * counts.get("full_agreement", 0) / 60)
+        assert row.disagreement_pct == pytest.approx(100 - row.full_agreement_pct)
+        assert row.no_majority_pct == pytest.approx(100 * counts.get("no_majority", 0) / 60)
+        pairwise = np.mean(
+            [(items[f"{a}_option"] == items[f"{b}_option"]).mean() for a, b in pairs]
         )
-        assert row.agreement_pct == pytest.approx(100 * counts.get("all_same", 0) / 60)
-        assert row.disagreement_pct == pytest.approx(100 - row.agreement_pct)
-        fa_shares = items["fa"].value_counts(normalize=True) * 100
-        for letter in "abcd":
-            assert row[f"fa_pct_{letter}"] == pytest.approx(fa_shares.get(letter.upper(), 0.0))
-        for lang in ("en", "it", "fa"):
-            assert row[f"entropy_{lang}_bits"] == pytest.approx(
-                scipy_entropy(items[lang].value_counts().to_numpy(), base=2), abs=1e-12
-            )
-        assert row.agreement_ci_low <= row.agreement_pct <= row.agreement_ci_high
+        assert row.n_language_pairs == 3
+        assert row.mean_pairwise_agreement_pct == pytest.approx(100 * pairwise)
+        assert (
+            row.mean_pairwise_agreement_ci_low
+            <= row.mean_pairwise_agreement_pct
+            <= row.mean_pairwise_agreement_ci_high
+        )
+        assert row.full_agreement_ci_low <= row.full_agreement_pct <= row.full_agreement_ci_high
         # the three rates share their resamples: disagreement mirrors agreement exactly
-        assert row.disagreement_ci_low == pytest.approx(100 - row.agreement_ci_high)
-        assert row.disagreement_ci_high == pytest.approx(100 - row.agreement_ci_low)
+        assert row.disagreement_ci_low == pytest.approx(100 - row.full_agreement_ci_high)
+        assert row.disagreement_ci_high == pytest.approx(100 - row.full_agreement_ci_low)
+
+
+def test_summary_kappa_is_the_rater_studys_languages_as_raters_figure(marts):
+    """One home for the number: the summary's Fleiss kappa is the rater mart's row."""
+    rows = marts.execute(
+        "select s.fleiss_kappa, r.fleiss_kappa, s.fleiss_kappa_ci_low, r.fleiss_kappa_ci_low "
+        "from marts.mcq_agreement_summary_v2 as s "
+        "inner join marts.rater_agreement_summary as r "
+        "on r.dataset_kind = 'languages_as_raters' and r.model = s.model and r.run = s.variant"
+    ).fetchall()
+    assert len(rows) == 8
+    for kappa, rater_kappa, low, rater_low in rows:
+        assert kappa == pytest.approx(rater_kappa) and low == pytest.approx(rater_low)
+
+
+def test_mean_pairwise_agreement_interval_is_the_delta_method_one(marts, expected):
+    """With every item complete, the linearised standard error is that of the per-item mean
+    of the pairs' agreement (each pair has the same n): checked for GPT-4o's base run."""
+    from statistics import NormalDist
+
+    items = expected[(expected.model == "GPT-4o") & (expected.variant == "base")]
+    per_item = np.mean(
+        [items[f"{a}_option"] == items[f"{b}_option"] for a, b in (("en", "it"), ("en", "fa"),
+                                                                   ("it", "fa"))],
+        axis=0,
+    ) * 100  # fmt: skip
+    se = per_item.std(ddof=1) / np.sqrt(len(per_item))
+    z = NormalDist().inv_cdf(0.975)
+    low, high = marts.execute(
+        "select mean_pairwise_agreement_ci_low, mean_pairwise_agreement_ci_high "
+        "from marts.mcq_agreement_summary_v2 where model = 'GPT-4o' and variant = 'base'"
+    ).fetchone()
+    assert low == pytest.approx(max(0.0, per_item.mean() - z * se))
+    assert high == pytest.approx(min(100.0, per_item.mean() + z * se))
 
 
 def test_published_gpt4o_figures(marts):
     # the study's GPT-4o base run: 30 of 60 agree; its notebooks reported 37 "all different"
-    # (30 agreeing + 7 truly all different): here the 7 stand alone
+    # (30 agreeing + 7 truly all different): here the 7 stand alone, as no majority
     row = marts.execute(
-        "select n_full_agreement, n_all_different, agreement_ci_low, agreement_ci_high "
-        "from marts.mcq_agreement_summary where model = 'GPT-4o' and run = 'base'"
+        "select n_full_agreement, n_no_majority, full_agreement_ci_low, full_agreement_ci_high "
+        "from marts.mcq_agreement_summary_v2 where model = 'GPT-4o' and variant = 'base'"
     ).fetchone()
     assert row[:2] == (30, 7)
     assert row[2] == pytest.approx(36.6667, abs=1.7) and row[3] == pytest.approx(63.3333, abs=1.7)
 
 
 def test_domain_counts_match(marts, expected):
-    got = marts.sql("select * from marts.mcq_domain_disagreement").df()
+    got = marts.sql("select * from marts.mcq_domain_disagreement_v2").df()
     exp = (
-        expected.assign(disagree=expected["type"] != "all_same")
-        .groupby(["model", "run", "domain"])
+        expected.assign(disagree=expected["type"] != "full_agreement")
+        .groupby(["model", "variant", "domain"])
         .agg(n_items=("type", "size"), n_disagree=("disagree", "sum"))
         .reset_index()
     )
-    merged = exp.merge(got, on=["model", "run", "domain"], suffixes=("_exp", ""))
+    merged = exp.merge(got, on=["model", "variant", "domain"], suffixes=("_exp", ""))
     assert len(merged) == len(exp) == len(got)
     assert (merged["n_items_exp"] == merged["n_items"]).all()
     assert (merged["n_disagree_exp"] == merged["n_disagree"]).all()
 
 
-def test_option_frequency_has_every_option_and_matches(marts, expected):
-    got = marts.sql("select * from marts.mcq_option_frequency").df()
-    assert len(got) == 8 * 3 * 4
-    for (model, run), items in expected.groupby(["model", "run"]):
+def test_option_frequency_and_entropy_match(marts, expected):
+    got = marts.sql("select * from marts.mcq_option_frequency_v2").df()
+    entropy = marts.sql("select * from marts.mcq_choice_entropy_v2").df()
+    assert len(got) == 8 * 3 * 4 and len(entropy) == 8 * 3
+    for (model, variant), items in expected.groupby(["model", "variant"]):
         for lang in ("en", "it", "fa"):
-            counts = items[lang].value_counts()
-            cell = got[(got.model == model) & (got.run == run) & (got.language == lang)]
+            by_position = items[lang].value_counts()
+            by_option = items[f"{lang}_option"].value_counts()
+            cell = got[(got.model == model) & (got.variant == variant) & (got.language == lang)]
             for option in "ABCD":
-                assert cell.loc[cell.option == option, "n"].item() == counts.get(option, 0)
+                row = cell[cell.option == option]
+                assert row["n_position"].item() == by_position.get(option, 0)
+                assert row["n_option"].item() == by_option.get(option, 0)
+            bits = entropy[
+                (entropy.model == model) & (entropy.variant == variant) & (entropy.language == lang)
+            ]
+            assert bits["entropy_bits"].item() == pytest.approx(
+                scipy_entropy(by_position.to_numpy(), base=2), abs=1e-12
+            )
 
 
 def test_order_effect_consistency_matches(marts, expected):
-    got = marts.sql("select * from marts.mcq_order_effect").df().set_index("model")
-    assert sorted(got.index) == ["GPT-4o", "LLaMA 3.1 70B"]
-    flip = dict(zip("ABCD", "DCBA", strict=True))
-    for model in got.index:
-        base = expected[(expected.model == model) & (expected.run == "base")].set_index("item_id")
-        shuf = expected[(expected.model == model) & (expected.run == "shuffled")].set_index(
-            "item_id"
-        )
-        for lang in ("en", "it", "fa"):
-            same = (base[lang] == shuf[lang].map(flip)).mean() * 100
-            assert got.loc[model, f"same_original_pct_{lang}"] == pytest.approx(same)
-        agreement = lambda d: (d["type"] == "all_same").mean() * 100  # noqa: E731
-        assert got.loc[model, "agreement_pct_diff"] == pytest.approx(
-            agreement(shuf) - agreement(base)
-        )
+    got = marts.sql("select * from marts.mcq_order_effect_v2").df()
+    assert sorted(set(got.model)) == ["GPT-4o", "LLaMA 3.1 70B"]
+    assert set(got.variant) == {"shuffled"} and set(got.baseline_variant) == {"base"}
+    assert len(got) == 2 * 3
+    agreement = lambda d: (d["type"] == "full_agreement").mean() * 100  # noqa: E731
+    for row in got.itertuples():
+        model = expected[expected.model == row.model]
+        base = model[model.variant == "base"].set_index("item_id")
+        shuf = model[model.variant == "shuffled"].set_index("item_id")
+        lang = row.language
+        same = (base[f"{lang}_option"] == shuf[f"{lang}_option"]).mean() * 100
+        assert row.same_option_pct == pytest.approx(same)
+        assert row.full_agreement_pct_diff == pytest.approx(agreement(shuf) - agreement(base))
 
 
 def test_bootstrap_marts_are_reproducible(warehouse, tmp_path):
@@ -160,11 +231,11 @@ def test_bootstrap_marts_are_reproducible(warehouse, tmp_path):
 
     other = tmp_path / "again.duckdb"
     # tables only: the data tests of these inputs ran on the shared warehouse
-    run_dbt(["build", "--select", "+mcq_bootstrap_ci", *NO_DATA_TESTS], PROJECT_ROOT, other)
-    query = "select * from marts.mcq_bootstrap_ci order by model, run, metric"
+    run_dbt(["build", "--select", "+mcq_bootstrap_ci.v2", *NO_DATA_TESTS], PROJECT_ROOT, other)
+    query = "select * from marts.mcq_bootstrap_ci_v2 order by run_id, task, metric, language"
     with duckdb.connect(str(warehouse), read_only=True) as a, duckdb.connect(str(other)) as b:
         pd.testing.assert_frame_equal(a.sql(query).df(), b.sql(query).df())
-        n = a.sql("select distinct n_resamples from marts.mcq_bootstrap_ci").fetchall()
+        n = a.sql("select distinct bootstrap_resamples from marts.mcq_bootstrap_ci_v2").fetchall()
         assert n == [(10000,)]
 
 
@@ -197,12 +268,13 @@ def test_edge_cases_one_item_and_all_same_answer(project_copy):
         summary = {
             r[0]: r[1:]
             for r in con.execute(
-                "select model, n_items, agreement_pct, agreement_ci_low, agreement_ci_high, "
-                "entropy_en_bits from marts.mcq_agreement_summary"
+                "select s.model, s.n_items, s.full_agreement_pct, s.full_agreement_ci_low, "
+                "s.full_agreement_ci_high, e.entropy_bits from marts.mcq_agreement_summary_v2 s "
+                "join marts.mcq_choice_entropy_v2 e on e.run_id = s.run_id and e.language = 'en'"
             ).fetchall()
         }
         entropy = con.execute(
-            "select entropy_bits, entropy_norm, ci_low, ci_high from marts.mcq_choice_entropy "
+            "select entropy_bits, entropy_norm, ci_low, ci_high from marts.mcq_choice_entropy_v2 "
             "where model = 'Same'"
         ).fetchall()
     one_agrees = rows[0].split(",")[-3:]

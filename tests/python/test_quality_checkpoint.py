@@ -74,8 +74,8 @@ def test_a_failed_expectation_fails_the_run_and_the_data_docs_name_it(warehouse,
     with duckdb.connect(str(database)) as con:
         con.execute(
             # a bound dbt does not state (its tests and constraints hold on this file)
-            "update marts.mcq_agreement_summary set agreement_ci_high = 130.5 "
-            "where model = 'GPT-4o' and run = 'base'"
+            "update marts.mcq_agreement_summary_v2 set full_agreement_ci_high = 130.5 "
+            "where model = 'GPT-4o' and variant = 'base'"
         )
     out = tmp_path / "quality"
     quality.quality_record_path(database).write_text("{}")  # a stale record goes
@@ -87,7 +87,8 @@ def test_a_failed_expectation_fails_the_run_and_the_data_docs_name_it(warehouse,
     # one line per failure, never a traceback (GX once printed one rendering the data docs)
     assert "Traceback" not in captured.out + err
     assert "expectations FAILED" in err
-    assert "mcq_agreement_summary: expect_column_values_to_be_between(agreement_ci_high)" in err
+    failed = "mcq_agreement_summary: expect_column_values_to_be_between(full_agreement_ci_high)"
+    assert failed in err
     # exactly that one expectation failed
     assert err.count("\n  - ") == 1
     pages = list(
@@ -95,7 +96,7 @@ def test_a_failed_expectation_fails_the_run_and_the_data_docs_name_it(warehouse,
     )
     assert len(pages) == 1
     page = pages[0].read_text(encoding="utf-8")
-    assert "agreement_ci_high" in page and "130.5" in page
+    assert "full_agreement_ci_high" in page and "130.5" in page
     assert "Failed" in page or "failed" in page
 
 

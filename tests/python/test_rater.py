@@ -610,15 +610,19 @@ def expected_ratings(marts) -> dict:
     seed = pd.read_csv(ROOT / "seeds" / "rater" / "rater_ratings.csv", dtype=str)
     declared = pd.read_csv(ROOT / "seeds" / "rater" / "rater_categories.csv", dtype=str)
     answers = marts.sql(
-        "select model, run, item_id, language, original_option "
+        "select model, variant as run, item_id, language, chosen_option as original_option "
         "from intermediate.int_mcq_answers_normalised where is_valid"
     ).df()
     answers["item_id"] = answers["item_id"].astype(str)
     slug = answers["model"].str.lower().str.replace(r"[^a-z0-9]+", "_", regex=True).str.strip("_")
     frames = [
         seed,
-        answers[answers["run"] == "base"].assign(
-            dataset="models_as_raters_" + answers["language"], rater_id=answers["model"]
+        answers.assign(
+            # the study's task keeps 0.1's names for the baseline variant; others add theirs
+            dataset="models_as_raters_"
+            + ("xcloze_" + answers["run"] + "_").where(answers["run"] != "base", "")
+            + answers["language"],
+            rater_id=answers["model"],
         ),
         answers.assign(
             dataset="languages_as_raters_" + slug + "_" + answers["run"],
@@ -689,8 +693,9 @@ def test_marts_match_peers(marts):
 
     # pairs of a derived dataset: Cohen's kappa as scikit-learn, over the items both rated
     answers = marts.sql(
-        "select model, item_id, original_option from intermediate.int_mcq_answers_normalised "
-        "where is_valid and run = 'base' and language = 'en'"
+        "select model, item_id, chosen_option as original_option "
+        "from intermediate.int_mcq_answers_normalised "
+        "where is_valid and variant = 'base' and language = 'en'"
     ).df()
     wide = answers.pivot(index="item_id", columns="model", values="original_option")
     en = pairs_mart[pairs_mart["dataset"] == "models_as_raters_en"]

@@ -89,30 +89,33 @@ def test_metricflow_answers_full_agreement_as_the_mart_does(mf_project):
         project,
         database,
         "full_agreement_pct,full_agreement_ci_low,full_agreement_ci_high",
-        "mcq_model_run__model,mcq_model_run__run",
+        "mcq_model_run__model,mcq_model_run__variant,mcq_model_run__task",
     )
     got = {
-        (r["mcq_model_run__model"], r["mcq_model_run__run"]): tuple(
+        (r["mcq_model_run__model"], r["mcq_model_run__variant"], r["mcq_model_run__task"]): tuple(
             float(r[m])
             for m in ("full_agreement_pct", "full_agreement_ci_low", "full_agreement_ci_high")
         )
         for r in rows
     }
-    items = mf_query(project, database, "items", "mcq_item__model,mcq_item__run")
+    items = mf_query(
+        project, database, "items", "mcq_item__model,mcq_item__variant,mcq_item__task"
+    )
     with duckdb.connect(str(database), read_only=True) as con:
         want = {
-            (model, run): (pct, low, high, n)
-            for model, run, pct, low, high, n in con.execute(
-                "select model, run, agreement_pct, agreement_ci_low, agreement_ci_high, n_items "
-                "from marts.mcq_agreement_summary"
+            (model, variant, task): (pct, low, high, n)
+            for model, variant, task, pct, low, high, n in con.execute(
+                "select model, variant, task, full_agreement_pct, full_agreement_ci_low, "
+                "full_agreement_ci_high, n_items from marts.mcq_agreement_summary_v2"
             ).fetchall()
         }
     assert got.keys() == want.keys()
     for key, (pct, low, high, _) in want.items():
         assert got[key] == pytest.approx((pct, low, high), abs=1e-9), key
-    assert {(r["mcq_item__model"], r["mcq_item__run"]): int(r["items"]) for r in items} == {
-        key: n for key, (*_, n) in want.items()
-    }
+    assert {
+        (r["mcq_item__model"], r["mcq_item__variant"], r["mcq_item__task"]): int(r["items"])
+        for r in items
+    } == {key: n for key, (*_, n) in want.items()}
 
 
 def test_a_per_group_statistic_is_never_averaged_over_groups(mf_project):

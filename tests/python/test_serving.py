@@ -206,7 +206,7 @@ READER = textwrap.dedent(
     con = connect_serving(path)
     def state(c):
         version = c.execute("select version from meta.publication").fetchone()[0]
-        rows = c.execute("select count(*) from marts.mcq_agreement_summary").fetchone()[0]
+        rows = c.execute("select count(*) from marts.mcq_agreement_summary_v2").fetchone()[0]
         return {"version": version, "rows": rows}
     print(json.dumps(state(con)), flush=True)
     sys.stdin.readline()
@@ -296,7 +296,7 @@ def test_sqlalchemy_duckdb_engine_connects_read_only(served, warehouse):
         engine = sa.create_engine(sys.argv[1])
         with engine.connect() as c:
             rows = c.execute(sa.text(
-                "select model, agreement_pct from marts.mcq_agreement_summary order by model"
+                "select model, full_agreement_pct from marts.mcq_agreement_summary_v2 order by model, variant"
             )).fetchall()
             inspector = sa.inspect(c)
             tables = inspector.get_table_names(schema="marts")
@@ -305,7 +305,7 @@ def test_sqlalchemy_duckdb_engine_connects_read_only(served, warehouse):
                 t: [col["name"] for col in inspector.get_columns(t, schema="marts")]
                 for t in tables
             }
-            frame = pd.read_sql_table("mcq_agreement_summary", c, schema="marts")
+            frame = pd.read_sql_table("mcq_agreement_summary_v2", c, schema="marts")
             try:
                 c.execute(sa.text("create table marts.x (a int)"))
                 wrote = True
@@ -325,7 +325,7 @@ def test_sqlalchemy_duckdb_engine_connects_read_only(served, warehouse):
     got = json.loads(out.stdout)
     with duckdb.connect(str(warehouse), read_only=True) as con:  # the build file, not publish's
         expected = con.execute(
-            "select model, agreement_pct from marts.mcq_agreement_summary order by model"
+            "select model, full_agreement_pct from marts.mcq_agreement_summary_v2 order by model, variant"
         ).fetchall()
     assert [tuple(r) for r in got["rows"]] == expected
     assert set(got["tables"]) == set(build_marts(warehouse))
@@ -339,7 +339,7 @@ def test_sqlalchemy_duckdb_engine_connects_read_only(served, warehouse):
                     [table],
                 ).fetchall()
             ], table
-    assert got["frame"] == [got["columns"]["mcq_agreement_summary"], len(expected)]
+    assert got["frame"] == [got["columns"]["mcq_agreement_summary_v2"], len(expected)]
     assert got["wrote"] is False
 
 
@@ -364,8 +364,8 @@ def test_reader_cannot_write_read_files_attach_or_unlock(served, tmp_path):
         }
         refused = [
             "create table marts.x (a int)",
-            "delete from marts.mcq_agreement_summary",
-            f"copy marts.mcq_agreement_summary to '{target}'",
+            "delete from marts.mcq_agreement_summary_v2",
+            f"copy marts.mcq_agreement_summary_v2 to '{target}'",
             f"copy (select 1) to '{serving}/parquet/x.csv'",
             f"select * from read_csv('{outside}')",
             f"select * from '{outside}'",
@@ -384,7 +384,7 @@ def test_reader_cannot_write_read_files_attach_or_unlock(served, tmp_path):
                 con.execute(statement).fetchall()
         assert not target.exists()
         assert not (serving / "parquet" / "x.csv").exists()
-        assert con.execute("select count(*) from marts.mcq_agreement_summary").fetchone()[0] > 0
+        assert con.execute("select count(*) from marts.mcq_agreement_summary_v2").fetchone()[0] > 0
     finally:
         con.close()
 
@@ -398,7 +398,7 @@ def test_reader_settings_as_sql_must_lock_last(served):
             con.execute(statement)
         with pytest.raises(duckdb.Error):
             con.execute("set enable_external_access = true")
-        assert con.execute("select count(*) from marts.mcq_agreement_summary").fetchone()[0] > 0
+        assert con.execute("select count(*) from marts.mcq_agreement_summary_v2").fetchone()[0] > 0
     with duckdb.connect(path, read_only=True) as con:
         con.execute("set lock_configuration = true")
         with pytest.raises(duckdb.Error, match="locked"):

@@ -123,3 +123,16 @@ def test_the_memory_limit_reaches_every_connection_to_the_build(monkeypatch, tmp
         if isinstance(node, ast.Call) and ast.unparse(node.func) == "duckdb.connect"
     ]
     assert bare == [], "open DuckDB with concord_io.connect.open_duckdb (the build settings)"
+
+
+def test_the_dbt_project_carries_the_package_version():
+    """The version lives in pyproject.toml; dbt_project.yml (which dbt requires to hold one)
+    must carry the same, and CHANGELOG.md must describe it."""
+    import tomllib
+
+    import yaml
+
+    package = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]["version"]
+    project = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text())["version"]
+    assert project == package
+    assert f"## {package}" in (PROJECT_ROOT / "CHANGELOG.md").read_text(encoding="utf-8")

@@ -23,7 +23,7 @@ with answers as (
 task_languages as (
 
     select task, count(*) as n_languages
-    from {{ ref('int_mcq_task_languages') }}
+    from {{ ref('int_mcq_task_languages_declared') }}
     group by task
 
 ),
