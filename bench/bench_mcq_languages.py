@@ -52,6 +52,20 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def _pair_sums(masks: str, within: str, name: str) -> str:
+    """Per run, task and pair of languages: the items set in both masks of ``masks``
+    (``items`` by ``language``), over the rows alike in ``within``."""
+    return f"""
+            select
+                l.model, l.run, l.task, l.language as language_1, r.language as language_2,
+                sum(bit_count(l.items & r.items)) as {name}
+            from {masks} as l
+            inner join {masks} as r using (model, run, task, {within})
+            where l.language < r.language
+            group by all
+        """
+
+
 def floor_statements(
     files: list[Path], languages: list[str], options: tuple[str, ...] = OPTIONS
 ) -> list[str]:
@@ -143,24 +157,8 @@ def floor_statements(
             from masks
             group by all
         ),
-        agreed as (
-            select
-                l.model, l.run, l.task, l.language as language_1, r.language as language_2,
-                sum(bit_count(l.items & r.items)) as n_agree
-            from masks as l
-            inner join masks as r using (model, run, task, chunk, chosen)
-            where l.language < r.language
-            group by all
-        ),
-        shared as (
-            select
-                l.model, l.run, l.task, l.language as language_1, r.language as language_2,
-                sum(bit_count(l.items & r.items)) as n_both
-            from answered as l
-            inner join answered as r using (model, run, task, chunk)
-            where l.language < r.language
-            group by all
-        ),
+        agreed as ({_pair_sums("masks", "chunk, chosen", "n_agree")}),
+        shared as ({_pair_sums("answered", "chunk", "n_both")}),
         pairwise as (
             select
                 model,

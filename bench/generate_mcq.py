@@ -164,12 +164,13 @@ def generate_languages(
 ) -> GeneratedStudy:
     """Replace every answer file of ``project_dir`` with long-format Parquet (model, run,
     task, item_id as text, language, answer A-D) of ``n_models`` x ``variants`` runs of one
-    task, items 1..``n_items``, in ``n_languages`` languages, written by DuckDB in
-    at most ``n_files`` files (each holds whole runs). Each model answers the pivot language (the
+    task, items 1..``n_items``, in ``n_languages`` languages, written by DuckDB in at most
+    ``n_files`` files (each holds whole runs). Each model answers the pivot language (the
     first) at random and repeats that letter in each other language with a model-specific
     probability (0.3 for the first model to 0.9 for the last), else answers at random. The
-    draws are hashes of (seed, run, item, language), so a file is the same whatever DuckDB's
-    thread count. Items of a task other than xcloze have no domain."""
+    draws are hashes of (seed, run, item, language), not a random() stream, so a file is
+    the same whatever DuckDB's thread count. Items of a task other than xcloze have no
+    domain."""
     import duckdb
 
     if not 1 <= n_languages <= len(LANGUAGE_POOL):

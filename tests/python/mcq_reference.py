@@ -107,20 +107,11 @@ def item_agreement(answers: pd.DataFrame, declared: list[str]) -> pd.DataFrame:
     """One row per run, task and item (any answer row), sorted by them."""
     answers = _compared(answers, declared)
     languages = task_languages(answers, declared)
+    keys = [*RUN, "task", "item_id"]
     rows = []
-    for (run_id, model, variant, task, item_id), item in answers.groupby(
-        [*RUN, "task", "item_id"], sort=True
-    ):
-        rows.append(
-            {
-                "run_id": run_id,
-                "model": model,
-                "variant": variant,
-                "task": task,
-                "item_id": item_id,
-                **classify(_valid_choices(item), languages[task]),
-            }
-        )
+    for key, item in answers.groupby(keys, sort=True):
+        row = dict(zip(keys, key, strict=True))
+        rows.append({**row, **classify(_valid_choices(item), languages[row["task"]])})
     return pd.DataFrame(rows)
 
 
@@ -160,18 +151,16 @@ def _pct(part: int, whole: int) -> float | None:
 def agreement_summary(answers: pd.DataFrame, declared: list[str]) -> pd.DataFrame:
     """One row per run and task."""
     items = item_agreement(answers, declared)
+    keys = [*RUN, "task"]
     rows = []
-    for (run_id, model, variant, task), run in items.groupby([*RUN, "task"], sort=True):
+    for key, run in items.groupby(keys, sort=True):
         counts = run["disagreement_type"].value_counts()
         n = {kind: int(counts.get(kind, 0)) for kind in TYPES}
         n_complete = len(run) - n["incomplete"]
         full_pct = _pct(n["full_agreement"], n_complete)
         rows.append(
             {
-                "run_id": run_id,
-                "model": model,
-                "variant": variant,
-                "task": task,
+                **dict(zip(keys, key, strict=True)),
                 "n_languages": int(run["n_languages"].iloc[0]),
                 "n_items": len(run),
                 "n_complete": n_complete,
@@ -190,10 +179,9 @@ def option_frequency(
 ) -> pd.DataFrame:
     """One row per run, task, language with an answer row, and option."""
     answers = _compared(answers, declared)
+    keys = [*RUN, "task", "language"]
     rows = []
-    for (run_id, model, variant, task, language), group in answers.groupby(
-        [*RUN, "task", "language"], sort=True
-    ):
+    for key, group in answers.groupby(keys, sort=True):
         valid = group[group["chosen_option"].notna()]
         n_valid = len(valid)
         for position, option in enumerate(options, start=1):
@@ -201,11 +189,7 @@ def option_frequency(
             n_position = int((valid["presented_position"] == position).sum())
             rows.append(
                 {
-                    "run_id": run_id,
-                    "model": model,
-                    "variant": variant,
-                    "task": task,
-                    "language": language,
+                    **dict(zip(keys, key, strict=True)),
                     "option": option,
                     "option_position": position,
                     "n_option": n_option,
@@ -231,21 +215,16 @@ def choice_entropy(
 ) -> pd.DataFrame:
     """One row per run, task and language with an answer row."""
     frequency = option_frequency(answers, declared, options)
+    keys = [*RUN, "task", "language"]
     rows = []
-    for (run_id, model, variant, task, language), group in frequency.groupby(
-        [*RUN, "task", "language"], sort=True
-    ):
+    for key, group in frequency.groupby(keys, sort=True):
         bits = entropy_bits(group.sort_values("option_position")["n_position"].tolist())
         norm = None
         if bits is not None and len(options) > 1:
             norm = bits / math.log2(len(options))
         rows.append(
             {
-                "run_id": run_id,
-                "model": model,
-                "variant": variant,
-                "task": task,
-                "language": language,
+                **dict(zip(keys, key, strict=True)),
                 "entropy_bits": bits,
                 "entropy_norm": norm,
             }
