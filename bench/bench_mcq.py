@@ -117,12 +117,15 @@ def run_duckdb_query(project: Path) -> dict:
     return _measure(code)
 
 
-def run_ours(project: Path, memory_limit: str | None = None) -> dict:
+def run_ours(project: Path, memory_limit: str | None = None, dbt_vars: str | None = None) -> dict:
     """Time `dbt build` of the cross-lingual marts and their tests. The project is parsed
-    once before (dbt keeps the parse between builds, as on a user's machine)."""
+    once before (dbt keeps the parse between builds, as on a user's machine). ``dbt_vars``:
+    the ``--vars`` of both calls (the study's languages, for one)."""
     database = project / "warehouse" / "bench.duckdb"
     limit = {"CONCORD_MEMORY_LIMIT": memory_limit} if memory_limit else {}
     dbt_args = ["--profiles-dir", ".", "--project-dir", "."]
+    if dbt_vars:
+        dbt_args += ["--vars", dbt_vars]
     code = f"""
 import os, subprocess, time
 env = dict(os.environ, CONCORD_DB_PATH={str(database)!r}, **{limit!r})

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from concord_common import folders, inside_without_links
 from concord_io.errors import ConcordError, disk_error, printable
-from concord_io.landing.identities import canonical_language, check_variant, slug
+from concord_io.landing.identities import canonical_language, check_name, slug
 from concord_io.landing.lm_eval import SAMPLES_NAME, _unique_keys
 from concord_io.landing.mcq import read_source_runs
 from concord_io.landing.registries import Line, check_answer_source, file_pattern
@@ -393,7 +393,7 @@ def add_lmeval(
     lines to print (one per file, registry line, run and note)."""
     root = Path(project_root).resolve()
     study = load_study(root)
-    check_variant(variant, "concord add lmeval", column="--variant")
+    check_name(variant, "concord add lmeval", column="--variant")
     pattern = check_task_pattern(task_pattern or AUTO, "--task-pattern")
     sources = inside(root, study.sources_dir, what="mcq_answer_sources_dir")
     source = Path(path)
@@ -531,7 +531,8 @@ def add_lmeval(
         found = sorted({lang for a in answers for lang in a.column("language").to_pylist()})
         tasks = sorted({task for a in answers for task in a.column("task").to_pylist()})
         reasons = sorted(set(aside.column("reason").to_pylist()))
-        outside |= {lang for lang in found if lang not in languages}
+        if languages:  # none declared: no language is outside the study
+            outside |= {lang for lang in found if lang not in languages}
         row = landed_run.row
         shots = "-" if row["n_fewshot"] is None else row["n_fewshot"]
         out.append(

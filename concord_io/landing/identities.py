@@ -1,5 +1,5 @@
 """Identities, each rule once (docs/landing.md, "Identities and codes"): item ids, language
-tags, run variants, option orders and run ids."""
+tags, task and variant names, option orders and run ids."""
 
 from __future__ import annotations
 
@@ -15,7 +15,14 @@ from concord_io.errors import ConcordError, printable
 #: Text is never cast or rounded: `05`, `7.6`, `-1` and `1e3` are refused.
 ITEM_ID_SQL_PATTERN = "^[1-9][0-9]*$"
 RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
-#: The study's run variants (the marts pair a model's base run with its shuffled run).
+#: A task or variant name: ASCII letters, digits, ``_``, ``-`` and ``.`` (what a run id's
+#: slug, a folder name and a mart key carry as they are). One rule, in Python and in SQL.
+NAME_SQL_PATTERN = "^[A-Za-z0-9_.-]+$"
+NAME_PATTERN = re.compile(NAME_SQL_PATTERN)
+NAME_RULE = "letters, digits, _, - and . only"
+NAME_HINT = "name it with letters, digits, _, - and . (xcloze, fewshot-5, cot_v1.2)"
+#: The variants of the wide merged files and the item files: their registries pair a
+#: model's base run with its shuffled (order-control) run.
 VARIANTS = ("base", "shuffled")
 
 
@@ -40,7 +47,18 @@ def canonical_language(tag: str, where: str, column: str = "language") -> str:
     return str(langcodes.standardize_tag(candidate))
 
 
+def check_name(value: str, where: str, column: str) -> str:
+    """A task or variant (docs/landing.md): refused unless :data:`NAME_PATTERN` matches."""
+    if not NAME_PATTERN.fullmatch(value):
+        raise ConcordError(
+            f"{where}: {column} {printable(repr(value))} is not a name ({NAME_RULE})",
+            hint=NAME_HINT,
+        )
+    return value
+
+
 def check_variant(value: str, where: str, column: str = "run") -> str:
+    """A wide file's run or an item file's variant: base or shuffled."""
     if value not in VARIANTS:
         raise ConcordError(
             f"{where}: {column} {printable(value)} is not base or shuffled",

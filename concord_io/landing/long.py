@@ -1,12 +1,15 @@
 """Long-format answer files (``mcq_answer_sources``, format ``long``): Parquet, JSONL or CSV
-with one record per model, run, item and language (columns ``model``, ``run``, ``item_id``,
-``language``, ``answer``; ``model`` and ``run`` may be left out and named on the registry
-line). The option texts an answer may quote come from the item files.
+with one record per model, run, task, item and language (columns ``model``, ``run``,
+``task``, ``item_id``, ``language``, ``answer``; ``model`` and ``run`` may be left out and
+named on the registry line; a file without ``task`` holds the study's task, ``xcloze``). The
+option texts an answer may quote and the items' domains come from the item files, which
+hold the study's task only.
 
 Shape is checked before anything is read: CSV through the strict reader, Parquet by its
 schema (a repeated or missing column, a column of the wrong type), JSONL line by line (not a
-JSON object, a key given twice in one object). Then every record: a model and a run, an item
-id that is a canonical positive whole number, a valid language tag.
+JSON object, a key given twice in one object). Then every record: a model and a run (a name),
+a task (a name) where the file has a task column, an item id that is a canonical positive
+whole number, a valid language tag.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ import pyarrow.parquet as pq
 from concord_io.errors import ConcordError, printable
 from concord_io.landing.identities import (
     ITEM_ID_SQL_PATTERN,
-    VARIANTS,
+    NAME_HINT,
+    NAME_RULE,
+    NAME_SQL_PATTERN,
     canonical_language,
     item_id_refused,
 )
@@ -35,7 +40,7 @@ from concord_io.landing.sources import (
 from concord_io.landing.strict_csv import check_header, read_csv
 from concord_io.landing.study import TASK, Study
 
-FIELDS = ("model", "run", "item_id", "language", "answer")
+FIELDS = ("model", "run", "task", "item_id", "language", "answer")
 REQUIRED = ["item_id", "language", "answer"]
 NOT_AN_OBJECT = "not a JSON object"
 
@@ -48,7 +53,7 @@ def _or_null(text: str) -> str:
     return _literal(text) if text else "null::varchar"
 
 
-def _parquet_fields(source: SourceFile) -> pa.Table:
+def _parquet_fields(source: SourceFile) -> tuple[pa.Table, bool]:
     try:
         schema = pq.read_schema(pa.BufferReader(source.data))
         table = pq.read_table(pa.BufferReader(source.data))
@@ -83,10 +88,10 @@ def _parquet_fields(source: SourceFile) -> pa.Table:
             f"{printable(source.name)}: the file has columns but no data rows",
             hint="Add its rows or remove the file and its registry line.",
         )
-    return with_rows(pa.table(columns))
+    return with_rows(pa.table(columns)), "task" in schema.names
 
 
-def _jsonl_fields(con: duckdb.DuckDBPyConnection, source: SourceFile) -> pa.Table:
+def _jsonl_fields(con: duckdb.DuckDBPyConnection, source: SourceFile) -> tuple[pa.Table, bool]:
     con.register("json_file", json_lines(source))
     refuse_json_shape(con, "json_file", source.name, parents=())
     refuse_first(
@@ -106,8 +111,10 @@ def _jsonl_fields(con: duckdb.DuckDBPyConnection, source: SourceFile) -> pa.Tabl
     )
     fields = ", ".join(f"json_extract_string(line, {_literal('$.' + f)}) as {f}" for f in FIELDS)
     table = con.sql(f"select source_row, {fields} from json_file").to_arrow_table()
+    # a file whose records name their task has a task column: a record without one is refused
+    (with_task,) = first_row(con, "select bool_or(json_exists(line, '$.task')) from json_file")
     con.unregister("json_file")
-    return table
+    return table, bool(with_task)
 
 
 def refuse_json_shape(
@@ -147,12 +154,13 @@ def read_long(
     ``items`` relation must be registered on ``con``)."""
     unit = "row"
     if source.suffix == ".parquet":
-        fields = _parquet_fields(source)
+        fields, with_task = _parquet_fields(source)
     elif source.suffix in (".jsonl", ".json"):
-        fields = _jsonl_fields(con, source)
+        fields, with_task = _jsonl_fields(con, source)
         unit = "line"
     else:
         checked = read_csv(source.data, source.name, required=REQUIRED)
+        with_task = "task" in checked.header
         table = with_rows(checked.table)
         fields = pa.table(
             {
@@ -171,6 +179,7 @@ def read_long(
             source_row,
             coalesce(nullif(trim(model), ''), {_or_null(line["model"])}) as model,
             coalesce(nullif(trim(run), ''), {_or_null(line["run"])}) as run,
+            {"nullif(trim(task), '')" if with_task else _literal(TASK)} as task,
             item_id,
             language,
             answer
@@ -178,7 +187,6 @@ def read_long(
         """
     )
     con.unregister("long_fields")
-    variants = ", ".join(_literal(v) for v in VARIANTS)
     refuse_first(
         con,
         "long_records",
@@ -196,10 +204,22 @@ def read_long(
                 "fill in the run column, or the run on the file's registry line",
             ),
             Check(
-                f"run not in ({variants})",
+                f"not regexp_full_match(run, {_literal(NAME_SQL_PATTERN)})",
                 "'run'",
-                "'run ' || run || ' is not base or shuffled'",
-                "base, or shuffled for the order-control run",
+                f"'run ''' || run || ''' is not a name ({NAME_RULE})'",
+                NAME_HINT,
+            ),
+            Check(
+                "task is null",
+                "'task'",
+                "'no task (the file has a task column: every record names its task)'",
+                f"fill in the record's task, or leave the column out for the study's task ({TASK})",
+            ),
+            Check(
+                f"not regexp_full_match(task, {_literal(NAME_SQL_PATTERN)})",
+                "'task'",
+                f"'task ''' || task || ''' is not a name ({NAME_RULE})'",
+                NAME_HINT,
             ),
             Check(
                 "language is null or trim(language) = ''",
@@ -248,7 +268,8 @@ def read_long(
         ),
         with_texts as (
             select
-                r.source_row, r.model, r.run, r.item_id, r.canonical_language as language,
+                r.source_row, r.model, r.run, r.task, r.item_id,
+                r.canonical_language as language,
                 coalesce(r.answer, '') as raw_answer,
                 {_literal(order)} as presented_order,
                 -- one label and domain per item and language (every option row holds them)
@@ -256,8 +277,9 @@ def read_long(
                 any_value(i.domain) as domain,
                 {texts}
             from records as r
+            -- the item files hold the study's task only: another task's items have none
             left join items as i
-                on i.task = {_literal(TASK)}
+                on i.task = r.task
                 and i.item_id = r.item_id
                 and i.language = r.canonical_language
             group by all
@@ -266,7 +288,7 @@ def read_long(
             model,
             run as variant,
             presented_order,
-            {_literal(TASK)} as task,
+            task,
             item_id,
             language,
             chosen_option,

@@ -10,8 +10,8 @@ A run is one model (and revision) under one variant from one source: a wide file
 the records of the long files and sample logs in one folder with the same model, revision
 and variant are a run. The same bytes under two names, read the same way, land once (the
 second is reported). Records of a run that are well formed but cannot be an answer (two
-records of one task, item and language; a language outside ``mcq_languages``) are set
-aside in the run's ``quarantine`` table with their reason, not refused.
+records of one task, item and language; a language outside a non-empty ``mcq_languages``)
+are set aside in the run's ``quarantine`` table with their reason, not refused.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from concord_io.landing.writer import (
 from concord_io.paths import serving_folder_of
 
 #: Bumped when the reader lands the same inputs differently: every folder is written again.
-LANDING_FORMAT = 3
+LANDING_FORMAT = 4  # 4: a long file's task column is read (it was ignored)
 #: Why a record of a run is set aside (the run's quarantine table).
 DUPLICATE = "more than one answer for this model, run, item and language"
 OTHER_LANGUAGE = "language not one of mcq_languages"
@@ -328,12 +328,14 @@ def _literal(text: str) -> str:
 def _split(con: duckdb.DuckDBPyConnection, run: Run, answers: pa.Table, languages: list[str]):
     """The run's answers, less the records set aside in its quarantine: every record of a
     key (task, item, language) given more than once (which of them counts is not for the
-    reader to decide), and records in a language the study does not compare."""
+    reader to decide), and records in a language the study does not compare (none when
+    ``languages`` is empty: the study then compares every language its answers hold)."""
     numbered = answers.append_column(
         "record_order", pa.array(np.arange(answers.num_rows, dtype=np.int64))
     )
     con.register("run_answers", numbered)
-    listed = ", ".join(_literal(language) for language in languages) or "null"
+    listed = ", ".join(_literal(language) for language in languages)
+    outside = f"a.language not in ({listed})" if languages else "false"
     flagged = con.sql(
         f"""
         with repeated as (
@@ -346,7 +348,7 @@ def _split(con: duckdb.DuckDBPyConnection, run: Run, answers: pa.Table, language
             a.*,
             case
                 when r.task is not null then {_literal(DUPLICATE)}
-                when a.language not in ({listed}) then {_literal(OTHER_LANGUAGE)}
+                when {outside} then {_literal(OTHER_LANGUAGE)}
             end as set_aside
         from run_answers as a
         left join repeated as r using (task, item_id, language)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from concord_io.errors import ConcordError, printable
-from concord_io.landing.identities import check_option_order, check_variant
+from concord_io.landing.identities import check_name, check_option_order, check_variant
 from concord_io.landing.strict_csv import read_csv
 from concord_io.landing.study import Study
 from concord_io.landing.task_names import check_task_pattern
@@ -210,7 +210,7 @@ def check_answer_source(study: Study, line: Line) -> None:
             hint="leave task_pattern blank",
         )
     if line["run"]:
-        check_variant(line["run"], where)
+        check_name(line["run"], where, column="run")
     if line["presented_option_order"]:
         check_option_order(line["presented_option_order"], study.options, where)
 

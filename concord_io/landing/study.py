@@ -26,6 +26,7 @@ class Study:
     answers_dir: Path
     items_dir: Path
     sources_dir: Path
+    #: the languages the study compares; empty: every language the answers hold
     languages: list[str]
     options: list[str]
     #: registry name -> its declared columns
@@ -65,7 +66,13 @@ def load_study(root: Path, overrides: dict | None = None) -> Study:
     }
     missing = [name for name in (*REGISTRIES, TRANSLATIONS) if not columns.get(name)]
     needed = ("mcq_answers_dir", "mcq_items_dir", "mcq_answer_sources_dir")
-    if missing or any(not variables.get(name) for name in (*needed, *LISTS)):
+    # mcq_languages: [] is declared: no language is outside the study
+    undeclared = [
+        name
+        for name in (*needed, *LISTS)
+        if not variables.get(name) and (name, variables.get(name)) != ("mcq_languages", [])
+    ]
+    if missing or undeclared:
         raise ConcordError(
             f"{root}: the cross-lingual study's vars or registry columns are not declared "
             f"(dbt_project.yml vars {', '.join(needed)}, mcq_languages, mcq_options; "

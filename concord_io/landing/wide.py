@@ -2,9 +2,11 @@
 position is the item id), and per language its domain label, the option texts as presented
 (``A_EN`` ...) and the model's answer (``<prefix>_EN``).
 
-Each file is one run. Beyond the strict CSV checks, the languages of a row must be the same
-item: every domain label must have an English name (``mcq_domain_translations``) and the
-English names of a row must agree; otherwise the file is refused naming the row.
+Each file is one run, read for the languages of ``mcq_languages`` (when that is empty, for
+those of its ``Domain_<LANG>`` columns). Beyond the strict CSV checks, the languages of a
+row must be the same item: every domain label must have an English name
+(``mcq_domain_translations``) and the English names of a row must agree; otherwise the file
+is refused naming the row.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from concord_io.landing.items import refuse_unknown_domains
 from concord_io.landing.normalise import normalised
 from concord_io.landing.registries import Line
 from concord_io.landing.sources import SourceFile, first_row, with_rows
-from concord_io.landing.strict_csv import read_csv
+from concord_io.landing.strict_csv import check_header, read_csv
 from concord_io.landing.study import TASK, Study
+
+DOMAIN_PREFIX = "Domain_"
 
 
 def _literal(text: str) -> str:
@@ -39,27 +43,28 @@ def read_wide(
     ``source_row``, ``content_hash`` (the ``translations`` relation must be registered on
     ``con``)."""
     prefix, order = line["prefix"], line["presented_option_order"]
-    # language as written in the var -> its domain, option text and answer columns
-    columns = {
-        lang: (
-            f"Domain_{lang.upper()}",
-            [f"{option}_{lang.upper()}" for option in study.options],
-            f"{prefix}_{lang.upper()}",
+    if study.languages:
+        languages = study.languages
+        checked = read_csv(
+            source.data, source.name, required=_required(languages, study.options, prefix)
         )
-        for lang in study.languages
-    }
-    required = [name for d, opts, a in columns.values() for name in (d, *opts, a)]
-    checked = read_csv(source.data, source.name, required=required)
+    else:
+        checked = read_csv(source.data, source.name)
+        languages = _header_languages(checked.header, source.name)
+        check_header(
+            checked.header, source.name, required=_required(languages, study.options, prefix)
+        )
     con.register("wide_file", with_rows(checked.table))
     where = f"mcq_answer_registry: {printable(line.file)}"
     parts = []
-    for lang, (domain, options, answer) in columns.items():
+    for lang, (domain, options, answer) in _columns(languages, study.options, prefix).items():
+        tag_column = "mcq_languages" if study.languages else domain
         texts = ", ".join(f"{_quoted(name)} as text_{i}" for i, name in enumerate(options, 1))
         parts.append(
             f"""
             select
                 source_row,
-                {_literal(canonical_language(lang, where, column="mcq_languages"))} as language,
+                {_literal(canonical_language(lang, where, column=tag_column))} as language,
                 {_literal(lang)} as language_as_written,
                 {_quoted(domain)} as domain_label,
                 {_literal(domain)} as domain_column,
@@ -73,7 +78,7 @@ def read_wide(
     con.execute("create or replace temp table wide_rows as " + " union all ".join(parts))
     con.unregister("wide_file")
     refuse_unknown_domains(con, "wide_rows", source.name)
-    _refuse_misaligned(con, source.name, study.languages)
+    _refuse_misaligned(con, source.name, languages)
     table = con.sql(
         f"""
         select
@@ -97,6 +102,41 @@ def read_wide(
     ).to_arrow_table()
     con.execute("drop table wide_rows")
     return table
+
+
+def _columns(
+    languages: list[str], options: list[str], prefix: str
+) -> dict[str, tuple[str, list[str], str]]:
+    """Language as written (in the var or the header) -> its domain, option text and answer
+    columns."""
+    return {
+        lang: (
+            f"{DOMAIN_PREFIX}{lang.upper()}",
+            [f"{option}_{lang.upper()}" for option in options],
+            f"{prefix}_{lang.upper()}",
+        )
+        for lang in languages
+    }
+
+
+def _required(languages: list[str], options: list[str], prefix: str) -> list[str]:
+    columns = _columns(languages, options, prefix).values()
+    return [name for domain, texts, answer in columns for name in (domain, *texts, answer)]
+
+
+def _header_languages(header: list[str], file: str) -> list[str]:
+    """The languages of a file's ``Domain_<LANG>`` columns, in header order: a wide file's
+    languages when the study declares none."""
+    languages = [name[len(DOMAIN_PREFIX) :] for name in header if name.startswith(DOMAIN_PREFIX)]
+    if not languages:
+        raise ConcordError(
+            f"{printable(file)}, header row: no {DOMAIN_PREFIX}<LANG> column (mcq_languages is "
+            f"empty, so a wide file's languages are those of its {DOMAIN_PREFIX}<LANG> "
+            f"columns; header: {printable(', '.join(header))})",
+            hint="give the study's languages (--vars '{mcq_languages: [en, it, fa]}'), or "
+            "name the file's columns Domain_EN, A_EN ... <PREFIX>_EN",
+        )
+    return languages
 
 
 def _refuse_misaligned(con: duckdb.DuckDBPyConnection, file: str, languages: list[str]) -> None:

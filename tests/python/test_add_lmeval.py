@@ -268,6 +268,24 @@ def test_languages_outside_the_study_are_imported_and_said_to_land_in_quarantine
     assert any("1 set aside (language not one of mcq_languages)" in line for line in lines)
 
 
+def test_any_variant_name_is_imported_and_an_empty_language_list_sets_nothing_aside(
+    project, tmp_path
+):
+    """mcq_languages: [] declares no language: none is outside the study."""
+    settings = project / "dbt_project.yml"
+    settings.write_text(settings.read_text().replace("[en, it]", "[]"))
+    output = harness_output(
+        tmp_path / "out",
+        {f"xcopa_{lang}": [sample(0, [-1.0, -2.0], [" a", f" {lang}"])] for lang in ("en", "et")},
+    )
+    lines = add_lmeval(project, output, variant="fewshot-5")
+    assert not any("mcq_languages" in line or "set aside" in line for line in lines), lines
+    land(project)
+    runs = landed(project, "runs").query("harness == 'lm_eval'")
+    assert runs.variant.tolist() == ["fewshot-5"]
+    assert sorted(landed(project).query("task == 'xcopa'").language) == ["en", "et"]
+
+
 # ------------------------------------------------------------------ refused, one line each
 
 
@@ -297,7 +315,11 @@ def test_languages_outside_the_study_are_imported_and_said_to_land_in_quarantine
                 "task xcopa, language en"
             ],
         ),
-        ({"xcopa_it": [sample(0, [-1.0])]}, {"variant": "fewshot"}, ["--variant fewshot is not"]),
+        (
+            {"xcopa_it": [sample(0, [-1.0])]},
+            {"variant": "few shot"},
+            ["--variant 'few shot' is not a name"],
+        ),
         ({"xcopa_it": [sample(0, [-1.0])]}, {"as_folder": "../x"}, ["--as ../x: not a folder"]),
     ],
     ids=[

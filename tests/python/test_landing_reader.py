@@ -537,8 +537,8 @@ def test_a_parquet_file_without_rows_or_a_column_is_refused(project):
             ["a.jsonl: line 1, column language: no language"],
         ),
         (
-            '{"item_id": "1", "language": "en", "answer": "A", "run": "other"}\n',
-            ["a.jsonl: line 1, column run: run other is not base or shuffled"],
+            '{"item_id": "1", "language": "en", "answer": "A", "run": "other run"}\n',
+            ["a.jsonl: line 1, column run: run 'other run' is not a name"],
         ),
         ("\n\n", ["a.jsonl: the file has no records"]),
     ],
@@ -582,6 +582,157 @@ def test_language_tags_are_stored_canonical(project):
     land(project, {"mcq_languages": ["en", "it", "en-US", "pes", "zh-Hant"]})
     got = landed(project).query("source_file == 'a.csv'").language.tolist()
     assert got == ["en", "en", "en-US", "pes", "zh-Hant"]
+
+
+# ---------------------------------------------------- tasks and variants of long files
+
+TASK_HEADER = "model,run,task,item_id,language,answer"
+
+
+def test_a_long_file_may_name_each_records_task(project):
+    """A task column names each record's task, and several tasks may share a file and a
+    run; a file without one holds the study's task (xcloze). The item files hold xcloze
+    items only: another task's item 1 has no domain."""
+    pq.write_table(
+        pa.table({"task": ["xcopa"], "item_id": ["2"], "language": ["it"], "answer": ["A"]}),
+        mcq(project) / "answer_sources" / "c.parquet",
+    )
+    sources(
+        project,
+        "a.csv,long,M2,base,,,,\nb.jsonl,long,M2,base,,,,\nc.parquet,long,M2,base,,,,\n"
+        "d.csv,long,M2,base,,,,\n",
+        **{
+            "a.csv": long_csv(
+                "M2,base,xcloze,1,en,A",
+                "M2,base,xcopa,1,en,B",
+                "M2,base, global_mmlu.v2-1 ,1,en,C",
+                header=TASK_HEADER,
+            ),
+            "b.jsonl": json.dumps(
+                {"task": "xcopa", "item_id": "1", "language": "it", "answer": "D"}
+            )
+            + "\n",
+            "d.csv": long_csv("M2,base,2,en,B"),
+        },
+    )
+    land(project)
+    answers = landed(project).query("source_file != 'w.csv'")
+    got = answers.sort_values(["source_file", "source_row"])[
+        ["source_file", "task", "item_id", "language", "chosen_option", "domain"]
+    ]
+    assert got.values.tolist() == [
+        ["a.csv", "xcloze", "1", "en", "A", "Health"],
+        ["a.csv", "xcopa", "1", "en", "B", None],
+        ["a.csv", "global_mmlu.v2-1", "1", "en", "C", None],
+        ["b.jsonl", "xcopa", "1", "it", "D", None],
+        ["c.parquet", "xcopa", "2", "it", "A", None],
+        ["d.csv", "xcloze", "2", "en", "B", "Art"],
+    ]
+    # one run; one item and language in two tasks are two keys, not a key given twice
+    assert len(landed(project, "runs").query("model == 'M2'")) == 1
+    assert landed(project, "quarantine").empty
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "expected"),
+    [
+        (
+            "a.csv",
+            long_csv("M2,base,xcloze,1,en,A", "M2,base,x cloze,2,en,A", header=TASK_HEADER),
+            "a.csv: row 2, column task: task 'x cloze' is not a name (letters, digits",
+        ),
+        (
+            "a.csv",
+            long_csv("M2,base,xcloze,1,en,A", "M2,base, ,2,en,A", header=TASK_HEADER),
+            "a.csv: row 2, column task: no task",
+        ),
+        (
+            "a.jsonl",
+            json.dumps({"task": "xcopa", "item_id": "1", "language": "en", "answer": "A"})
+            + "\n"
+            + json.dumps({"item_id": "2", "language": "en", "answer": "A"})
+            + "\n",
+            "a.jsonl: line 2, column task: no task",
+        ),
+        (
+            "a.jsonl",
+            json.dumps({"task": "xcopa/it", "item_id": "1", "language": "en", "answer": "A"})
+            + "\n",
+            "a.jsonl: line 1, column task: task 'xcopa/it' is not a name (letters, digits",
+        ),
+    ],
+    ids=["not a name", "blank", "jsonl key missing", "jsonl not a name"],
+)
+def test_a_task_that_is_not_a_name_is_refused_naming_row_and_column(
+    project, name, content, expected
+):
+    sources(project, f"{name},long,M2,base,,,,\n", **{name: content})
+    refused(project, expected)
+
+
+def test_a_task_column_that_is_not_text_is_refused_in_parquet(project):
+    sources(project, "a.parquet,long,M2,base,,,,\n")
+    pq.write_table(
+        pa.table({"task": [1], "item_id": ["1"], "language": ["en"], "answer": ["A"]}),
+        mcq(project) / "answer_sources" / "a.parquet",
+    )
+    refused(project, "a.parquet: column task has type int64, not text")
+
+
+def test_a_long_files_run_may_be_any_name(project):
+    """A variant is the user's name (few-shot counts, templates), in the file or on its
+    line; the wide files keep base and shuffled (their registry pairs them)."""
+    sources(
+        project,
+        "a.csv,long,M2,,,,,\nsub/b.csv,long,M2,fewshot-5,,,,\n",
+        **{
+            "a.csv": long_csv("M2,cot_v1.2,1,en,A"),
+            "sub__b.csv": long_csv("1,en,B", header="item_id,language,answer"),
+        },
+    )
+    land(project)
+    runs = landed(project, "runs")
+    assert sorted(runs.variant) == ["base", "cot_v1.2", "fewshot-5"]
+    assert sorted(r.rsplit("--", 1)[0] for r in runs.run_id) == [
+        "m--base",
+        "m2--cot_v1.2",
+        "m2--fewshot-5",
+    ]
+
+
+def test_a_run_on_a_registry_line_that_is_not_a_name_is_refused(project):
+    """(A run in the file: test_jsonl_records_are_checked.)"""
+    sources(project, "a.csv,long,M2,few/shot,,,,\n", **{"a.csv": long_csv("M2,,1,en,A")})
+    refused(project, "mcq_answer_sources: a.csv: run 'few/shot' is not a name", "letters")
+
+
+def test_an_empty_language_list_sets_no_language_aside(project):
+    """mcq_languages: [] declares no language, so none is outside the study: every
+    record's language counts, and a wide file's languages are its Domain_<LANG> columns."""
+    sources(
+        project,
+        "a.csv,long,M2,base,,,,\n",
+        **{"a.csv": long_csv("M2,base,1,en,A", "M2,base,1,de,B", "M2,base,1,fa-IR,C")},
+    )
+    land(project, {"mcq_languages": []})
+    assert landed(project, "quarantine").empty
+    answers = landed(project)
+    assert answers.query("source_file == 'a.csv'").language.tolist() == ["en", "de", "fa-IR"]
+    got = answers.query("source_file == 'w.csv'")[["item_id", "language", "source_column"]]
+    assert got.values.tolist() == [
+        ["1", "en", "P_EN"],
+        ["1", "it", "P_IT"],
+        ["2", "en", "P_EN"],
+        ["2", "it", "P_IT"],
+    ]
+
+
+def test_a_wide_file_without_domain_columns_is_refused_when_no_language_is_declared(project):
+    wide(project, header="A_EN,B_EN,C_EN,D_EN,P_EN", rows=["Kind,Calm,Bold,Shy,B"])
+    with pytest.raises(ConcordError) as caught:
+        land(project, {"mcq_languages": []})
+    assert "w.csv, header row: no Domain_<LANG> column" in caught.value.message
+    assert "mcq_languages is empty" in caught.value.message
 
 
 # ------------------------------------------------------- records set aside (quarantine)

@@ -1,0 +1,157 @@
+"""The v2 reference (tests/python/mcq_reference.py) on studies with a planted answer
+(bench/generate_mcq.py's ``planted``), against values derived by hand. No dbt."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from bench_modules import bench_module
+from mcq_reference import (
+    agreement_summary,
+    choice_entropy,
+    item_agreement,
+    option_frequency,
+    task_languages,
+)
+
+generate_mcq = bench_module("generate_mcq")
+
+
+def study(pattern: str, declared: list[str] | None = None) -> tuple[pd.DataFrame, list[str]]:
+    """The planted study's answers as landed, and its declared languages (or ``declared``)."""
+    planted = generate_mcq.planted(pattern)
+    languages = planted.languages if declared is None else declared
+    return generate_mcq.as_landed(planted.answers), languages
+
+
+def summary_of(pattern: str, declared: list[str] | None = None) -> dict:
+    (row,) = agreement_summary(*study(pattern, declared)).to_dict("records")
+    return row
+
+
+def test_eight_languages_one_always_diverging():
+    items = item_agreement(*study("one_diverges"))
+    assert len(items) == 6
+    assert set(items.disagreement_type) == {"one_diverged"}
+    assert set(items.departing_languages) == {"it"}
+    assert items.n_majority.tolist() == [7] * 6 and items.n_languages.tolist() == [8] * 6
+    assert items.majority_option.tolist() == ["B", "C", "D", "A", "B", "C"]
+    assert not items.full_agreement.any()
+    summary = summary_of("one_diverges")
+    assert summary["n_complete"] == summary["n_one_diverged"] == 6
+    assert summary["full_agreement_pct"] == 0 and summary["disagreement_pct"] == 100
+    assert summary["no_majority_pct"] == 0
+    # 28 pairs: the 21 among the seven agree on every item, the 7 with `it` on none
+    assert summary["n_language_pairs"] == 28
+    assert summary["mean_pairwise_agreement_pct"] == pytest.approx(21 / 28 * 100)
+
+
+def test_four_languages_split_two_two():
+    items = item_agreement(*study("two_two"))
+    assert set(items.disagreement_type) == {"no_majority"}
+    assert items.majority_option.isna().all() and items.n_majority.isna().all()
+    assert items.departing_languages.isna().all()
+    summary = summary_of("two_two")
+    assert summary["n_no_majority"] == 6 and summary["no_majority_pct"] == 100
+    assert summary["full_agreement_pct"] == 0
+    # 2 of the 6 pairs agree on each item (which two changes by item)
+    assert summary["n_language_pairs"] == 6
+    assert summary["mean_pairwise_agreement_pct"] == pytest.approx(2 / 6 * 100)
+
+
+def test_two_languages_agree_or_have_no_majority():
+    items = item_agreement(*study("two_languages"))
+    assert items.disagreement_type.tolist() == ["full_agreement"] * 3 + ["no_majority"]
+    assert items.majority_option.tolist()[:3] == ["A", "B", "C"]
+    assert items.majority_option.isna().tolist() == [False, False, False, True]
+    summary = summary_of("two_languages")
+    assert (summary["full_agreement_pct"], summary["no_majority_pct"]) == (75, 25)
+    assert summary["disagreement_pct"] == 25
+    assert summary["mean_pairwise_agreement_pct"] == 75 and summary["n_language_pairs"] == 1
+
+
+def test_one_item_with_a_majority_and_two_departing():
+    (item,) = item_agreement(*study("one_item")).to_dict("records")
+    assert item["disagreement_type"] == "majority"
+    assert (item["majority_option"], item["n_majority"]) == ("A", 3)
+    assert item["departing_languages"] == "es,it"  # sorted by code
+    assert item["full_agreement"] is False
+    summary = summary_of("one_item")
+    assert (summary["n_items"], summary["n_majority"], summary["full_agreement_pct"]) == (1, 1, 0)
+    # of 10 pairs only the three among en, de, fr agree
+    assert summary["mean_pairwise_agreement_pct"] == pytest.approx(30)
+
+
+def test_a_declared_language_without_answers_leaves_every_item_incomplete():
+    items = item_agreement(*study("missing_language"))
+    assert set(items.disagreement_type) == {"incomplete"}
+    assert items.n_valid.tolist() == [2] * 6 and items.n_languages.tolist() == [3] * 6
+    assert items.full_agreement.isna().all() and items.majority_option.isna().all()
+    summary = summary_of("missing_language")
+    assert (summary["n_items"], summary["n_complete"], summary["n_incomplete"]) == (6, 0, 6)
+    for pct in ("full_agreement_pct", "no_majority_pct", "disagreement_pct"):
+        assert pd.isna(summary[pct])
+    # only en and de share items; fa shares none
+    assert summary["n_language_pairs"] == 1 and summary["mean_pairwise_agreement_pct"] == 100
+
+
+def test_no_declared_language_compares_those_of_the_tasks_answers():
+    assert summary_of("missing_language", declared=[])["n_full_agreement"] == 6
+    # a run that lacks a language another run of the task has: its items are incomplete
+    answers, _ = study("two_languages")
+    other = answers[answers.language == "en"].assign(run_id="M--other", variant="other")
+    both = pd.concat([answers, other])
+    assert task_languages(both, []) == {"xling": ["en", "it"]}
+    summary = agreement_summary(both, []).set_index("run_id")
+    assert summary.loc["M--other", "n_incomplete"] == 4
+    assert summary.loc["M--base", "n_full_agreement"] == 3
+
+
+def test_an_answer_in_an_undeclared_language_is_not_compared():
+    answers, languages = study("two_languages")
+    extra = answers[answers.language == "en"].assign(language="de", chosen_option="D")
+    with_extra = pd.concat([answers, extra])
+    assert summary_of("two_languages") == agreement_summary(with_extra, languages).iloc[0].to_dict()
+
+
+def test_an_invalid_answer_makes_its_item_incomplete_and_is_not_a_pair():
+    answers, languages = study("two_languages")
+    invalid = (answers.item_id == "4") & (answers.language == "it")
+    answers.loc[invalid, ["chosen_option", "presented_position"]] = [None, pd.NA]
+    summary = agreement_summary(answers, languages).iloc[0]
+    assert (summary.n_complete, summary.n_incomplete, summary.full_agreement_pct) == (3, 1, 100)
+    assert summary.mean_pairwise_agreement_pct == 100  # item 4 is no longer shared
+
+
+def test_option_frequency_counts_keys_and_positions_and_entropy_is_in_bits():
+    answers, languages = study("two_languages")
+    frequency = option_frequency(answers, languages).set_index(["language", "option"])
+    en = frequency.loc["en"]  # A, B, C, A
+    assert en.n_option.tolist() == [2, 1, 1, 0] and en.n_position.tolist() == [2, 1, 1, 0]
+    assert en.pct_option.tolist() == [50, 25, 25, 0] and set(en.n_valid) == {4}
+    assert en.option_position.tolist() == [1, 2, 3, 4]
+    entropy = choice_entropy(answers, languages).set_index("language")
+    assert entropy.loc["en", "entropy_bits"] == pytest.approx(1.5)  # 1/2 + 2 x 1/4 x 2
+    assert entropy.loc["en", "entropy_norm"] == pytest.approx(0.75)
+    assert entropy.loc["it", "entropy_bits"] == pytest.approx(2)  # A, B, C, D: uniform
+    assert entropy.loc["it", "entropy_norm"] == pytest.approx(1)
+
+
+def test_a_shuffled_run_counts_positions_apart_from_keys():
+    """Presented DCBA, the item's A is shown at position 4: the key counts under A, the
+    position under option_position 4 (the row of D)."""
+    answers, languages = study("two_languages")
+    answers["presented_position"] = 5 - answers["presented_position"]
+    en = option_frequency(answers, languages).set_index(["language", "option"]).loc["en"]
+    assert en.n_option.tolist() == [2, 1, 1, 0] and en.n_position.tolist() == [0, 1, 1, 2]
+    entropy = choice_entropy(answers, languages).set_index("language")
+    assert entropy.loc["en", "entropy_bits"] == pytest.approx(1.5)
+
+
+def test_a_language_without_a_valid_answer_has_no_percentages_or_entropy():
+    answers, languages = study("one_item")
+    answers.loc[answers.language == "es", ["chosen_option", "presented_position"]] = [None, pd.NA]
+    frequency = option_frequency(answers, languages).query("language == 'es'")
+    assert set(frequency.n_valid) == {0} and frequency.pct_option.isna().all()
+    (es,) = choice_entropy(answers, languages).query("language == 'es'").to_dict("records")
+    assert pd.isna(es["entropy_bits"]) and pd.isna(es["entropy_norm"])
