@@ -57,17 +57,21 @@
 {% endmacro %}
 
 
-{#- A list of distinct names that the models paste into SQL as column names. -#}
-{% macro _check_name_list(name) %}
+{#- A list of distinct names that the models paste into SQL (as text, or as part of a
+    column name). mcq_languages holds language tags (en-US: the reader checks each is one,
+    docs/landing.md) and may be empty: every language of a task's answers is compared. -#}
+{% macro _check_name_list(name, allow_empty=false, pattern='[A-Za-z][A-Za-z0-9_]*',
+                          example='[en, it, fa]') %}
     {%- set value = var(name) -%}
-    {%- set rule = 'must be a list of distinct names made of letters, digits and _'
-        ~ ', starting with a letter, e.g. [en, it, fa]' -%}
+    {%- set rule = 'must be a list of distinct names made of '
+        ~ ('letters, digits and -' if '-' in pattern else 'letters, digits and _')
+        ~ ', starting with a letter' ~ (', or []' if allow_empty else '') ~ ', e.g. ' ~ example -%}
     {%- if value is string or value is not iterable or value is mapping
-        or value | length == 0 -%}
+        or (value | length == 0 and not allow_empty) -%}
         {{ _refuse_setting(name, value, rule) }}
     {%- endif -%}
     {%- for item in value -%}
-        {%- if item is not string or not modules.re.fullmatch('[A-Za-z][A-Za-z0-9_]*', item) -%}
+        {%- if item is not string or not modules.re.fullmatch(pattern, item) -%}
             {{ _refuse_setting(name, value, rule ~ ' (' ~ item ~ ' is not)') }}
         {%- endif -%}
     {%- endfor -%}
@@ -186,7 +190,9 @@
         {%- do _check_whole_number(name, bounds) -%}
     {%- endfor -%}
     {%- do _check_confidence('bootstrap_confidence') -%}
-    {%- for name in ['mcq_languages', 'mcq_options', 'mcq_disagreement_types'] -%}
+    {%- do _check_name_list('mcq_languages', allow_empty=true,
+                            pattern='[A-Za-z][A-Za-z0-9-]*') -%}
+    {%- for name in ['mcq_options', 'mcq_disagreement_types'] -%}
         {%- do _check_name_list(name) -%}
     {%- endfor -%}
     {%- for name in ['mcq_answers_dir', 'mcq_items_dir', 'landing_dir'] -%}

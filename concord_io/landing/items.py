@@ -20,7 +20,7 @@ from concord_io.landing.identities import canonical_language
 from concord_io.landing.registries import Line, read_registry
 from concord_io.landing.sources import SourceFile, first_row, load, with_rows
 from concord_io.landing.strict_csv import read_csv
-from concord_io.landing.study import TASK, TRANSLATIONS, Study
+from concord_io.landing.study import TRANSLATIONS, Study
 
 UNKNOWN_DOMAIN_HINT = "add it to seeds/mcq/mcq_domain_translations.csv"
 
@@ -117,7 +117,7 @@ def read_item_file(
     table = con.sql(
         f"""
         select
-            {_literal(TASK)} as task,
+            {_literal(study.task)} as task,
             r.source_row::varchar as item_id,
             r.language,
             o.option_key,

@@ -38,7 +38,7 @@ from concord_io.landing.sources import (
     with_rows,
 )
 from concord_io.landing.strict_csv import check_header, read_csv
-from concord_io.landing.study import TASK, Study
+from concord_io.landing.study import Study
 
 FIELDS = ("model", "run", "task", "item_id", "language", "answer")
 REQUIRED = ["item_id", "language", "answer"]
@@ -179,7 +179,7 @@ def read_long(
             source_row,
             coalesce(nullif(trim(model), ''), {_or_null(line["model"])}) as model,
             coalesce(nullif(trim(run), ''), {_or_null(line["run"])}) as run,
-            {"nullif(trim(task), '')" if with_task else _literal(TASK)} as task,
+            {"nullif(trim(task), '')" if with_task else _literal(study.task)} as task,
             item_id,
             language,
             answer
@@ -213,7 +213,8 @@ def read_long(
                 "task is null",
                 "'task'",
                 "'no task (the file has a task column: every record names its task)'",
-                f"fill in the record's task, or leave the column out for the study's task ({TASK})",
+                "fill in the record's task, or leave the column out for the study's task "
+                f"({study.task})",
             ),
             Check(
                 f"not regexp_full_match(task, {_literal(NAME_SQL_PATTERN)})",

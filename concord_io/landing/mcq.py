@@ -39,7 +39,7 @@ from concord_io.landing.lm_eval import Provenance, provenance, read_samples, tas
 from concord_io.landing.long import read_long
 from concord_io.landing.registries import Line, answer_registry, answer_sources, item_registry
 from concord_io.landing.sources import SourceFile, load
-from concord_io.landing.study import TASK, Study, load_study
+from concord_io.landing.study import Study, load_study
 from concord_io.landing.wide import read_wide
 from concord_io.landing.writer import (
     checked_path,
@@ -329,13 +329,16 @@ def _split(con: duckdb.DuckDBPyConnection, run: Run, answers: pa.Table, language
     """The run's answers, less the records set aside in its quarantine: every record of a
     key (task, item, language) given more than once (which of them counts is not for the
     reader to decide), and records in a language the study does not compare (none when
-    ``languages`` is empty: the study then compares every language its answers hold)."""
+    ``languages`` is empty: the study then compares every language its answers hold), and
+    every record of an item whose scored options differ between its languages."""
     numbered = answers.append_column(
         "record_order", pa.array(np.arange(answers.num_rows, dtype=np.int64))
     )
     con.register("run_answers", numbered)
     listed = ", ".join(_literal(language) for language in languages)
     outside = f"a.language not in ({listed})" if languages else "false"
+    scored = _scores_table(run)
+    con.register("run_option_keys", scored.select(["task", "item_id", "language", "option_key"]))
     flagged = con.sql(
         f"""
         with repeated as (
@@ -343,23 +346,44 @@ def _split(con: duckdb.DuckDBPyConnection, run: Run, answers: pa.Table, language
             from run_answers
             group by task, item_id, language
             having count(*) > 1
+        ),
+        -- an item's options must be the same in every language: at 40 separately
+        -- translated languages a misaligned key would count silently as disagreement
+        option_sets as (
+            select task, item_id, language, string_agg(option_key, '' order by option_key) as keys
+            from run_option_keys
+            group by task, item_id, language
+        ),
+        misaligned as (
+            select
+                task,
+                item_id,
+                'options differ across languages ('
+                    || string_agg(language || ': ' || keys, '; ' order by language) || ')'
+                    as reason
+            from option_sets
+            group by task, item_id
+            having count(distinct keys) > 1
         )
         select
             a.*,
             case
                 when r.task is not null then {_literal(DUPLICATE)}
                 when {outside} then {_literal(OTHER_LANGUAGE)}
+                when m.task is not null then m.reason
             end as set_aside
         from run_answers as a
         left join repeated as r using (task, item_id, language)
+        left join misaligned as m using (task, item_id)
         order by a.record_order
         """
     ).to_arrow_table()
     con.unregister("run_answers")
+    con.unregister("run_option_keys")
     aside = pc.is_valid(flagged.column("set_aside"))
     kept = flagged.filter(pc.invert(aside))
     run.answers_table = schemas.conform("answers", kept)
-    scores = _scores_table(run)
+    scores = scored
     if scores is not None and pc.any(aside).as_py():
         # the scores of a record set aside go with it
         con.register("run_scores", scores)
@@ -412,7 +436,9 @@ def _prepare(
         con.register("translations", translations)
         items = read_items(con, study, item_lines)
         con.register("items", items)
-        context = _fingerprint(study.languages, study.options, translations.to_pydict())
+        context = _fingerprint(
+            study.languages, study.options, study.task, translations.to_pydict()
+        )
         # what the long records' option texts and domains come from
         items_fingerprint = _fingerprint(
             [line.values for line in item_lines],
@@ -534,7 +560,7 @@ def land_mcq(
             f"({n_valid} valid{aside}) from {run.row['source_folder']}",
         )
     if items.num_rows:
-        relative = f"items/task={TASK}"
+        relative = f"items/task={study.task}"
         kept["items"].add(relative)
         write(relative, {"items": items}, items_fingerprint, f"{items.num_rows} item options")
     for area, relatives in kept.items():

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import yaml
 
+from concord_common.settings import DBT_VARS
 from concord_io.errors import ConcordError
 
 SEEDS = Path("seeds") / "mcq"
-#: The task of the study's parallel cloze items (the item registry names no task).
-TASK = "xcloze"
 REGISTRIES = ("mcq_answer_registry", "mcq_item_files", "mcq_answer_sources")
 TRANSLATIONS = "mcq_domain_translations"
 LISTS = ("mcq_languages", "mcq_options")
@@ -29,6 +28,8 @@ class Study:
     #: the languages the study compares; empty: every language the answers hold
     languages: list[str]
     options: list[str]
+    #: the task of answers that name none and of the item files (var mcq_default_task)
+    task: str
     #: registry name -> its declared columns
     columns: dict[str, list[str]]
 
@@ -106,5 +107,6 @@ def load_study(root: Path, overrides: dict | None = None) -> Study:
         sources_dir=folder("mcq_answer_sources_dir"),
         languages=[str(lang) for lang in variables["mcq_languages"]],
         options=options,
+        task=str(variables.get("mcq_default_task") or DBT_VARS["mcq_default_task"].default),
         columns=columns,
     )

@@ -21,7 +21,7 @@ from concord_io.landing.normalise import normalised
 from concord_io.landing.registries import Line
 from concord_io.landing.sources import SourceFile, first_row, with_rows
 from concord_io.landing.strict_csv import check_header, read_csv
-from concord_io.landing.study import TASK, Study
+from concord_io.landing.study import Study
 
 DOMAIN_PREFIX = "Domain_"
 
@@ -82,7 +82,7 @@ def read_wide(
     table = con.sql(
         f"""
         select
-            {_literal(TASK)} as task,
+            {_literal(study.task)} as task,
             n.source_row::varchar as item_id,
             n.language,
             n.chosen_option,

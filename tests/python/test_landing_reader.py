@@ -789,6 +789,26 @@ def test_a_sample_answered_twice_is_set_aside_with_its_option_scores(project):
     assert len(landed(project, "option_scores")) == 0
 
 
+def test_an_item_whose_options_differ_between_languages_is_set_aside_in_every_language(project):
+    """A translation that lost an option would count silently as disagreement: every record
+    of the item goes to the quarantine, naming the languages and their options; the run's
+    other items land."""
+    logs(
+        project,
+        {
+            "en": [sample(0, [-1.0, -2.0, -3.0, -4.0]), sample(1, [-1.0, -2.0, -3.0, -4.0])],
+            "it": [sample(0, [-1.0, -2.0, -3.0]), sample(1, [-4.0, -2.0, -3.0, -1.0])],
+        },
+    )
+    land(project)
+    answers = landed(project).query("source_file.str.startswith('lm_eval')")
+    assert sorted(answers[["item_id", "language"]].values.tolist()) == [["2", "en"], ["2", "it"]]
+    aside = landed(project, "quarantine").sort_values("value")
+    reason = "options differ across languages (en: ABCD; it: ABC)"
+    assert aside[["value", "reason"]].values.tolist() == [["A", reason], ["A", reason]]
+    assert set(landed(project, "option_scores").item_id) == {"2"}
+
+
 def test_a_record_in_a_language_the_study_does_not_compare_is_set_aside(project):
     sources(
         project,

@@ -1,0 +1,147 @@
+"""The cross-lingual marts at any number of languages, end to end: planted studies (one task
+each) built by dbt with `mcq_languages: []` and held, mart by mart, to the independent pandas
+reference (tests/python/mcq_reference.py): eight languages with one always diverging, four
+split 2–2, two languages, one item, and a study with an invalid answer, a language missing
+from some items and a variant of its own. The declared language with no answer at all is a
+unit test of int_mcq_items_classified and a warning (tests/dbt/mcq/)."""
+
+from __future__ import annotations
+
+import duckdb
+import pandas as pd
+import pytest
+from bench_modules import bench_module
+from mcq_reference import agreement_summary, choice_entropy, item_agreement, option_frequency
+
+from concord_io.project import copy_project, run_dbt
+
+pytestmark = pytest.mark.warehouse
+generate_mcq = bench_module("generate_mcq")
+RUN = ["model", "variant", "task"]
+
+
+def planted_answers() -> pd.DataFrame:
+    frames = []
+    for pattern in ("one_diverges", "two_two", "two_languages", "one_item"):
+        frames.append(generate_mcq.planted(pattern).answers.assign(task=pattern))
+    # another model and variant of the eight-language study, less tidy: an invalid answer
+    # (item 3, fr) and Portuguese missing on items 1 and 2
+    other = generate_mcq.planted("one_diverges").answers.assign(model="N", run="alt")
+    other.loc[(other.item_id == "3") & (other.language == "fr"), "answer"] = "E"
+    other = other[~((other.language == "pt") & other.item_id.isin(["1", "2"]))]
+    frames.append(other.assign(task="untidy"))
+    return pd.concat(frames, ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    project = copy_project(tmp_path_factory.mktemp("any_languages") / "project")
+    sources = generate_mcq._replace_answer_registries(
+        project / "seeds" / "mcq", "planted.parquet,long,,,,,,\n"
+    )
+    answers = planted_answers()
+    answers.to_parquet(sources / "planted.parquet")
+    database = project / "concord.duckdb"
+    run_dbt(
+        [
+            "build",
+            "--select",
+            "+path:models/marts/mcq",
+            "--vars",
+            "{mcq_languages: [], bootstrap_resamples: 200}",
+        ],
+        project,
+        database,
+    )
+    with duckdb.connect(str(database), read_only=True) as con:
+        marts = {
+            name: con.sql(f"select * from marts.{name}").df()
+            for name in (
+                "fct_mcq_item_agreement_v2",
+                "mcq_agreement_summary_v2",
+                "mcq_option_frequency_v2",
+                "mcq_choice_entropy_v2",
+                "mcq_language_departures",
+            )
+        }
+    return generate_mcq.as_landed(answers), marts
+
+
+def same(got: pd.DataFrame, want: pd.DataFrame, keys: list[str], columns: list[str]) -> None:
+    def ordered(frame: pd.DataFrame) -> pd.DataFrame:
+        frame = frame[keys + columns].sort_values(keys).reset_index(drop=True)
+        return frame.astype(
+            {
+                c: float
+                for c in columns
+                if frame[c].dtype.kind in "iufO"
+                and c.startswith(("n_", "mean_", "entropy"))
+                or c.endswith("_pct")
+            }
+        )
+
+    pd.testing.assert_frame_equal(
+        ordered(got), ordered(want), check_dtype=False, rtol=0, atol=1e-9
+    )  # fmt: skip
+
+
+def test_items_are_classified_as_the_definitions_say(built):
+    answers, marts = built
+    want = item_agreement(answers, [])
+    columns = ["n_languages", "n_valid", "majority_option", "n_majority", "full_agreement",
+               "disagreement_type", "departing_languages"]  # fmt: skip
+    got = marts["fct_mcq_item_agreement_v2"]
+    same(got, want.astype({"n_majority": "Int64"}), [*RUN, "item_id"], columns)
+    # every type is met, and the planted ones where they were planted
+    by_task = got.groupby("task")["disagreement_type"].agg(set)
+    assert by_task["one_diverges"] == {"one_diverged"}
+    assert by_task["two_two"] == {"no_majority"}
+    assert by_task["one_item"] == {"majority"}
+    assert by_task["two_languages"] == {"full_agreement", "no_majority"}
+    assert by_task["untidy"] == {"incomplete", "one_diverged"}
+    assert set(got.query("task == 'one_diverges'").departing_languages) == {"it"}
+
+
+def test_the_summary_headlines_are_the_definitions(built):
+    answers, marts = built
+    want = agreement_summary(answers, [])
+    columns = ["n_languages", "n_items", "n_complete", "n_full_agreement", "n_one_diverged",
+               "n_majority", "n_no_majority", "n_incomplete", "full_agreement_pct",
+               "no_majority_pct", "disagreement_pct", "mean_pairwise_agreement_pct",
+               "n_language_pairs"]  # fmt: skip
+    got = marts["mcq_agreement_summary_v2"]
+    same(got, want, RUN, columns)
+    eight = got.set_index("task").loc["one_diverges"]
+    assert eight.mean_pairwise_agreement_pct == pytest.approx(100 * 21 / 28)
+    assert eight.full_agreement_pct == 0 and eight.n_language_pairs == 28
+    # Fleiss' kappa with languages as raters: the rater study's figure, here for every task
+    assert got.fleiss_kappa.notna().all()
+    four = got.set_index("task").loc["two_two"]
+    assert four.mean_pairwise_agreement_pct == pytest.approx(100 * 2 / 6)
+
+
+def test_options_and_entropy_follow_any_language_set(built):
+    answers, marts = built
+    keys = [*RUN, "language", "option"]
+    same(
+        marts["mcq_option_frequency_v2"],
+        option_frequency(answers, []),
+        keys,
+        ["option_position", "n_option", "n_position", "n_valid", "pct_option", "pct_position"],
+    )
+    same(
+        marts["mcq_choice_entropy_v2"],
+        choice_entropy(answers, []),
+        [*RUN, "language"],
+        ["entropy_bits", "entropy_norm"],
+    )
+
+
+def test_each_language_departs_as_planted(built):
+    _, marts = built
+    departures = marts["mcq_language_departures"].set_index(["task", "language"])
+    assert departures.loc[("one_diverges", "it"), "odd_one_out_pct"] == 100
+    assert departures.loc[("one_diverges", "en"), "departs_pct"] == 0
+    assert departures.loc[("one_diverges", "it"), "pivot_agreement_pct"] == 0
+    assert departures.loc[("one_diverges", "de"), "pivot_agreement_pct"] == 100
+    assert departures.loc[("two_two", "en"), "n_no_majority"] == 6
