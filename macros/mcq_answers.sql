@@ -79,3 +79,26 @@
 {% macro mcq_revision_key(model, revision) -%}
     {{ model }} || '@' || coalesce({{ revision }}, '')
 {%- endmacro %}
+
+{#- Two languages side by side on the same items: per run, task, unordered pair of languages
+    (language_a < language_b) and item both answered validly, the option each chose. A
+    query, never a table: at 40 languages a run has 780 pairs per item, so its two readers
+    (int_mcq_language_pairs_counted, int_mcq_pairwise_agreement_summed) aggregate it as it
+    streams. -#}
+{% macro mcq_language_pairs() -%}
+    select
+        a.run_id,
+        a.task,
+        a.language as language_a,
+        b.language as language_b,
+        a.item_id,
+        a.chosen_option as option_a,
+        b.chosen_option as option_b
+    from {{ ref('int_mcq_answers_normalised') }} as a
+    inner join {{ ref('int_mcq_answers_normalised') }} as b
+        on a.run_id = b.run_id
+        and a.task = b.task
+        and a.item_id = b.item_id
+        and a.language < b.language
+    where a.is_valid and b.is_valid
+{%- endmacro %}

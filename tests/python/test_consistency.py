@@ -19,6 +19,7 @@ from concord_stats.consistency import (
     accuracy,
     brier_score,
     cohen_kappa,
+    cohen_kappa_tables,
     exact_mcnemar,
     expected_calibration_error,
     holm,
@@ -202,6 +203,40 @@ def test_cohen_kappa_and_its_standard_error_match_sklearn_and_irrcac(seed):
     # irrCAC's Conger kappa is Cohen's for two raters, with its standard error
     est = CAC(pd.DataFrame({"a": first, "b": second}), digits=12).conger()["est"]
     assert se == pytest.approx(est["se"], abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cohen_kappa_from_contingency_tables_is_irrcacs_from_labels(seed):
+    """Many pairs at once from their K × K tables: the same kappa as scikit-learn and the
+    same standard error as irrCAC's conger() on the labels the tables count."""
+    import pandas as pd
+    from irrCAC.raw import CAC
+    from sklearn.metrics import cohen_kappa_score
+
+    rng = np.random.default_rng(seed)
+    tables, labels = [], []
+    for n in (40, 7, 300):
+        first = rng.integers(0, 4, n)
+        second = np.where(rng.random(n) < 0.6, first, rng.integers(0, 4, n))
+        table = np.zeros((4, 4))
+        np.add.at(table, (first, second), 1)
+        tables.append(table)
+        labels.append((first, second))
+    kappa, se = cohen_kappa_tables(np.stack(tables))
+    for i, (first, second) in enumerate(labels):
+        assert kappa[i] == pytest.approx(cohen_kappa_score(first, second), abs=1e-12)
+        est = CAC(pd.DataFrame({"a": first, "b": second}), digits=12).conger()["est"]
+        assert se[i] == pytest.approx(est["se"], abs=1e-9)
+
+
+def test_cohen_kappa_tables_degenerate():
+    one_category = np.zeros((1, 3, 3))
+    one_category[0, 0, 0] = 5  # chance agreement 1: 0/0
+    one_item = np.zeros((1, 3, 3))
+    one_item[0, 1, 2] = 1
+    kappa, se = cohen_kappa_tables(np.concatenate([one_category, one_item]))
+    assert math.isnan(kappa[0]) and math.isnan(se[0])
+    assert math.isnan(se[1])  # one item: no spread
 
 
 def test_cohen_kappa_degenerate():

@@ -98,9 +98,7 @@ def test_metricflow_answers_full_agreement_as_the_mart_does(mf_project):
         )
         for r in rows
     }
-    items = mf_query(
-        project, database, "items", "mcq_item__model,mcq_item__variant,mcq_item__task"
-    )
+    items = mf_query(project, database, "items", "mcq_item__model,mcq_item__variant,mcq_item__task")
     with duckdb.connect(str(database), read_only=True) as con:
         want = {
             (model, variant, task): (pct, low, high, n)

@@ -2,16 +2,18 @@
 both answered (agreement and Cohen's kappa with irrCAC's standard error) and, where the
 source scored every option, how alike they rank and weigh the options (RankC, Jensen-Shannon
 divergence in bits). Each figure with a normal-approximation interval from its standard
-error over items (concord_stats.consistency). Inputs: the paired chosen options and the
-option probabilities, the sufficient statistics of every figure."""
+error over items (concord_stats.consistency). Inputs are the sufficient statistics: each
+pair's contingency table of chosen options (780 pairs at 40 languages, each K × K, however
+many items), and the option probabilities of the scored items."""
 
 from statistics import NormalDist
 
+import numpy as np
 import pandas as pd
 
 from concord_common.settings import dbt_vars
 from concord_io.frames import to_pandas
-from concord_stats.consistency import cohen_kappa, js_divergence, mean_interval, rank_c
+from concord_stats.consistency import cohen_kappa_tables, js_divergence, mean_interval, rank_c
 
 KEYS = ["run_id", "task", "language_a", "language_b"]
 COLUMNS = {
@@ -44,33 +46,53 @@ def distributions(probabilities: pd.DataFrame) -> dict[tuple, pd.DataFrame]:
     }
 
 
+def contingency(counted: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
+    """The pairs (their keys, in order) and their K × K tables of option counts."""
+    options = np.sort(pd.unique(counted[["option_a", "option_b"]].to_numpy().ravel()))
+    pairs = counted[KEYS].drop_duplicates().sort_values(KEYS).reset_index(drop=True)
+    index = counted.merge(pairs.reset_index(), on=KEYS)["index"].to_numpy()
+    tables = np.zeros((len(pairs), len(options), len(options)))
+    np.add.at(
+        tables,
+        (
+            index,
+            np.searchsorted(options, counted["option_a"].to_numpy()),
+            np.searchsorted(options, counted["option_b"].to_numpy()),
+        ),
+        counted["n_items"].to_numpy(),
+    )
+    return pairs, tables
+
+
 def model(dbt, session):
     dbt.config(materialized="table")
     (confidence,) = dbt_vars(dbt.config.get("vars"), "bootstrap_confidence")
     z = NormalDist().inv_cdf((1 + confidence) / 2)
-    pairs = to_pandas(dbt.ref("int_mcq_language_items_paired"))
+    counted = to_pandas(dbt.ref("int_mcq_language_pairs_counted"))
     scored = distributions(to_pandas(dbt.ref("int_mcq_option_scores_normalised")))
-    rows = []
-    for key, pair in pairs.groupby(KEYS, sort=True):
-        run_id, task, language_a, language_b = key
-        a, b = pair["option_a"].to_numpy(str), pair["option_b"].to_numpy(str)
-        agreement = mean_interval(100.0 * (a == b), confidence)
-        kappa, kappa_se = cohen_kappa(a, b)
-        row = {
-            **dict(zip(KEYS, key, strict=True)),
-            "n_items": len(pair),
-            "agreement_pct": agreement[0],
-            "agreement_ci_low": agreement[2],
-            "agreement_ci_high": agreement[3],
-            "cohen_kappa": kappa,
-            "cohen_kappa_std_error": kappa_se,
-            "cohen_kappa_ci_low": kappa - z * kappa_se,
-            "cohen_kappa_ci_high": kappa + z * kappa_se,
-            "n_scored_items": 0,
-            "confidence": confidence,
-        }
-        first = scored.get((run_id, task, language_a))
-        second = scored.get((run_id, task, language_b))
+    pairs, tables = contingency(counted)
+    n = tables.sum(axis=(1, 2))
+    share = np.trace(tables, axis1=1, axis2=2) / np.maximum(n, 1)
+    # the standard error of a mean of 0/100 outcomes (sample sd / √n), as mean_interval
+    with np.errstate(divide="ignore", invalid="ignore"):
+        agreement_se = np.where(n > 1, 100 * np.sqrt(share * (1 - share) / (n - 1)), np.nan)
+    kappa, kappa_se = cohen_kappa_tables(tables)
+    frame = pairs.assign(
+        n_items=n.astype("int64"),
+        agreement_pct=100 * share,
+        agreement_ci_low=100 * share - z * agreement_se,
+        agreement_ci_high=100 * share + z * agreement_se,
+        cohen_kappa=kappa,
+        cohen_kappa_std_error=kappa_se,
+        cohen_kappa_ci_low=kappa - z * kappa_se,
+        cohen_kappa_ci_high=kappa + z * kappa_se,
+        n_scored_items=0,
+        confidence=confidence,
+    )
+    rows = frame.to_dict("records")
+    for row in rows:
+        first = scored.get((row["run_id"], row["task"], row["language_a"]))
+        second = scored.get((row["run_id"], row["task"], row["language_b"]))
         if first is not None and second is not None:
             items = first.index.intersection(second.index)
             options = first.columns.union(second.columns).sort_values()
@@ -78,8 +100,7 @@ def model(dbt, session):
             p_b = second.reindex(index=items, columns=options).to_numpy(float)
             for name, values in (("rank_c", rank_c(p_a, p_b)), ("js_divergence",
                                  js_divergence(p_a, p_b))):  # fmt: skip
-                mean, _, low, high, n = mean_interval(values, confidence)
+                mean, _, low, high, n_scored = mean_interval(values, confidence)
                 row |= {name: mean, f"{name}_ci_low": low, f"{name}_ci_high": high}
-                row["n_scored_items"] = n
-        rows.append(row)
+                row["n_scored_items"] = n_scored
     return pd.DataFrame(rows, columns=list(COLUMNS)).astype(COLUMNS)

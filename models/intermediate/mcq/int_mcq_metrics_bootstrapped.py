@@ -41,23 +41,19 @@ def model(dbt, session):
             key = (run_id, model_name, variant, task)
             cells.append((key, language, "entropy_bits", counts, shannon_entropy, (language,)))
 
-    rows = [
-        {
-            "run_id": run_id,
-            "task": task,
-            "language": language,
-            "metric": metric,
-            **bootstrap(
-                counts,
-                statistic,
-                n_resamples=n_resamples,
-                confidence=confidence,
-                seed=derive_seed(seed, model_name, variant, task, *stream),
-            ).summary(),
-        }
-        for (run_id, model_name, variant, task), language, metric, counts, statistic, stream
-        in cells
-    ]
+    rows = []
+    for (run_id, model_name, variant, task), language, metric, counts, statistic, stream in cells:
+        drawn = bootstrap(
+            counts,
+            statistic,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=derive_seed(seed, model_name, variant, task, *stream),
+        )
+        rows.append(
+            {"run_id": run_id, "task": task, "language": language, "metric": metric}
+            | drawn.summary()
+        )
     columns = ["run_id", "task", "language", "metric", "estimate", "boot_mean", "ci_low",
                "ci_high"]  # fmt: skip
     frame = pd.DataFrame(rows, columns=columns).astype({"language": "string"})

@@ -7,7 +7,7 @@
     any pair. Set-based, without a resample per pair: at 40 languages a run has 780 pairs. -#}
 with pairs as (
 
-    select * from {{ ref('int_mcq_language_items_paired') }}
+    {{ mcq_language_pairs() }}
 
 ),
 
@@ -18,9 +18,9 @@ pair_rates as (
         task,
         language_a,
         language_b,
-        count(*) as n_items,
-        avg(case when option_a = option_b then 1.0 else 0.0 end) as agreement
-    from pairs
+        sum(n_items) as n_items,
+        sum(case when option_a = option_b then n_items else 0 end) / sum(n_items) as agreement
+    from {{ ref('int_mcq_language_pairs_counted') }}
     group by run_id, task, language_a, language_b
 
 ),
