@@ -138,12 +138,12 @@ def _task_variant_panels(m: Marts, rows: list[dict]) -> list[str]:
     return [f"{r['task']} · {r['variant']}" for r in rows]
 
 
-def _per_run(
-    m: Marts, estimate: str, low: str, high: str, x_title: str, **scale
-) -> alt.TopLevelMixin:
-    """One of the summary's headline figures with its interval: a row per model, a dot per
-    variant within it, a panel per task."""
+def _per_run(m: Marts, estimate: str, interval: str, x_title: str, **scale) -> alt.TopLevelMixin:
+    """One of the summary's headline figures, ``estimate`` with its interval (the columns
+    ``<interval>_ci_low`` and ``_ci_high``): a row per model, a dot per variant within it, a
+    panel per task."""
     t = AGREEMENT_SUMMARY
+    low, high = f"{interval}_ci_low", f"{interval}_ci_high"
     need(m, t, *RUN_COLUMNS, estimate, low, high)
     rows = _nonempty(
         m.rows(
@@ -175,36 +175,20 @@ def _per_run(
 
 
 def fig_agreement(m: Marts) -> alt.TopLevelMixin:
-    return _per_run(
-        m,
-        "full_agreement_pct",
-        "full_agreement_ci_low",
-        "full_agreement_ci_high",
-        "full agreement across languages (%)",
-        domain=(0, 100),
-    )
+    title = "full agreement across languages (%)"
+    return _per_run(m, "full_agreement_pct", "full_agreement", title, domain=(0, 100))
 
 
 def fig_pairwise_agreement(m: Marts) -> alt.TopLevelMixin:
+    title = "mean agreement of two languages (%)"
     return _per_run(
-        m,
-        "mean_pairwise_agreement_pct",
-        "mean_pairwise_agreement_ci_low",
-        "mean_pairwise_agreement_ci_high",
-        "mean agreement of two languages (%)",
-        domain=(0, 100),
+        m, "mean_pairwise_agreement_pct", "mean_pairwise_agreement", title, domain=(0, 100)
     )
 
 
 def fig_languages_kappa(m: Marts) -> alt.TopLevelMixin:
-    return _per_run(
-        m,
-        "fleiss_kappa",
-        "fleiss_kappa_ci_low",
-        "fleiss_kappa_ci_high",
-        "Fleiss' kappa, languages as raters (1 = they answer alike, 0 = chance)",
-        ref=0.0,
-    )
+    title = "Fleiss' kappa, languages as raters (1 = they answer alike, 0 = chance)"
+    return _per_run(m, "fleiss_kappa", "fleiss_kappa", title, ref=0.0)
 
 
 def fig_disagreement_types(m: Marts) -> alt.TopLevelMixin:
