@@ -12,6 +12,7 @@ from concord_io.paths import build_db_path
 from concord_io.publish import CURRENT_DB, CURRENT_PARQUET, SCHEMA
 
 QUARANTINE = "dq_quarantine"
+AGREEMENT = "mcq_agreement_summary_v2"
 
 
 def quarantine_counts(con) -> dict[str, int]:
@@ -27,6 +28,30 @@ def quarantine_counts(con) -> dict[str, int]:
             f"select study, count(*) from {SCHEMA}.{QUARANTINE} group by study order by study"
         ).fetchall()
     )
+
+
+def agreement_lines(con) -> list[str]:
+    """Each task's runs (model revision and prompt variant) by full agreement, with its
+    interval, then the mean pairwise agreement and Fleiss' kappa of the languages."""
+    lines = ["Cross-lingual agreement per task and run (full %, interval, pairwise %, kappa):"]
+    for task, model, revision, variant, pct, low, high, pairwise, kappa in con.execute(
+        "select task, model, model_revision, variant, full_agreement_pct, "
+        "full_agreement_ci_low, full_agreement_ci_high, mean_pairwise_agreement_pct, "
+        f"fleiss_kappa from {SCHEMA}.{AGREEMENT} "
+        "order by task, full_agreement_pct desc nulls last, model, model_revision, variant"
+    ).fetchall():
+        run = f"{model} @ {revision}" if revision else model
+        lines.append(
+            f"  {printable(task):<12} {printable(f'{run} ({variant})'):<28} "
+            f"{_number(pct, '5.1f')} %  [{_number(low, '5.1f')}, {_number(high, '5.1f')}]  "
+            f"{_number(pairwise, '5.1f')} %  κ {_number(kappa, '6.3f')}"
+        )
+    return lines
+
+
+def _number(value, spec: str) -> str:
+    """``value`` formatted, or a dash right-aligned in its place (no complete item)."""
+    return format(value, spec) if value is not None else "–".rjust(int(spec.split(".")[0]))
 
 
 def summarise(
@@ -48,14 +73,8 @@ def summarise(
         for (name,) in marts:
             (n_rows,) = con.execute(f'select count(*) from {SCHEMA}."{name}"').fetchone()
             lines.append(f"  {printable(name):<36} {n_rows:>8} rows")
-        if ("mcq_agreement_summary",) in marts:
-            lines.append("Cross-lingual full agreement (base runs):")
-            for model, pct, low, high in con.execute(
-                "select model, agreement_pct, agreement_ci_low, agreement_ci_high "
-                "from marts.mcq_agreement_summary where run = 'base' "
-                "order by agreement_pct desc"
-            ).fetchall():
-                lines.append(f"  {printable(model):<16} {pct:5.1f} %  [{low:5.1f}, {high:5.1f}]")
+        if (AGREEMENT,) in marts:
+            lines.extend(agreement_lines(con))
         quarantined = quarantine_counts(con)
     if quarantined:
         lines.append(

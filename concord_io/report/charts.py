@@ -168,6 +168,14 @@ def interval_chart(
     height = alt.Step(12 if color else ROW)
     if column is None:
         return alt.layer(*layers, data=frame).properties(width=WIDTH, height=height)
+    return _panelled(alt.layer(*layers).properties(height=height), frame, column, x_title)
+
+
+def _panelled(
+    chart: alt.TopLevelMixin, frame: pd.DataFrame, column: str, x_title: str
+) -> alt.TopLevelMixin:
+    """``chart`` once per value of ``column`` (in the frame's order), side by side on a
+    shared x axis, up to PANELS_PER_ROW on a row, each headed by its value."""
     panels = list(dict.fromkeys(frame[column]))
     per_row = min(len(panels), PANELS_PER_ROW)
     width = (FACET_WIDTH - 30 * per_row) // per_row
@@ -186,30 +194,39 @@ def interval_chart(
         ),
     )
     return (
-        alt.layer(*layers)
-        .properties(width=width, height=height)
+        chart.properties(width=width)
         .facet(facet, data=frame, columns=per_row)
         .resolve_scale(x="shared")
     )
 
 
-def stacked_bars(frame: pd.DataFrame, series_order: list[str], x_title: str) -> alt.Chart:
-    """One horizontal bar per ``label`` split into ``series`` by ``value`` (shares of 100)."""
+def stacked_bars(
+    frame: pd.DataFrame, series_order: list[str], x_title: str, *, column: str | None = None
+) -> alt.TopLevelMixin:
+    """One horizontal bar per ``label`` split into ``series`` by ``value`` (shares of 100);
+    ``column`` draws one panel per value, side by side on a shared axis."""
     order = list(dict.fromkeys(frame["label"]))
     frame = frame.assign(series_rank=frame["series"].map(series_order.index))
-    return (
-        alt.Chart(frame)
+    bars = (
+        alt.Chart()
         .mark_bar()
         .encode(
             **_tipped(
                 y=_rows(order),
-                x=alt.X("value:Q", title=x_title, scale=alt.Scale(domain=[0, 100])),
+                x=alt.X(
+                    "value:Q",
+                    title=None if column else x_title,
+                    scale=alt.Scale(domain=[0, 100]),
+                ),
                 color=alt.Color("series:N", sort=series_order, title=None),
                 order=alt.Order("series_rank:Q"),
             )
         )
-        .properties(width=WIDTH, height=alt.Step(ROW))
+        .properties(height=alt.Step(ROW))
     )
+    if column is None:
+        return bars.properties(data=frame, width=WIDTH)
+    return _panelled(bars, frame, column, x_title)
 
 
 def heatmap(
@@ -220,49 +237,66 @@ def heatmap(
     legend_title: str,
     *,
     diverging: bool = False,
-) -> alt.LayerChart:
-    """One cell per (``row``, ``column``) coloured by ``value``, with ``text`` written in it."""
-    scheme = alt.Scale(domain=list(domain), scheme="redblue" if diverging else "reds", clamp=True)
-    cell = max(34, min(60, WIDTH // max(len(columns), 1)))
-    base = alt.Chart(frame).encode(
+    reverse: bool = False,
+    panel: str | None = None,
+    per_row: int | None = None,
+) -> alt.TopLevelMixin:
+    """One cell per (``row``, ``column``) coloured by ``value``, with ``text`` written in it
+    where the cells are wide enough (the hover text names every cell).
+
+    ``reverse`` darkens the low end of the scale instead of the high one. ``panel`` draws
+    one heatmap per value of that column (in the frame's order), ``per_row`` on a row (as
+    many as fit, by default), each with its own rows and columns in the order of ``rows``
+    and ``columns``, under one colour legend.
+    """
+    scheme = alt.Scale(
+        domain=list(domain),
+        scheme="redblue" if diverging else "reds",
+        clamp=True,
+        reverse=reverse or alt.Undefined,
+    )
+    widest = int(frame.groupby(panel)["column"].nunique().max() if panel else len(columns))
+    if per_row is None:
+        per_row = max(1, min(PANELS_PER_ROW, FACET_WIDTH // (34 * widest + 90))) if panel else 1
+    room = WIDTH if per_row == 1 else (FACET_WIDTH - 30 * per_row) // per_row
+    # many columns (40 languages): narrow cells without text rather than a page-wide chart
+    cell = max(12, min(60, room // max(widest, 1)))
+    base = alt.Chart().encode(
         x=alt.X("column:N", sort=columns, title=None, axis=alt.Axis(orient="top", labelAngle=-40)),
         y=alt.Y("row:N", sort=rows, title=None),
     )
-    rects = base.mark_rect(stroke="white").encode(
-        **_tipped(color=alt.Color("value:Q", scale=scheme, title=legend_title))
-    )
-    mid = (domain[0] + domain[1]) / 2
-    span = domain[1] - domain[0]
-    # dark cells get white text: far from the middle (diverging) or near the top (sequential)
-    dark = (
-        f"abs(datum.value - {mid}) > {0.35 * span}"
-        if diverging
-        else f"datum.value > {domain[0] + 0.6 * span}"
-    )
-    text = base.mark_text(fontSize=10, aria=False).encode(
-        text="text:N",
-        color=alt.condition(dark, alt.value("white"), alt.value("#222")),
-    )
-    return alt.layer(rects, text).properties(width=alt.Step(cell), height=alt.Step(ROW))
-
-
-def grouped_bars(
-    frame: pd.DataFrame, groups: list[str], series_order: list[str], y_title: str
-) -> alt.Chart:
-    """Vertical bars, one cluster per ``group``, one bar per ``series``."""
-    return (
-        alt.Chart(frame)
-        .mark_bar()
-        .encode(
-            **_tipped(
-                x=alt.X("group:N", sort=groups, title=None, axis=alt.Axis(labelAngle=0)),
-                xOffset=alt.XOffset("series:N", sort=series_order),
-                y=alt.Y("value:Q", title=y_title),
-                color=alt.Color("series:N", sort=series_order, title=None),
+    layers = [
+        base.mark_rect(stroke="white").encode(
+            **_tipped(color=alt.Color("value:Q", scale=scheme, title=legend_title))
+        )
+    ]
+    if cell >= 30:
+        mid, span = (domain[0] + domain[1]) / 2, domain[1] - domain[0]
+        # dark cells get white text: far from the middle (diverging) or near the dark end
+        if diverging:
+            dark = f"abs(datum.value - {mid}) > {0.35 * span}"
+        elif reverse:
+            dark = f"datum.value < {domain[1] - 0.6 * span}"
+        else:
+            dark = f"datum.value > {domain[0] + 0.6 * span}"
+        layers.append(
+            base.mark_text(fontSize=10, aria=False).encode(
+                text="text:N", color=alt.condition(dark, alt.value("white"), alt.value("#222"))
             )
         )
-        .properties(width=WIDTH, height=220)
-    )
+    size = {"width": alt.Step(cell), "height": alt.Step(ROW)}
+    if panel is None:
+        return alt.layer(*layers, data=frame).properties(**size)
+    # panels concatenated, not faceted: Vega-Lite cannot size a faceted layer by steps of
+    # scales that differ from panel to panel ("Unrecognized signal name: child_height")
+    title = {"anchor": "start", "fontSize": 12, "fontWeight": 600}
+    panels = [
+        alt.layer(*layers, data=frame[frame[panel] == name]).properties(
+            title=alt.TitleParams(name, **title), **size
+        )
+        for name in dict.fromkeys(frame[panel])
+    ]
+    return alt.concat(*panels, columns=per_row).resolve_scale(color="shared")
 
 
 def bar_chart(frame: pd.DataFrame, x_title: str) -> alt.LayerChart:

@@ -9,7 +9,6 @@ nothing to draw raises :class:`NoData`, whose message the page shows in its plac
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -97,258 +96,361 @@ class Figure:
     draw: Callable[[Marts], alt.TopLevelMixin]
 
 
-def _runs_label(model, run) -> str:
-    return model if run == "base" else f"{model} ({run})"
+# ------------------------------------------------------------ the cross-lingual study
+# Every mart of the study is keyed by run (one model revision under one prompt variant) and
+# task; where it has languages, one row per language. The figures draw any number of each:
+# one panel per task, and per task and variant where each model is a column of the figure.
+
+AGREEMENT_SUMMARY = "mcq_agreement_summary_v2"
+ORDER_EFFECT = "mcq_order_effect_v2"
+RUN_COLUMNS = ("model", "model_revision", "variant", "task")
+# fct_mcq_item_agreement_v2's disagreement types (docs/formulas.md), most agreement first;
+# each is a column n_<type> of the summary
+MCQ_TYPES = ("full_agreement", "one_diverged", "majority", "no_majority", "incomplete")
+
+
+def model_label(row: dict) -> str:
+    """The model, and its revision where the source records one (two revisions of a model
+    are two runs)."""
+    revision = row.get("model_revision")
+    return row["model"] if not revision else f"{row['model']} @ {revision}"
+
+
+def run_label(row: dict) -> str:
+    return f"{model_label(row)} ({row['variant']})"
+
+
+def variant_order(m: Marts, variants) -> list[str]:
+    """The variants, the baseline first (the one mcq_order_effect_v2 compares the others
+    with, where it has rows), then by name."""
+    baselines: set[str] = set()
+    if m.has(ORDER_EFFECT, "baseline_variant"):
+        found = m.rows(f"select distinct baseline_variant from {SCHEMA}.{ORDER_EFFECT}")
+        baselines = {r["baseline_variant"] for r in found}
+    return sorted(set(variants), key=lambda v: (v not in baselines, v))
+
+
+def _task_variant_panels(m: Marts, rows: list[dict]) -> list[str]:
+    """Each row's panel, ``task · variant``; the rows sorted by task, then variant (the
+    baseline first), in place."""
+    rank = {v: i for i, v in enumerate(variant_order(m, [r["variant"] for r in rows]))}
+    rows.sort(key=lambda r: (r["task"], rank[r["variant"]]))
+    return [f"{r['task']} · {r['variant']}" for r in rows]
+
+
+def _per_run(m: Marts, estimate: str, interval: str, x_title: str, **scale) -> alt.TopLevelMixin:
+    """One of the summary's headline figures, ``estimate`` with its interval (the columns
+    ``<interval>_ci_low`` and ``_ci_high``): a row per model, a dot per variant within it, a
+    panel per task."""
+    t = AGREEMENT_SUMMARY
+    low, high = f"{interval}_ci_low", f"{interval}_ci_high"
+    need(m, t, *RUN_COLUMNS, estimate, low, high)
+    rows = _nonempty(
+        m.rows(
+            f"select {', '.join(RUN_COLUMNS)}, {estimate} as estimate, {low} as low, "
+            f"{high} as high from {SCHEMA}.{t} where {estimate} is not null"
+        ),
+        t,
+    )
+    variants = variant_order(m, [r["variant"] for r in rows])
+    # rows in the order of each model's value under the first variant, best first
+    rows.sort(
+        key=lambda r: (variants.index(r["variant"]), r["task"], -r["estimate"], model_label(r))
+    )
+    frame = _intervals(
+        [(model_label(r), r["estimate"], r["low"], r["high"]) for r in rows],
+        series=[r["variant"] for r in rows],
+        panel=[r["task"] for r in rows],
+    )
+    frame["tip_estimate"] = [
+        f"{r.panel} · {r.label} · {r.series}: {fmt(r.estimate, 3)}" for r in frame.itertuples()
+    ]
+    frame["tip_interval"] = [
+        f"{r.panel} · {r.label} · {r.series}: [{fmt(r.low, 3)}, {fmt(r.high, 3)}]"
+        for r in frame.itertuples()
+    ]
+    return charts.interval_chart(
+        frame, x_title, color="series", color_order=variants, column="panel", **scale
+    )
 
 
 def fig_agreement(m: Marts) -> alt.TopLevelMixin:
-    t = "mcq_agreement_summary"
-    need(m, t, "model", "run", "agreement_pct", "agreement_ci_low", "agreement_ci_high")
-    rows = _nonempty(
-        m.rows(
-            "select model, run, agreement_pct, agreement_ci_low, agreement_ci_high "
-            f"from {SCHEMA}.{t} order by run, agreement_pct desc, model"
-        ),
-        t,
-    )
-    data = [
-        (
-            _runs_label(r["model"], r["run"]),
-            r["agreement_pct"],
-            r["agreement_ci_low"],
-            r["agreement_ci_high"],
-        )
-        for r in rows
-    ]
-    return charts.interval_chart(
-        _intervals(data), "full agreement across languages (%)", domain=(0, 100)
+    title = "full agreement across languages (%)"
+    return _per_run(m, "full_agreement_pct", "full_agreement", title, domain=(0, 100))
+
+
+def fig_pairwise_agreement(m: Marts) -> alt.TopLevelMixin:
+    title = "mean agreement of two languages (%)"
+    return _per_run(
+        m, "mean_pairwise_agreement_pct", "mean_pairwise_agreement", title, domain=(0, 100)
     )
 
 
-MCQ_TYPES = ("all_same", "fa_diverged", "it_diverged", "en_diverged", "all_different", "incomplete")
+def fig_languages_kappa(m: Marts) -> alt.TopLevelMixin:
+    title = "Fleiss' kappa, languages as raters (1 = they answer alike, 0 = chance)"
+    return _per_run(m, "fleiss_kappa", "fleiss_kappa", title, ref=0.0)
 
 
 def fig_disagreement_types(m: Marts) -> alt.TopLevelMixin:
-    t = "mcq_agreement_summary"
-    need(m, t, "model", "run", "n_items", "agreement_pct", *(f"n_{k}" for k in MCQ_TYPES))
-    rows = _nonempty(m.rows(f"select * from {SCHEMA}.{t} order by run, agreement_pct desc"), t)
-    data = []
-    for r in rows:
-        label = _runs_label(r["model"], r["run"])
-        for kind in MCQ_TYPES:
-            share = 100 * r[f"n_{kind}"] / r["n_items"] if r["n_items"] else None
-            data.append((label, kind, share, f"{label} · {kind}: {fmt(share)} %"))
-    frame = pd.DataFrame(data, columns=["label", "series", "value", "tip"])
-    return charts.stacked_bars(frame, list(MCQ_TYPES), "share of items (%)")
-
-
-def fig_domain_heatmap(m: Marts) -> alt.TopLevelMixin:
-    t = "mcq_domain_disagreement"
-    need(m, t, "model", "run", "domain", "n_items", "n_disagree")
+    t = AGREEMENT_SUMMARY
+    counts = [f"n_{kind}" for kind in MCQ_TYPES]
+    need(m, t, *RUN_COLUMNS, "n_items", "full_agreement_pct", *counts)
     rows = _nonempty(
         m.rows(
-            f"select model, domain, n_items, n_disagree from {SCHEMA}.{t} where run = 'base' "
-            "order by model, domain"
+            f"select {', '.join(RUN_COLUMNS)}, n_items, full_agreement_pct, "
+            f"{', '.join(counts)} from {SCHEMA}.{t}"
         ),
         t,
     )
+    variants = variant_order(m, [r["variant"] for r in rows])
+    rows.sort(
+        key=lambda r: (
+            variants.index(r["variant"]),
+            r["task"],
+            -(r["full_agreement_pct"] or 0),
+            model_label(r),
+        )
+    )
     data = []
     for r in rows:
+        label = run_label(r)
+        for kind in MCQ_TYPES:
+            share = 100 * r[f"n_{kind}"] / r["n_items"] if r["n_items"] else None
+            tip = f"{r['task']} · {label} · {kind}: {fmt(share)} %"
+            data.append((label, kind, share, r["task"], tip))
+    frame = pd.DataFrame(data, columns=["label", "series", "value", "panel", "tip"])
+    return charts.stacked_bars(frame, list(MCQ_TYPES), "share of items (%)", column="panel")
+
+
+def fig_domain_heatmap(m: Marts) -> alt.TopLevelMixin:
+    t = "mcq_domain_disagreement_v2"
+    need(m, t, *RUN_COLUMNS, "domain", "n_items", "n_disagree")
+    rows = _nonempty(
+        m.rows(
+            f"select {', '.join(RUN_COLUMNS)}, domain, n_items, n_disagree from {SCHEMA}.{t} "
+            "order by model, model_revision, domain"
+        ),
+        t,
+    )
+    panels = _task_variant_panels(m, rows)
+    data = []
+    for r, panel in zip(rows, panels, strict=True):
         share = 100 * r["n_disagree"] / r["n_items"] if r["n_items"] else None
         text = f"{r['n_disagree']}/{r['n_items']}"
-        data.append((r["model"], r["domain"], share, text, f"{r['model']} × {r['domain']}: {text}"))
-    frame = pd.DataFrame(data, columns=["row", "column", "value", "text", "tip"])
+        model = model_label(r)
+        tip = f"{panel} · {model} × {r['domain']}: {text}"
+        data.append((model, r["domain"], share, text, panel, tip))
+    frame = pd.DataFrame(data, columns=["row", "column", "value", "text", "panel", "tip"])
     return charts.heatmap(
         frame,
         sorted(frame["row"].unique()),
         sorted(frame["column"].unique()),
         (0, 100),
-        "items without full agreement / items, base run (colour: %)",
+        "items without full agreement / items (colour: %)",
+        panel="panel",
     )
 
 
-def language_order(m: Marts) -> list[str]:
-    """The study's languages in the order of the dbt var ``mcq_languages``, read off the
-    published columns ``entropy_<language>_bits`` of ``mcq_agreement_summary`` (generated
-    in that order), so that the list stays declared once."""
-    columns = m.rows(
-        "select column_name from duckdb_columns() where schema_name = ? "
-        "and table_name = 'mcq_agreement_summary' order by column_index",
-        [SCHEMA],
-    )
-    found = (re.fullmatch(r"entropy_(\w+)_bits", c["column_name"]) for c in columns)
-    return [match.group(1) for match in found if match]
-
-
-def _by_language(order: list[str]) -> Callable[[str], tuple[int, str]]:
-    """Sort key: languages in ``order`` first, in that order, then any other by name."""
-    return lambda language: (
-        order.index(language.lower()) if language.lower() in order else len(order),
-        language,
-    )
+def _languages(rows: list[dict], *keys: str) -> list[str]:
+    """The languages of ``rows`` (under ``keys``), by tag: the marts carry no other order,
+    and a sorted list stays readable at 40 languages."""
+    return sorted({r[k] for r in rows for k in keys})
 
 
 def fig_option_frequency(m: Marts) -> alt.TopLevelMixin:
-    t = "mcq_option_frequency"
-    need(m, t, "run", "language", "option", "n", "n_valid")
+    """How often each language chooses each option, pooled over the models of a task and
+    variant, twice: by the position the option was shown at (a position bias) and by the
+    option itself (a preference for its content); the two agree where the variant keeps the
+    options in their key order. The colour is the share over the even share (1/number of
+    options), so that tasks with different numbers of options read alike."""
+    t = "mcq_option_frequency_v2"
+    need(m, t, "variant", "task", "language", "option", "option_position", "n_option",
+         "n_position", "n_valid")  # fmt: skip
     rows = _nonempty(
         m.rows(
-            f"select language, option, 100.0 * sum(n) / nullif(sum(n_valid), 0) as pct "
-            f"from {SCHEMA}.{t} where run = 'base' group by language, option"
+            "select task, variant, language, option, option_position, "
+            "100.0 * sum(n_position) / nullif(sum(n_valid), 0) as pct_position, "
+            "100.0 * sum(n_option) / nullif(sum(n_valid), 0) as pct_option, "
+            "sum(n_valid) as n_valid, count(*) over (partition by task, variant, language) "
+            f"as n_options from {SCHEMA}.{t} "
+            "group by task, variant, language, option, option_position "
+            "order by option_position, option"
         ),
         t,
     )
-    languages = sorted({r["language"].upper() for r in rows}, key=_by_language(language_order(m)))
-    frame = pd.DataFrame(
-        [
-            (
-                r["language"].upper(),
-                r["option"],
-                r["pct"],
-                f"{r['language'].upper()} · {r['option']}: {fmt(r['pct'])}",
+    panels = _task_variant_panels(m, rows)
+    measures = (("pct_position", "by the position shown"), ("pct_option", "by the option chosen"))
+    data = []
+    for r, panel in zip(rows, panels, strict=True):
+        for column, measure in measures:
+            pct = r[column]
+            if pct is None:  # no valid answer in the language
+                continue
+            tip = (
+                f"{panel} · {measure} · {r['language']} · {r['option']}: {fmt(pct)} % of "
+                f"{r['n_valid']} valid answers"
             )
-            for r in rows
-        ],
-        columns=["group", "series", "value", "tip"],
+            data.append((r["language"], r["option"], pct * r["n_options"] / 100,
+                         f"{pct:.0f}", f"{panel} · {measure}", tip))  # fmt: skip
+    if not data:
+        raise NoData(f"marts.{t} has no valid answer yet")
+    frame = pd.DataFrame(data, columns=["row", "column", "value", "text", "panel", "tip"])
+    return charts.heatmap(
+        frame,
+        _languages(rows, "language"),
+        list(dict.fromkeys(r["option"] for r in rows)),
+        (0, 2),
+        "share ÷ even share (1 = even; red = chosen more often); cells: % of valid answers",
+        diverging=True,
+        reverse=True,
+        panel="panel",
+        per_row=2,
     )
-    options = sorted(frame["series"].unique())
-    return charts.grouped_bars(frame, languages, options, "% of valid answers")
 
 
 def fig_choice_entropy(m: Marts) -> alt.TopLevelMixin:
-    t = "mcq_choice_entropy"
-    need(m, t, "model", "run", "language", "entropy_bits", "ci_low", "ci_high")
+    t = "mcq_choice_entropy_v2"
+    need(m, t, *RUN_COLUMNS, "language", "entropy_bits", "entropy_norm", "ci_low", "ci_high")
     rows = _nonempty(
         m.rows(
-            f"select model, language, entropy_bits, ci_low, ci_high from {SCHEMA}.{t} "
-            "where run = 'base' order by model, language"
+            f"select {', '.join(RUN_COLUMNS)}, language, entropy_bits, entropy_norm, ci_low, "
+            f"ci_high from {SCHEMA}.{t} order by model, model_revision, language"
         ),
         t,
     )
-    rank = _by_language(language_order(m))
-    rows.sort(key=lambda r: (r["model"], rank(r["language"])))
-    data = [
-        (f"{r['model']} · {r['language'].upper()}", r["entropy_bits"], r["ci_low"], r["ci_high"])
-        for r in rows
-    ]
-    return charts.interval_chart(
-        _intervals(data),
-        "choice entropy (bits; 2 = uniform over 4 options)",
-        domain=(0, 2),
-    )
-
-
-def fig_order_effect(m: Marts) -> alt.TopLevelMixin:
-    """Full agreement of each model under the base and the shuffled option order, each with
-    its bootstrap interval, side by side within the model's row: equal values stay two
-    visible marks, and the intervals say whether a difference is more than noise."""
-    t, summary = "mcq_order_effect", "mcq_agreement_summary"
-    need(m, t, "model", "agreement_pct_base", "agreement_pct_shuffled")
-    need(m, summary, "model", "run", "agreement_pct", "agreement_ci_low", "agreement_ci_high")
-    rows = _nonempty(
-        m.rows(
-            "select s.model, s.run, s.agreement_pct, s.agreement_ci_low, s.agreement_ci_high "
-            f"from {SCHEMA}.{summary} s join {SCHEMA}.{t} o using (model) "
-            "where s.run in ('base', 'shuffled') order by s.model, s.run"
-        ),
-        t,
-    )
-    names = {"base": "base order", "shuffled": "shuffled order"}
-    frame = _intervals(
-        [
-            (r["model"], r["agreement_pct"], r["agreement_ci_low"], r["agreement_ci_high"])
-            for r in rows
-        ],
-        series=[names[r["run"]] for r in rows],
-    )
-    frame["tip_estimate"] = [
-        f"{r.label} · {r.series}: {fmt(r.estimate)}" for r in frame.itertuples()
-    ]
-    frame["tip_interval"] = [
-        f"{r.label} · {r.series}: [{fmt(r.low)}, {fmt(r.high)}]" for r in frame.itertuples()
-    ]
-    return charts.interval_chart(
+    panels = _task_variant_panels(m, rows)
+    data = []
+    for r, panel in zip(rows, panels, strict=True):
+        model = model_label(r)
+        tip = (
+            f"{panel} · {model} · {r['language']}: {fmt(r['entropy_bits'], 3)} bits "
+            f"[{fmt(r['ci_low'], 3)}, {fmt(r['ci_high'], 3)}]"
+        )
+        data.append((r["language"], model, r["entropy_norm"], fmt(r["entropy_bits"], 2),
+                     panel, tip))  # fmt: skip
+    frame = pd.DataFrame(data, columns=["row", "column", "value", "text", "panel", "tip"])
+    return charts.heatmap(
         frame,
-        "full agreement (%)",
-        domain=(0, 100),
-        color="series",
-        color_order=list(names.values()),
+        _languages(rows, "language"),
+        sorted(frame["column"].unique()),
+        (0, 1),
+        "entropy ÷ its maximum (1 = uniform; dark = concentrated); cells: bits",
+        reverse=True,
+        panel="panel",
     )
 
 
 def fig_language_pairs(m: Marts) -> alt.TopLevelMixin:
-    """Cohen's kappa of every pair of languages, per model and run, with its interval: which
-    languages answer alike, at any number of languages."""
+    """Cohen's kappa of every pair of languages, one languages × languages matrix per task
+    and run: which languages answer alike, at any number of languages."""
     t = "mcq_language_pair_consistency"
-    need(m, t, "model", "run", "language_a", "language_b", "cohen_kappa", "cohen_kappa_ci_low",
+    need(m, t, *RUN_COLUMNS, "language_a", "language_b", "cohen_kappa", "cohen_kappa_ci_low",
          "cohen_kappa_ci_high", "n_items")  # fmt: skip
     rows = _nonempty(
         m.rows(
-            "select model, run, language_a, language_b, cohen_kappa, cohen_kappa_ci_low, "
-            f"cohen_kappa_ci_high, n_items from {SCHEMA}.{t} "
-            "where cohen_kappa is not null order by run, model, language_a, language_b"
+            f"select {', '.join(RUN_COLUMNS)}, language_a, language_b, cohen_kappa, "
+            f"cohen_kappa_ci_low, cohen_kappa_ci_high, n_items from {SCHEMA}.{t} "
+            "where cohen_kappa is not null"
         ),
         t,
     )
-    pairs = [f"{r['language_a']}–{r['language_b']}" for r in rows]
-    frame = _intervals(
-        [
-            (_runs_label(r["model"], r["run"]), r["cohen_kappa"], r["cohen_kappa_ci_low"],
-             r["cohen_kappa_ci_high"])
-            for r in rows
-        ],
-        pair=pairs,
-    )  # fmt: skip
-    frame["tip_estimate"] = [
-        f"{r.label} · {r.pair}: κ = {fmt(r.estimate, 3)} ({n} items)"
-        for r, n in zip(frame.itertuples(), [r["n_items"] for r in rows], strict=True)
-    ]
-    frame["tip_interval"] = [
-        f"{r.label} · {r.pair}: [{fmt(r.low, 3)}, {fmt(r.high, 3)}]" for r in frame.itertuples()
-    ]
-    return charts.interval_chart(
+    rank = {v: i for i, v in enumerate(variant_order(m, [r["variant"] for r in rows]))}
+    rows.sort(key=lambda r: (r["task"], model_label(r), rank[r["variant"]]))
+    data = []
+    for r in rows:
+        panel = f"{r['task']} · {run_label(r)}"
+        pair = f"{r['language_a']}–{r['language_b']}"
+        tip = (
+            f"{panel} · {pair}: κ = {fmt(r['cohen_kappa'], 3)} "
+            f"[{fmt(r['cohen_kappa_ci_low'], 3)}, {fmt(r['cohen_kappa_ci_high'], 3)}] "
+            f"({r['n_items']} items)"
+        )
+        # the mart has each unordered pair once: the matrix shows it on both sides
+        for row, column in ((r["language_a"], r["language_b"]), (r["language_b"], r["language_a"])):
+            data.append((row, column, r["cohen_kappa"], fmt(r["cohen_kappa"], 2), panel, tip))
+    frame = pd.DataFrame(data, columns=["row", "column", "value", "text", "panel", "tip"])
+    languages = _languages(rows, "language_a", "language_b")
+    return charts.heatmap(
         frame,
-        "Cohen's kappa between two languages (1 = they answer alike, 0 = chance)",
-        ref=0.0,
-        color="pair",
-        color_order=list(dict.fromkeys(pairs)),
+        languages,
+        languages,
+        (-1, 1),
+        "Cohen's kappa of two languages (blue = they answer alike, 0 = chance)",
+        diverging=True,
+        panel="panel",
     )
 
 
 def fig_language_departures(m: Marts) -> alt.TopLevelMixin:
-    """How often each language departs from the majority answer, per model and run, with its
-    interval: the odd languages out at any number of languages."""
+    """How often each language departs from the majority answer, per task, variant and
+    model: the odd languages out at any number of languages."""
     t = "mcq_language_departures"
-    need(m, t, "model", "run", "language", "departs_pct", "departs_ci_low", "departs_ci_high",
+    need(m, t, *RUN_COLUMNS, "language", "departs_pct", "departs_ci_low", "departs_ci_high",
          "n_items")  # fmt: skip
     rows = _nonempty(
         m.rows(
-            "select model, run, language, departs_pct, departs_ci_low, departs_ci_high, "
-            f"n_items from {SCHEMA}.{t} order by run, model, language"
+            f"select {', '.join(RUN_COLUMNS)}, language, departs_pct, departs_ci_low, "
+            f"departs_ci_high, n_items from {SCHEMA}.{t} order by model, model_revision, language"
         ),
         t,
     )
-    frame = _intervals(
-        [
-            (_runs_label(r["model"], r["run"]), r["departs_pct"], r["departs_ci_low"],
-             r["departs_ci_high"])
-            for r in rows
-        ],
-        language=[r["language"] for r in rows],
-    )  # fmt: skip
-    frame["tip_estimate"] = [
-        f"{r.label} · {r.language}: departs on {fmt(r.estimate)} % of {n} items"
-        for r, n in zip(frame.itertuples(), [r["n_items"] for r in rows], strict=True)
-    ]
-    frame["tip_interval"] = [
-        f"{r.label} · {r.language}: [{fmt(r.low)}, {fmt(r.high)}]" for r in frame.itertuples()
-    ]
-    return charts.interval_chart(
+    panels = _task_variant_panels(m, rows)
+    data = []
+    for r, panel in zip(rows, panels, strict=True):
+        model = model_label(r)
+        tip = (
+            f"{panel} · {model} · {r['language']}: departs on {fmt(r['departs_pct'])} % of "
+            f"{r['n_items']} items [{fmt(r['departs_ci_low'])}, {fmt(r['departs_ci_high'])}]"
+        )
+        text = "–" if r["departs_pct"] is None else f"{r['departs_pct']:.0f}"
+        data.append((r["language"], model, r["departs_pct"], text, panel, tip))
+    frame = pd.DataFrame(data, columns=["row", "column", "value", "text", "panel", "tip"])
+    return charts.heatmap(
         frame,
+        _languages(rows, "language"),
+        sorted(frame["column"].unique()),
+        (0, 100),
         "items on which the language departs from the majority answer (%)",
-        domain=(0, 100),
-        color="language",
-        color_order=sorted(dict.fromkeys(frame["language"])),
+        panel="panel",
+    )
+
+
+def fig_order_effect(m: Marts) -> alt.TopLevelMixin:
+    """Each prompt variant against the baseline variant of the same model revision: per
+    language, the share of items whose answer points to the same option in both runs."""
+    t = ORDER_EFFECT
+    need(m, t, *RUN_COLUMNS, "baseline_variant", "language", "same_option_pct", "ci_low",
+         "ci_high", "n_paired", "full_agreement_pct", "full_agreement_pct_baseline")  # fmt: skip
+    rows = _nonempty(
+        m.rows(
+            f"select {', '.join(RUN_COLUMNS)}, baseline_variant, language, same_option_pct, "
+            "ci_low, ci_high, n_paired, full_agreement_pct, full_agreement_pct_baseline "
+            f"from {SCHEMA}.{t} order by model, model_revision, language"
+        ),
+        f"{t} (it needs a model run under the baseline variant and another)",
+    )
+    panels = [f"{p} vs {r['baseline_variant']}" for r, p in
+              zip(rows, _task_variant_panels(m, rows), strict=True)]  # fmt: skip
+    data = []
+    for r, panel in zip(rows, panels, strict=True):
+        model = model_label(r)
+        tip = (
+            f"{panel} · {model} · {r['language']}: same option on "
+            f"{fmt(r['same_option_pct'])} % of {r['n_paired']} items "
+            f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]; full agreement "
+            f"{fmt(r['full_agreement_pct_baseline'])} → {fmt(r['full_agreement_pct'])} %"
+        )
+        text = "–" if r["same_option_pct"] is None else f"{r['same_option_pct']:.0f}"
+        data.append((r["language"], model, r["same_option_pct"], text, panel, tip))
+    frame = pd.DataFrame(data, columns=["row", "column", "value", "text", "panel", "tip"])
+    return charts.heatmap(
+        frame,
+        _languages(rows, "language"),
+        sorted(frame["column"].unique()),
+        (0, 100),
+        "answers pointing to the same option as under the baseline (%; dark = moved)",
+        reverse=True,
+        panel="panel",
     )
 
 
@@ -608,59 +710,78 @@ def fig_probe_comparison(m: Marts) -> alt.TopLevelMixin:
 STUDIES: list[tuple[str, str, list[Figure]]] = [
     (
         "mcq",
-        "Cross-lingual agreement (EN / IT / FA)",
+        "Cross-lingual agreement",
         [
             Figure(
                 "mcq-agreement",
-                "Agreement per model",
-                "Share of items answered identically in English, Italian and Persian, with its "
-                "bootstrap percentile interval.",
+                "Full agreement per model",
+                "Share of complete items answered alike in every language of the task, per "
+                "model and prompt variant, with its bootstrap percentile interval.",
                 fig_agreement,
+            ),
+            Figure(
+                "mcq-pairwise-agreement",
+                "Mean pairwise agreement per model",
+                "Mean over the pairs of languages of the share of items both answered alike, "
+                "with its interval: comparable between tasks with 3 and 40 languages.",
+                fig_pairwise_agreement,
+            ),
+            Figure(
+                "mcq-languages-kappa",
+                "Fleiss' kappa of the languages per model",
+                "Chance-corrected agreement with the languages as raters of each item, with its "
+                "bootstrap interval; 0 = chance.",
+                fig_languages_kappa,
             ),
             Figure(
                 "mcq-disagreement-types",
                 "Disagreement types per model",
-                "How each model's items split into the five agreement types (and incomplete).",
+                "How each run's items split into the agreement types (docs/formulas.md) and "
+                "incomplete, per task.",
                 fig_disagreement_types,
             ),
             Figure(
                 "mcq-domain-heatmap",
                 "Disagreement by domain",
-                "Items without full agreement per model and domain (base run); darker = more.",
+                "Items without full agreement per model and domain, per task and prompt "
+                "variant; darker = more.",
                 fig_domain_heatmap,
             ),
             Figure(
                 "mcq-option-frequency",
-                "Option frequency per language",
-                "How often each presented letter is chosen per language, pooled over models "
-                "(base run).",
+                "Option and position shares per language",
+                "How often each language chooses each option, pooled over the models of a task "
+                "and variant: by the position it was shown at and by the option itself; red = "
+                "more often than an even share.",
                 fig_option_frequency,
             ),
             Figure(
                 "mcq-choice-entropy",
                 "Choice entropy",
-                "Shannon entropy of each model's choices per language, with its bootstrap "
-                "interval; 2 bits = uniform.",
+                "Shannon entropy of each model's choices per language, per task and variant "
+                "(hover a cell for its bootstrap interval); dark = concentrated on few options.",
                 fig_choice_entropy,
             ),
             Figure(
                 "mcq-language-pairs",
                 "Language pairs",
-                "Cohen's kappa of the answers of every pair of languages, per model and run, "
-                "with its interval (irrCAC's standard error); 0 = chance.",
+                "Cohen's kappa of the answers of every pair of languages, per task and run "
+                "(hover a cell for its interval, irrCAC's standard error); 0 = chance.",
                 fig_language_pairs,
             ),
             Figure(
                 "mcq-language-departures",
                 "Languages departing from the majority",
                 "Share of complete items on which each language gives another answer than the "
-                "majority of languages, per model and run, with its interval.",
+                "majority of languages, per task, variant and model (hover for its interval).",
                 fig_language_departures,
             ),
             Figure(
                 "mcq-order-effect",
-                "Base vs shuffled option order",
-                "Full agreement with the original option order and with the order reversed.",
+                "Prompt variants against the baseline",
+                "Per language, the share of items whose answer points to the same option under "
+                "the variant as under the baseline variant (hover for its interval and the "
+                "full agreement of both runs).",
                 fig_order_effect,
             ),
         ],

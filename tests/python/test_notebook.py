@@ -200,24 +200,32 @@ def test_outputs_load_no_script_and_name_no_url(executed):
 
 def test_headline_table_and_figures_show_the_marts(executed, warehouse):
     with duckdb.connect(str(warehouse), read_only=True) as con:
-        agreement = con.execute(
-            "select model, agreement_pct from marts.mcq_agreement_summary where run = 'base'"
+        runs = con.execute(
+            "select task, model, variant, full_agreement_pct, fleiss_kappa, n_full_agreement "
+            "from marts.mcq_agreement_summary_v2"
         ).fetchall()
+    assert {variant for _, _, variant, *_ in runs} == {"base", "shuffled"}
     tables = outputs(executed, "text/html")
-    headline = next(t for t in tables if "agreement_ci_low" in t and "all_different_pct" in t)
-    for model, pct in agreement:
-        assert model in headline and f"{pct:.1f}" in headline
-    # two figures, drawn as SVG in the kernel: one bar per model at its agreement
+    headline = next(t for t in tables if "full_agreement_ci_low" in t and "fleiss_kappa" in t)
+    for task, model, _, pct, kappa, _ in runs:
+        assert task in headline and model in headline
+        assert f"{pct:.1f}" in headline and f"{kappa:.3f}" in headline
+    # two figures, drawn as SVG in the kernel: one bar per run at its full agreement
     figures = outputs(executed, "image/svg+xml")
     assert len(figures) == 2
     bars = [label for kind, label in data_marks(figures[0]) if kind == "bar"]
-    assert len(bars) == len(agreement)
-    for model, pct in agreement:
-        (bar,) = [b for b in bars if f"model: {model};" in b]
-        assert f"agreement_pct: {pct:.1f}" in bar, bar
-    # the second: each model's items split by disagreement type, with its legend
+    assert len(bars) == len(runs)
+    for _, model, variant, pct, _, _ in runs:
+        (bar,) = [b for b in bars if f"model: {model};" in b and f"variant: {variant};" in b]
+        assert f"full_agreement_pct: {pct:.1f}" in bar, bar
+    # the second: each run's items split by disagreement type, with its legend
     stacked = [label for kind, label in data_marks(figures[1]) if kind == "bar"]
-    assert len(stacked) == 6 * len(agreement)
+    assert len(stacked) == 5 * len(runs)
+    for task, model, variant, _, _, n in runs:
+        (bar,) = [
+            b for b in stacked if f"run: {model} ({variant});" in b and "full_agreement;" in b
+        ]
+        assert f"items: {n};" in bar and f"task: {task};" in bar, bar
     assert "disagreement type" in figures[1]
 
 

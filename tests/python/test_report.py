@@ -100,49 +100,133 @@ def test_every_figure_has_data_and_a_caption(report):
         assert fig["svg"] == 1 and int(fig["data-marks"]) > 0, key
 
 
-def test_agreement_figure_shows_the_mart_values(report, warehouse):
-    page = report.read_text(encoding="utf-8")
-    with duckdb.connect(str(warehouse), read_only=True) as con:
-        rows = con.execute(
-            "select model, run, agreement_pct, agreement_ci_low, agreement_ci_high "
-            "from marts.mcq_agreement_summary"
-        ).fetchall()
-    figure = page[page.index('id="fig-mcq-agreement"') :].split("</figure>")[0]
-    for model, run, pct, low, high in rows:
-        label = model if run == "base" else f"{model} ({run})"
-        assert f"{label}: {pct:.3f}</title>" in figure
-        assert f"{label}: [{low:.3f}, {high:.3f}]</title>" in figure
+def run_label(model: str, revision: str | None) -> str:
+    return model if revision is None else f"{model} @ {revision}"
 
 
-def test_order_effect_shows_both_orders_with_their_intervals(report, warehouse):
-    """Base and shuffled order side by side in each model's row, each with its bootstrap
-    interval: a model whose two values are equal still shows two marks."""
+@pytest.mark.parametrize(
+    ("key", "estimate", "low", "high"),
+    [
+        ("mcq-agreement", "full_agreement_pct", "full_agreement_ci_low", "full_agreement_ci_high"),
+        (
+            "mcq-pairwise-agreement",
+            "mean_pairwise_agreement_pct",
+            "mean_pairwise_agreement_ci_low",
+            "mean_pairwise_agreement_ci_high",
+        ),
+        ("mcq-languages-kappa", "fleiss_kappa", "fleiss_kappa_ci_low", "fleiss_kappa_ci_high"),
+    ],
+)
+def test_headline_figures_show_the_mart_values(report, marts, key, estimate, low, high):
+    """Full agreement, mean pairwise agreement and Fleiss' kappa: each run's value with its
+    interval, in its task's panel, a dot per variant in the model's row."""
+    figure = figure_html(report.read_text(encoding="utf-8"), key)
+    rows = marts.execute(
+        f"select task, model, model_revision, variant, {estimate}, {low}, {high} "
+        "from marts.mcq_agreement_summary_v2"
+    ).fetchall()
+    assert {variant for _, _, _, variant, *_ in rows} == {"base", "shuffled"}
+    for task, model, revision, variant, value, lo, hi in rows:
+        name = f"{task} · {run_label(model, revision)} · {variant}"
+        assert figure.count(f"<title>{name}: {value:.3f}</title>") == 1, name
+        assert figure.count(f"<title>{name}: [{lo:.3f}, {hi:.3f}]</title>") == 1, name
+    assert int(re.search(r'data-marks="(\d+)"', figure).group(1)) == 2 * len(rows)
+
+
+def test_disagreement_types_split_each_runs_items(report, marts):
+    figure = figure_html(report.read_text(encoding="utf-8"), "mcq-disagreement-types")
+    rows = marts.execute(
+        "select task, model, model_revision, variant, n_items, n_full_agreement, "
+        "n_one_diverged, n_majority, n_no_majority, n_incomplete "
+        "from marts.mcq_agreement_summary_v2"
+    ).fetchall()
+    kinds = ("full_agreement", "one_diverged", "majority", "no_majority", "incomplete")
+    for task, model, revision, variant, n_items, *counts in rows:
+        assert sum(counts) == n_items
+        for kind, n in zip(kinds, counts, strict=True):
+            share = 100 * n / n_items
+            title = f"<title>{task} · {run_label(model, revision)} ({variant}) · {kind}: "
+            assert f"{title}{share:.1f} %</title>" in figure, title
+
+
+def test_order_effect_shows_each_variant_against_the_baseline(report, marts):
+    """Per language, the share of items answered with the same option under the variant as
+    under the baseline, with its interval and both runs' full agreement."""
     figure = figure_html(report.read_text(encoding="utf-8"), "mcq-order-effect")
-    with duckdb.connect(str(warehouse), read_only=True) as con:
-        rows = con.execute(
-            "select s.model, s.run, s.agreement_pct, s.agreement_ci_low, s.agreement_ci_high "
-            "from marts.mcq_agreement_summary s join marts.mcq_order_effect using (model)"
-        ).fetchall()
-    assert {run for _, run, *_ in rows} == {"base", "shuffled"}
-    for model, run, pct, low, high in rows:
-        name = f"{model} · {run} order"
-        assert figure.count(f"<title>{name}: {pct:.1f}</title>") == 1, name
-        assert figure.count(f"<title>{name}: [{low:.1f}, {high:.1f}]</title>") == 1, name
+    rows = marts.execute(
+        "select task, model, model_revision, variant, baseline_variant, language, "
+        "same_option_pct, ci_low, ci_high, n_paired, full_agreement_pct, "
+        "full_agreement_pct_baseline from marts.mcq_order_effect_v2"
+    ).fetchall()
+    assert len(rows) >= 6 and {r[3] for r in rows} == {"shuffled"}
+    for task, model, revision, variant, baseline, language, pct, low, high, n, full, base in rows:
+        assert (
+            f"<title>{task} · {variant} vs {baseline} · {run_label(model, revision)} · "
+            f"{language}: same option on {pct:.1f} % of {n} items [{low:.1f}, {high:.1f}]; "
+            f"full agreement {base:.1f} → {full:.1f} %</title>"
+        ) in figure
+    assert int(re.search(r'data-marks="(\d+)"', figure).group(1)) == len(rows)
 
 
-def test_language_pairs_show_each_pairs_kappa_with_its_interval(report, warehouse):
+def test_language_pairs_show_each_pairs_kappa_with_its_interval(report, marts):
     figure = figure_html(report.read_text(encoding="utf-8"), "mcq-language-pairs")
-    with duckdb.connect(str(warehouse), read_only=True) as con:
-        rows = con.execute(
-            "select model, run, language_a, language_b, cohen_kappa, cohen_kappa_ci_low, "
-            "cohen_kappa_ci_high, n_items from marts.mcq_language_pair_consistency "
-            "where cohen_kappa is not null"
-        ).fetchall()
+    rows = marts.execute(
+        "select task, model, model_revision, variant, language_a, language_b, cohen_kappa, "
+        "cohen_kappa_ci_low, cohen_kappa_ci_high, n_items "
+        "from marts.mcq_language_pair_consistency where cohen_kappa is not null"
+    ).fetchall()
     assert len(rows) >= 3
-    for model, run, a, b, kappa, low, high, n in rows:
-        label = model if run == "base" else f"{model} ({run})"
-        assert f"<title>{label} · {a}–{b}: κ = {kappa:.3f} ({n} items)</title>" in figure
-        assert f"<title>{label} · {a}–{b}: [{low:.3f}, {high:.3f}]</title>" in figure
+    for task, model, revision, variant, a, b, kappa, low, high, n in rows:
+        label = f"{run_label(model, revision)} ({variant})"
+        title = f"<title>{task} · {label} · {a}–{b}: κ = {kappa:.3f} [{low:.3f}, {high:.3f}]"
+        # both cells of the pair, either side of the diagonal
+        assert figure.count(f"{title} ({n} items)</title>") == 2, title
+
+
+def test_per_language_figures_show_the_mart_values(report, marts):
+    """Choice entropy and the departures from the majority: one cell per task, variant,
+    model and language, with the estimate and its interval."""
+    page = report.read_text(encoding="utf-8")
+    entropy = figure_html(page, "mcq-choice-entropy")
+    rows = marts.execute(
+        "select task, variant, model, model_revision, language, entropy_bits, ci_low, ci_high "
+        "from marts.mcq_choice_entropy_v2"
+    ).fetchall()
+    for task, variant, model, revision, language, bits, low, high in rows:
+        assert (
+            f"<title>{task} · {variant} · {run_label(model, revision)} · {language}: "
+            f"{bits:.3f} bits [{low:.3f}, {high:.3f}]</title>"
+        ) in entropy
+    assert int(re.search(r'data-marks="(\d+)"', entropy).group(1)) == len(rows)
+    departures = figure_html(page, "mcq-language-departures")
+    rows = marts.execute(
+        "select task, variant, model, model_revision, language, departs_pct, departs_ci_low, "
+        "departs_ci_high, n_items from marts.mcq_language_departures"
+    ).fetchall()
+    for task, variant, model, revision, language, pct, low, high, n in rows:
+        assert (
+            f"<title>{task} · {variant} · {run_label(model, revision)} · {language}: departs "
+            f"on {pct:.1f} % of {n} items [{low:.1f}, {high:.1f}]</title>"
+        ) in departures
+
+
+def test_option_figure_shows_the_pooled_shares(report, marts):
+    """Option and position shares per language, pooled over the models of each task and
+    variant; under the shuffled variant the two differ."""
+    figure = figure_html(report.read_text(encoding="utf-8"), "mcq-option-frequency")
+    rows = marts.execute(
+        "select task, variant, language, option, sum(n_valid), "
+        "100.0 * sum(n_position) / sum(n_valid), 100.0 * sum(n_option) / sum(n_valid) "
+        "from marts.mcq_option_frequency_v2 group by all"
+    ).fetchall()
+    assert any(position != option for *_, position, option in rows)
+    for task, variant, language, option, n_valid, position, chosen in rows:
+        for measure, pct in (("position shown", position), ("option chosen", chosen)):
+            assert (
+                f"<title>{task} · {variant} · by the {measure} · {language} · {option}: "
+                f"{pct:.1f} % of {n_valid} valid answers</title>"
+            ) in figure
+    assert int(re.search(r'data-marks="(\d+)"', figure).group(1)) == 2 * len(rows)
 
 
 def figure_html(page: str, key: str) -> str:
@@ -162,7 +246,9 @@ def test_every_data_mark_has_its_hover_text(report, marts):
         "select rater_id, other_rater_id, mean_tau_b from marts.ranking_pair_kendall"
     ).fetchall():
         assert f"<title>{rater} × {other}: {tau:.2f}</title>" in kendall
-    assert "<title>GPT-4o (shuffled) · all_same: " in figure_html(page, "mcq-disagreement-types")
+    assert "<title>xcloze · GPT-4o (shuffled) · full_agreement: " in figure_html(
+        page, "mcq-disagreement-types"
+    )
 
 
 def test_labels_are_shown_in_full(report, marts):
@@ -179,14 +265,15 @@ def test_labels_are_shown_in_full(report, marts):
         assert "…" not in figure_html(page, key), key
 
 
-def test_languages_in_the_order_of_the_dbt_var(report):
+def test_languages_sorted_by_tag(report):
+    """The marts carry no order of languages: every figure lists the study's languages (the
+    dbt var) by tag, once per panel."""
     project = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text(encoding="utf-8"))
-    languages = [lang.upper() for lang in project["vars"]["mcq_languages"]]
+    languages = sorted(project["vars"]["mcq_languages"])
     page = report.read_text(encoding="utf-8")
-    entropy = figure_html(page, "mcq-choice-entropy")
-    assert re.findall(r">GPT-4o · (\w+)</text>", entropy) == languages
-    frequency = figure_html(page, "mcq-option-frequency")
-    assert [x for x in re.findall(r">(\w+)</text>", frequency) if x in languages] == languages
+    for key, panels in (("mcq-choice-entropy", 2), ("mcq-option-frequency", 4)):
+        labels = re.findall(r">([^<]+)</text>", figure_html(page, key))
+        assert [x for x in labels if x in languages] == languages * panels, key
 
 
 def test_quarantine_section_matches_the_mart(report, marts):
@@ -312,6 +399,103 @@ def test_probe_model_comparison(tmp_path):
     assert "No data yet" in figure_html(page, "probe-delta")
 
 
+# Five runs over two tasks of 40 languages each: a second revision of a model, a task with
+# two options, a variant run of one model only
+MANY_RUNS = """
+    select * from (values
+        ('model-x', null, 'base', 'xcloze', 4), ('model-x', null, 'shuffled', 'xcloze', 4),
+        ('model-y', 'v2', 'base', 'xcloze', 4), ('model-x', null, 'base', 'xcopa', 2),
+        ('model-y', 'v2', 'base', 'xcopa', 2)
+    ) as t(model, model_revision, variant, task, n_options)
+"""
+FORTY = "select 'l' || lpad(i::varchar, 2, '0') as language, i from range(40) as t(i)"
+MANY_LANGUAGES = {
+    "mcq_agreement_summary_v2": f"""
+        select model, model_revision, variant, task, 60 as n_items,
+            10 + n_options as n_full_agreement, 20 as n_one_diverged, 10 as n_majority,
+            16 - n_options as n_no_majority, 4 as n_incomplete,
+            100.0 * (10 + n_options) / 56 as full_agreement_pct,
+            100.0 * (10 + n_options) / 56 - 9 as full_agreement_ci_low,
+            100.0 * (10 + n_options) / 56 + 9 as full_agreement_ci_high,
+            50.0 + n_options as mean_pairwise_agreement_pct,
+            45.0 + n_options as mean_pairwise_agreement_ci_low,
+            55.0 + n_options as mean_pairwise_agreement_ci_high,
+            0.1 * n_options as fleiss_kappa, 0.1 * n_options - 0.1 as fleiss_kappa_ci_low,
+            0.1 * n_options + 0.1 as fleiss_kappa_ci_high
+        from ({MANY_RUNS})""",
+    "mcq_domain_disagreement_v2": f"""
+        select model, model_revision, variant, task, 'domain ' || d as domain, 5 as n_items,
+            (d + n_options) % 6 as n_disagree
+        from ({MANY_RUNS}) cross join range(3) as t(d)""",
+    "mcq_option_frequency_v2": f"""
+        select model, model_revision, variant, task, language, chr(65 + o::integer) as option,
+            o + 1 as option_position, 1 + (i + o) % 7 as n_option,
+            1 + (i + 2 * o) % 7 as n_position,
+            sum(1 + (i + o) % 7) over (partition by model, variant, task, language) as n_valid
+        from ({MANY_RUNS}) cross join ({FORTY}) cross join range(4) as t(o) where o < n_options""",
+    "mcq_choice_entropy_v2": f"""
+        select model, model_revision, variant, task, language,
+            log2(n_options) * (0.5 + i / 80) as entropy_bits, 0.5 + i / 80 as entropy_norm,
+            log2(n_options) * (0.4 + i / 80) as ci_low, log2(n_options) * (0.6 + i / 80) as ci_high
+        from ({MANY_RUNS}) cross join ({FORTY})""",
+    "mcq_language_pair_consistency": f"""
+        select model, model_revision, variant, task, a.language as language_a,
+            b.language as language_b, 60 as n_items, (a.i + b.i) / 80 - 0.2 as cohen_kappa,
+            (a.i + b.i) / 80 - 0.3 as cohen_kappa_ci_low,
+            (a.i + b.i) / 80 - 0.1 as cohen_kappa_ci_high
+        from ({MANY_RUNS}) cross join ({FORTY}) as a join ({FORTY}) as b
+            on a.language < b.language""",
+    "mcq_language_departures": f"""
+        select model, model_revision, variant, task, language, 56 as n_items,
+            100.0 * i / 40 as departs_pct, 100.0 * i / 40 - 5 as departs_ci_low,
+            100.0 * i / 40 + 5 as departs_ci_high
+        from ({MANY_RUNS}) cross join ({FORTY})""",
+    "mcq_order_effect_v2": f"""
+        select model, model_revision, variant, task, 'base' as baseline_variant, language,
+            2.5 * i as same_option_pct, 2.5 * i - 8 as ci_low, 2.5 * i + 8 as ci_high,
+            60 as n_paired, 40.0 as full_agreement_pct, 45.0 as full_agreement_pct_baseline
+        from ({MANY_RUNS}) cross join ({FORTY}) where variant <> 'base'""",
+}
+
+
+def test_cross_lingual_figures_at_40_languages_and_two_tasks(tmp_path):
+    """Any number of languages, tasks and variants, from the version-2 marts alone: one
+    panel per task (and variant), one cell per language, every figure drawn."""
+    serving = serving_file(tmp_path / "serving.duckdb", MANY_LANGUAGES)
+    page = build_report(serving, tmp_path / "site").read_text(encoding="utf-8")
+    mcq = [key for key, study in FIGURES.items() if study == "mcq"]
+    figures = parse(page).figures
+    for key in mcq:
+        assert figures[key]["data-state"] == "ok", (key, figures[key]["text"])
+
+    def marks(key: str) -> int:
+        return int(figures[key]["data-marks"])
+
+    assert marks("mcq-agreement") == 2 * 5 and marks("mcq-languages-kappa") == 2 * 5
+    assert marks("mcq-disagreement-types") == 5 * 5
+    assert marks("mcq-choice-entropy") == marks("mcq-language-departures") == 5 * 40
+    assert marks("mcq-language-pairs") == 5 * 40 * 39  # both sides of the diagonal
+    assert marks("mcq-option-frequency") == 2 * 40 * (4 + 4 + 2)  # pooled over the models
+    assert marks("mcq-order-effect") == 40
+    agreement = figure_html(page, "mcq-agreement")
+    assert ">xcloze</text>" in agreement and ">xcopa</text>" in agreement
+    assert "<title>xcopa · model-y @ v2 · base: 21.429</title>" in agreement
+    assert "<title>xcloze · model-x · shuffled: [16.000, 34.000]</title>" in agreement
+    entropy = figure_html(page, "mcq-choice-entropy")
+    for panel in ("xcloze · base", "xcloze · shuffled", "xcopa · base"):
+        assert f">{panel}</text>" in entropy
+    assert "<title>xcopa · base · model-x · l38: 0.975 bits [0.875, 1.075]</title>" in entropy
+    pairs = figure_html(page, "mcq-language-pairs")
+    assert pairs.count("<title>xcopa · model-y @ v2 (base) · l00–l38: κ = 0.275") == 2
+    option = figure_html(page, "mcq-option-frequency")
+    assert ">xcopa · base · by the position shown</text>" in option
+    assert "<title>xcopa · base · by the option chosen · l07 · B: " in option
+    order = figure_html(page, "mcq-order-effect")
+    assert "<title>xcloze · shuffled vs base · model-x · l04: same option on 10.0 % of 60 " in order
+    # 40 columns: narrow cells whose values are in the hover text, not written in the cell
+    assert not re.search(r">-?0\.\d\d</text>", pairs)
+
+
 def test_rater_coefficients_figure(tmp_path):
     serving = serving_file(
         tmp_path / "serving.duckdb",
@@ -411,8 +595,9 @@ def test_absent_or_empty_marts_give_notes_not_errors(tmp_path):
         con.execute("create schema marts")
         # one study's mart present but empty, the others absent
         con.execute(
-            "create table marts.mcq_agreement_summary (model varchar, run varchar, "
-            "agreement_pct double, agreement_ci_low double, agreement_ci_high double)"
+            "create table marts.mcq_agreement_summary_v2 (model varchar, model_revision "
+            "varchar, variant varchar, task varchar, full_agreement_pct double, "
+            "full_agreement_ci_low double, full_agreement_ci_high double)"
         )
         con.execute(
             "create table marts.probe_paired_summary (run_id varchar, group_name varchar, "

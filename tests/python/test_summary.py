@@ -1,0 +1,59 @@
+"""The summary that `concord build` prints last (concord_io.summary): each task's runs by
+full agreement with its interval, mean pairwise agreement and Fleiss' kappa, from
+mcq_agreement_summary_v2 (never the deprecated version-1 view)."""
+
+from __future__ import annotations
+
+import duckdb
+
+from concord_io.summary import summarise
+
+HEADER = "Cross-lingual agreement per task and run (full %, interval, pairwise %, kappa):"
+
+
+def agreement_lines(text: str) -> list[str]:
+    lines = text.splitlines()
+    start = lines.index(HEADER) + 1
+    end = next(
+        (i for i, line in enumerate(lines[start:], start) if not line.startswith("  ")),
+        len(lines),
+    )
+    return lines[start:end]
+
+
+def test_summary_shows_each_runs_agreement(warehouse):
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        rows = con.execute(
+            "select task, model, variant, full_agreement_pct, full_agreement_ci_low, "
+            "full_agreement_ci_high, mean_pairwise_agreement_pct, fleiss_kappa "
+            "from marts.mcq_agreement_summary_v2 where model_revision is null "
+            "order by task, full_agreement_pct desc, model, variant"
+        ).fetchall()
+    shown = agreement_lines(summarise(warehouse))
+    assert len(shown) == len(rows) == 8
+    for line, (task, model, variant, pct, low, high, pairwise, kappa) in zip(
+        shown, rows, strict=True
+    ):
+        assert line.split()[0] == task and f" {model} ({variant}) " in line, line
+        assert f" {pct:5.1f} %  [{low:5.1f}, {high:5.1f}]  {pairwise:5.1f} %  κ {kappa:6.3f}" in (
+            line
+        )
+
+
+def test_summary_of_a_run_without_a_complete_item(tmp_path):
+    """A run with no complete item has no rates: dashes, not a crash; a revision is named."""
+    database = tmp_path / "build.duckdb"
+    with duckdb.connect(str(database)) as con:
+        con.execute("create schema marts")
+        con.execute(
+            "create table marts.mcq_agreement_summary_v2 as select * from (values "
+            "('xcopa', 'model-y', 'v2', 'base', null, null, null, null, null), "
+            "('xcopa', 'model-x', null, 'base', 50.0, 40.0, 60.0, 70.0, 0.25)) "
+            "as t(task, model, model_revision, variant, full_agreement_pct, "
+            "full_agreement_ci_low, full_agreement_ci_high, mean_pairwise_agreement_pct, "
+            "fleiss_kappa)"
+        )
+    assert agreement_lines(summarise(database)) == [
+        "  xcopa        model-x (base)                50.0 %  [ 40.0,  60.0]   70.0 %  κ  0.250",
+        "  xcopa        model-y @ v2 (base)              – %  [    –,     –]      – %  κ      –",
+    ]
