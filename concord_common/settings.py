@@ -171,13 +171,13 @@ DBT_VARS = {
                _names),
         DbtVar("mcq_default_task", "xcloze",
                "The task of answers that name none (the wide merged files); the deprecated "
-               "version-1 marts show this task.", "cross-lingual study", _text),
+               "version-1 marts show this task.", "cross-lingual study"),
         DbtVar("mcq_baseline_variant", "base",
                "The prompt variant every other variant of the same model revision is compared "
-               "with (the order effect).", "cross-lingual study", _text),
+               "with (the order effect).", "cross-lingual study"),
         DbtVar("mcq_pivot_language", "en",
                "The language every other language's agreement is reported against.",
-               "cross-lingual study", _text),
+               "cross-lingual study"),
         DbtVar("mcq_answers_dir", "seeds/mcq/answers",
                "The wide merged answer files (mcq_answer_registry).", "cross-lingual study",
                _text),

@@ -331,13 +331,18 @@ def _copy_marts(
         con.execute("use serving")
         for name in marts:
             table = f"serving.{SCHEMA}.{_quote(name)}"
-            (ddl,) = con.execute(
+            ddl = con.execute(
                 "select sql from duckdb_tables() where database_name = 'build' "
                 "and schema_name = ? and table_name = ?",
                 [SCHEMA, name],
             ).fetchone()
-            con.execute(ddl)
-            con.execute(f"insert into {table} select * from build.{SCHEMA}.{_quote(name)}")
+            if ddl is None:
+                # a view (a deprecated mart version over its successor): published as the
+                # table it reads as, since its SQL names the build file's catalog
+                con.execute(f"create table {table} as select * from build.{SCHEMA}.{_quote(name)}")
+            else:
+                con.execute(ddl[0])
+                con.execute(f"insert into {table} select * from build.{SCHEMA}.{_quote(name)}")
             described = descriptions.get(name) or _build_comments(con, name)
             if described.get("description"):
                 con.execute(f"comment on table {table} is {_literal(described['description'])}")

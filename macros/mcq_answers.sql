@@ -83,7 +83,7 @@
 {#- Two languages side by side on the same items: per run, task, unordered pair of languages
     (language_a < language_b) and item both answered validly, the option each chose. A
     query, never a table: at 40 languages a run has 780 pairs per item, so its two readers
-    (int_mcq_language_pairs_counted, int_mcq_pairwise_agreement_summed) aggregate it as it
+    (int_mcq_language_pairs_counted, int_mcq_pairwise_agreement_linearised) aggregate it as it
     streams. -#}
 {% macro mcq_language_pairs() -%}
     select

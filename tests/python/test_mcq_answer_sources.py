@@ -255,7 +255,7 @@ def assert_same_tables(incremental: Path, full: Path) -> None:
     assert {
         "marts.mcq_agreement_summary_v2",
         "intermediate.int_mcq_items_classified",
-        "intermediate.fct_mcq_item_agreement__group_versions",
+        "intermediate.fct_mcq_item_agreement_v2__group_versions",
     } < set(got_tables)
     for name, rows in full_tables.items():
         assert got_tables[name] == rows, name

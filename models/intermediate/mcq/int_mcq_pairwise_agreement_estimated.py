@@ -1,23 +1,56 @@
 """Per run and task: the mean pairwise agreement with its normal-approximation interval,
-from the point figure and linearised standard error int_mcq_pairwise_agreement_summed
-computes set-based (z from statistics.NormalDist: no scipy in a dbt Python model)."""
+from each item's influence (int_mcq_pairwise_agreement_linearised): SE² = M/(M − 1) · Σ u_i²
+over the M items entering any pair. math.fsum rounds the sum exactly once, so the figure
+does not depend on the order the rows arrive in; z from statistics.NormalDist (no scipy in
+a dbt Python model)."""
 
+import math
 from statistics import NormalDist
+
+import pandas as pd
 
 from concord_common.settings import dbt_vars
 from concord_io.frames import to_pandas
+
+COLUMNS = {
+    "run_id": "string",
+    "task": "string",
+    "n_language_pairs": "int64",
+    "n_items_paired": "int64",
+    "mean_pairwise_agreement_pct": "float64",
+    "std_error": "float64",
+    "ci_low": "float64",
+    "ci_high": "float64",
+    "confidence": "float64",
+}
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
     (confidence,) = dbt_vars(dbt.config.get("vars"), "bootstrap_confidence")
     z = NormalDist().inv_cdf((1 + confidence) / 2)
-    summed = to_pandas(dbt.ref("int_mcq_pairwise_agreement_summed"))
-    half = z * summed["std_error"].astype("float64")
-    estimate = summed["mean_pairwise_agreement_pct"].astype("float64")
-    return summed.assign(
-        # an interval never leaves the range a share can take
-        ci_low=(estimate - half).clip(lower=0.0),
-        ci_high=(estimate + half).clip(upper=100.0),
-        confidence=confidence,
-    )
+    items = to_pandas(dbt.ref("int_mcq_pairwise_agreement_linearised"))
+    rows = []
+    for (run_id, task), run in items.groupby(["run_id", "task"], sort=True):
+        m = len(run)
+        estimate = float(run["mean_pairwise_agreement_pct"].iloc[0])
+        se = (
+            100 * math.sqrt(m / (m - 1) * math.fsum(run["influence"].to_numpy() ** 2))
+            if m > 1
+            else math.nan
+        )
+        rows.append(
+            {
+                "run_id": run_id,
+                "task": task,
+                "n_language_pairs": int(run["n_language_pairs"].iloc[0]),
+                "n_items_paired": m,
+                "mean_pairwise_agreement_pct": estimate,
+                "std_error": se,
+                # an interval never leaves the range a share can take
+                "ci_low": max(0.0, estimate - z * se),
+                "ci_high": min(100.0, estimate + z * se),
+                "confidence": confidence,
+            }
+        )
+    return pd.DataFrame(rows, columns=list(COLUMNS)).astype(COLUMNS)
