@@ -102,3 +102,45 @@
         and a.language < b.language
     where a.is_valid and b.is_valid
 {%- endmacro %}
+
+{#- `relation`'s rows (a CTE with run_id) with their run's model, revision and variant: what
+    a mart keyed by run shows beside the key. -#}
+{% macro mcq_with_run(relation) -%}
+    select {{ relation }}.*, runs.model, runs.model_revision, runs.variant
+    from {{ relation }}
+    inner join {{ ref('int_mcq_runs_versioned') }} as runs
+        on {{ relation }}.run_id = runs.run_id
+{%- endmacro %}
+
+{#- Items per run, task and `by` (further grouping columns) in each disagreement type, zero
+    where a type does not occur, from int_mcq_items_classified rows in `relation`. -#}
+{% macro mcq_type_counts(relation, by=[]) -%}
+    {%- set keys = ['run_id', 'model', 'model_revision', 'variant', 'task'] + by -%}
+    select
+        {{ keys | join(',\n        ') }},
+        max(n_languages) as n_languages,
+        count(*) as n_items,
+        count(*) filter (
+            where disagreement_type not in ('full_agreement', 'incomplete')
+        ) as n_disagree,
+        {% for type in var('mcq_disagreement_types') %}
+        count(*) filter (where disagreement_type = '{{ type }}') as n_{{ type }},
+        {% endfor %}
+        count(*) filter (where disagreement_type = 'incomplete') as n_incomplete
+    from {{ relation }}
+    group by {{ keys | join(', ') }}
+{%- endmacro %}
+
+{#- The config of a model incremental by `grain` groups (macros/mcq_incremental_groups.sql):
+    `versions` is the Jinja of the versions relation (`"ref('int_mcq_runs_versioned')"`),
+    since hooks are rendered when the model runs; the group filter goes in the model's SQL. -#}
+{% macro mcq_incremental_by_group(versions, grain) -%}
+    {%- set call = '(' ~ versions ~ ', ' ~ grain ~ ') }}' -%}
+    {{ return({
+        'materialized': incremental_materialization(),
+        'incremental_strategy': 'append',
+        'on_schema_change': 'fail',
+        'pre_hook': '{{ mcq_forget_changed_groups' ~ call,
+        'post_hook': '{{ mcq_keep_group_versions' ~ call,
+    }) }}
+{%- endmacro %}

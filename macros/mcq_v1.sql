@@ -24,3 +24,25 @@
 {% macro mcq_v1_rows() -%}
     task = '{{ var("mcq_default_task") }}'
 {%- endmacro %}
+
+{#- Per model, variant (0.1's run) and `by`, the items of each 0.1 type, from version 2's
+    item fact. -#}
+{% macro mcq_v1_type_counts(by=[]) -%}
+    {%- set keys = ['model', 'variant'] + by -%}
+    select
+        {{ keys | join(', ') }},
+        count(*) as n_items,
+        count(*) filter (where type_v1 not in ('all_same', 'incomplete')) as n_disagree,
+        {% for type in mcq_v1_types() %}
+        count(*) filter (where type_v1 = '{{ type }}') as n_{{ type }},
+        {% endfor %}
+        count(*) filter (where type_v1 = 'incomplete') as n_incomplete
+    from (
+        select
+            *,
+            {{ mcq_v1_type('disagreement_type', 'departing_languages') }} as type_v1
+        from {{ ref('fct_mcq_item_agreement', v=2) }}
+        where {{ mcq_v1_rows() }}
+    ) as items
+    group by {{ keys | join(', ') }}
+{%- endmacro %}

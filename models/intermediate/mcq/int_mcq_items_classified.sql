@@ -5,13 +5,10 @@
     incomplete (a language without a valid answer). Any number of languages and options: one
     row per item, never a column per language. Incremental by run: only the runs whose
     answers changed are classified again (macros/mcq_incremental_groups.sql). -#}
-{{ config(
-    materialized=incremental_materialization(),
-    incremental_strategy='append',
-    on_schema_change='fail',
-    pre_hook="{{ mcq_forget_changed_groups(ref('int_mcq_runs_versioned'), ['run_id']) }}",
-    post_hook="{{ mcq_keep_group_versions(ref('int_mcq_runs_versioned'), ['run_id']) }}",
-) }}
+{{ config(**mcq_incremental_by_group(
+    "ref('int_mcq_runs_versioned')",
+    ['run_id'],
+)) }}
 
 with answers as (
 

@@ -3,13 +3,10 @@
     and how many of them point to the same option in both. Incremental by model revision (a
     row pairs two of its runs): only the revisions whose answers changed are paired again
     (macros/mcq_incremental_groups.sql). -#}
-{{ config(
-    materialized=incremental_materialization(),
-    incremental_strategy='append',
-    on_schema_change='fail',
-    pre_hook="{{ mcq_forget_changed_groups(ref('int_mcq_runs_versioned'), ['revision_key']) }}",
-    post_hook="{{ mcq_keep_group_versions(ref('int_mcq_runs_versioned'), ['revision_key']) }}",
-) }}
+{{ config(**mcq_incremental_by_group(
+    "ref('int_mcq_runs_versioned')",
+    ['revision_key'],
+)) }}
 
 with runs as (
 

@@ -7,20 +7,7 @@ with items as (
 
 final as (
 
-    select
-        run_id,
-        model,
-        model_revision,
-        variant,
-        task,
-        max(n_languages) as n_languages,
-        count(*) as n_items,
-        {% for type in var('mcq_disagreement_types') %}
-        count(*) filter (where disagreement_type = '{{ type }}') as n_{{ type }},
-        {% endfor %}
-        count(*) filter (where disagreement_type = 'incomplete') as n_incomplete
-    from items
-    group by run_id, model, model_revision, variant, task
+    {{ mcq_type_counts('items') }}
 
 )
 

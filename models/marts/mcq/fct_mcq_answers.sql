@@ -2,13 +2,10 @@
     key), where it was shown, and whether it departs from the item's majority. The long
     form every per-language query starts from. Incremental by run, as the item fact
     (macros/mcq_incremental_groups.sql). -#}
-{{ config(
-    materialized=incremental_materialization(),
-    incremental_strategy='append',
-    on_schema_change='fail',
-    pre_hook="{{ mcq_forget_changed_groups(mcq_kept_group_versions(ref('int_mcq_runs_versioned'), 'int_mcq_items_classified'), ['run_id']) }}",
-    post_hook="{{ mcq_keep_group_versions(mcq_kept_group_versions(ref('int_mcq_runs_versioned'), 'int_mcq_items_classified'), ['run_id']) }}",
-) }}
+{{ config(**mcq_incremental_by_group(
+    "mcq_kept_group_versions(ref('int_mcq_runs_versioned'), 'int_mcq_items_classified')",
+    ['run_id'],
+)) }}
 
 with answers as (
 

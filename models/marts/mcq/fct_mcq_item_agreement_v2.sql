@@ -1,13 +1,10 @@
 {#- One row per run, task and item: its disagreement type over the task's languages.
     Incremental by run: the groups of int_mcq_items_classified computed since this table
     last read them (macros/mcq_incremental_groups.sql). -#}
-{{ config(
-    materialized=incremental_materialization(),
-    incremental_strategy='append',
-    on_schema_change='fail',
-    pre_hook="{{ mcq_forget_changed_groups(mcq_kept_group_versions(ref('int_mcq_runs_versioned'), 'int_mcq_items_classified'), ['run_id']) }}",
-    post_hook="{{ mcq_keep_group_versions(mcq_kept_group_versions(ref('int_mcq_runs_versioned'), 'int_mcq_items_classified'), ['run_id']) }}",
-) }}
+{{ config(**mcq_incremental_by_group(
+    "mcq_kept_group_versions(ref('int_mcq_runs_versioned'), 'int_mcq_items_classified')",
+    ['run_id'],
+)) }}
 
 with items as (
 

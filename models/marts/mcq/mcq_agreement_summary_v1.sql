@@ -8,26 +8,9 @@ with summary as (
 
 ),
 
-items as (
-
-    select
-        *,
-        {{ mcq_v1_type('disagreement_type', 'departing_languages') }} as type_v1
-    from {{ ref('fct_mcq_item_agreement', v=2) }}
-    where {{ mcq_v1_rows() }}
-
-),
-
 type_counts as (
 
-    select
-        model,
-        variant as run,
-        {% for type in mcq_v1_types() %}
-        count(*) filter (where type_v1 = '{{ type }}') as n_{{ type }}{{ ',' if not loop.last }}
-        {% endfor %}
-    from items
-    group by model, variant
+    {{ mcq_v1_type_counts() }}
 
 ),
 
@@ -88,7 +71,7 @@ final as (
         summary.disagreement_ci_high
     from summary
     inner join type_counts
-        on summary.model = type_counts.model and summary.variant = type_counts.run
+        on summary.model = type_counts.model and summary.variant = type_counts.variant
     left join persian_options
         on summary.model = persian_options.model and summary.variant = persian_options.run
     left join entropy

@@ -6,17 +6,9 @@ with bootstrapped as (
 
 ),
 
-runs as (
-
-    select * from {{ ref('int_mcq_runs_versioned') }}
-
-),
-
 described as (
 
-    select bootstrapped.*, runs.model, runs.model_revision, runs.variant
-    from bootstrapped
-    inner join runs on bootstrapped.run_id = runs.run_id
+    {{ mcq_with_run('bootstrapped') }}
 
 ),
 

@@ -7,32 +7,31 @@ with bootstrapped as (
 
 ),
 
-runs as (
+described as (
 
-    select * from {{ ref('int_mcq_runs_versioned') }}
+    {{ mcq_with_run('bootstrapped') }}
 
 ),
 
 final as (
 
     select
-        bootstrapped.run_id,
-        runs.model,
-        runs.model_revision,
-        runs.variant,
-        bootstrapped.task,
-        bootstrapped.language,
-        bootstrapped.estimate as entropy_bits,
+        run_id,
+        model,
+        model_revision,
+        variant,
+        task,
+        language,
+        estimate as entropy_bits,
         -- normalised by the entropy of a uniform choice among the options
-        bootstrapped.estimate / log2({{ var('mcq_options') | length }}) as entropy_norm,
-        bootstrapped.boot_mean,
-        bootstrapped.ci_low,
-        bootstrapped.ci_high,
-        bootstrapped.bootstrap_resamples,
-        bootstrapped.bootstrap_confidence,
-        bootstrapped.bootstrap_seed
-    from bootstrapped
-    inner join runs on bootstrapped.run_id = runs.run_id
+        estimate / log2({{ var('mcq_options') | length }}) as entropy_norm,
+        boot_mean,
+        ci_low,
+        ci_high,
+        bootstrap_resamples,
+        bootstrap_confidence,
+        bootstrap_seed
+    from described
 
 )
 

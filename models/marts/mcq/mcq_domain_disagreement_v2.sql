@@ -5,25 +5,16 @@ with items as (
 
 ),
 
+counted as (
+
+    {{ mcq_type_counts('items', by=['domain']) }}
+
+),
+
 final as (
 
-    select
-        run_id,
-        model,
-        model_revision,
-        variant,
-        task,
-        domain,
-        count(*) as n_items,
-        count(*) filter (
-            where disagreement_type not in ('full_agreement', 'incomplete')
-        ) as n_disagree,
-        {% for type in var('mcq_disagreement_types') %}
-        count(*) filter (where disagreement_type = '{{ type }}') as n_{{ type }},
-        {% endfor %}
-        count(*) filter (where disagreement_type = 'incomplete') as n_incomplete
-    from items
-    group by run_id, model, model_revision, variant, task, domain
+    select {{ contract_columns('counted') }}
+    from counted
 
 )
 

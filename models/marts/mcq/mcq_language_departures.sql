@@ -8,9 +8,9 @@ with departures as (
 
 ),
 
-runs as (
+described as (
 
-    select * from {{ ref('int_mcq_runs_versioned') }}
+    {{ mcq_with_run('departures') }}
 
 ),
 
@@ -23,25 +23,21 @@ pairs as (
 with_pivot as (
 
     select
-        departures.*,
-        runs.model,
-        runs.model_revision,
-        runs.variant,
+        described.*,
         '{{ var("mcq_pivot_language") }}' as pivot_language,
         pairs.n_items as n_pivot_items,
         pairs.agreement_pct as pivot_agreement_pct,
         pairs.agreement_ci_low as pivot_agreement_ci_low,
         pairs.agreement_ci_high as pivot_agreement_ci_high
-    from departures
-    inner join runs on departures.run_id = runs.run_id
+    from described
     left join pairs
-        on departures.run_id = pairs.run_id
-        and departures.task = pairs.task
-        and departures.language <> '{{ var("mcq_pivot_language") }}'
+        on described.run_id = pairs.run_id
+        and described.task = pairs.task
+        and described.language <> '{{ var("mcq_pivot_language") }}'
         and (
-            (pairs.language_a = departures.language
+            (pairs.language_a = described.language
                 and pairs.language_b = '{{ var("mcq_pivot_language") }}')
-            or (pairs.language_b = departures.language
+            or (pairs.language_b = described.language
                 and pairs.language_a = '{{ var("mcq_pivot_language") }}')
         )
 

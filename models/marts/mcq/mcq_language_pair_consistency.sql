@@ -8,17 +8,9 @@ with compared as (
 
 ),
 
-runs as (
-
-    select * from {{ ref('int_mcq_runs_versioned') }}
-
-),
-
 described as (
 
-    select compared.*, runs.model, runs.model_revision, runs.variant
-    from compared
-    inner join runs on compared.run_id = runs.run_id
+    {{ mcq_with_run('compared') }}
 
 ),
 

@@ -3,22 +3,25 @@
 {{ config(materialized='view') }}
 
 {%- set base = var('mcq_baseline_variant') -%}
-with summary as (
+with type_counts as (
+
+    {{ mcq_v1_type_counts() }}
+
+),
+
+summary as (
 
     select
         summary.model,
         summary.variant as run,
         summary.full_agreement_pct as agreement_pct,
         {% for type in mcq_v1_types() %}
-        count(*) filter (where {{ mcq_v1_type('items.disagreement_type',
-            'items.departing_languages') }} = '{{ type }}') as n_{{ type }}
-        {{- ',' if not loop.last }}
+        type_counts.n_{{ type }}{{ ',' if not loop.last }}
         {% endfor %}
     from {{ ref('mcq_agreement_summary', v=2) }} as summary
-    inner join {{ ref('fct_mcq_item_agreement', v=2) }} as items
-        on summary.run_id = items.run_id and summary.task = items.task
+    inner join type_counts
+        on summary.model = type_counts.model and summary.variant = type_counts.variant
     where summary.{{ mcq_v1_rows() }}
-    group by summary.model, summary.variant, summary.full_agreement_pct
 
 ),
 

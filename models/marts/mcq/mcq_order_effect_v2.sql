@@ -9,9 +9,9 @@ with consistency as (
 
 ),
 
-runs as (
+described as (
 
-    select * from {{ ref('int_mcq_runs_versioned') }}
+    {{ mcq_with_run('consistency') }}
 
 ),
 
@@ -34,31 +34,30 @@ agreement as (
 compared as (
 
     select
-        consistency.run_id,
-        consistency.baseline_run_id,
-        runs.model,
-        runs.model_revision,
-        runs.variant,
+        described.run_id,
+        described.baseline_run_id,
+        described.model,
+        described.model_revision,
+        described.variant,
         '{{ var("mcq_baseline_variant") }}' as baseline_variant,
-        consistency.task,
-        consistency.language,
+        described.task,
+        described.language,
         variant_agreement.full_agreement_pct,
         baseline_agreement.full_agreement_pct as full_agreement_pct_baseline,
         variant_agreement.full_agreement_pct - baseline_agreement.full_agreement_pct
             as full_agreement_pct_diff,
-        consistency.n_paired,
-        consistency.n_same_option,
-        consistency.same_option_pct,
-        consistency.ci_low,
-        consistency.ci_high
-    from consistency
-    inner join runs on consistency.run_id = runs.run_id
+        described.n_paired,
+        described.n_same_option,
+        described.same_option_pct,
+        described.ci_low,
+        described.ci_high
+    from described
     left join agreement as variant_agreement
-        on consistency.run_id = variant_agreement.run_id
-        and consistency.task = variant_agreement.task
+        on described.run_id = variant_agreement.run_id
+        and described.task = variant_agreement.task
     left join agreement as baseline_agreement
-        on consistency.baseline_run_id = baseline_agreement.run_id
-        and consistency.task = baseline_agreement.task
+        on described.baseline_run_id = baseline_agreement.run_id
+        and described.task = baseline_agreement.task
 
 ),
 
