@@ -436,9 +436,7 @@ def _prepare(
         con.register("translations", translations)
         items = read_items(con, study, item_lines)
         con.register("items", items)
-        context = _fingerprint(
-            study.languages, study.options, study.task, translations.to_pydict()
-        )
+        context = _fingerprint(study.languages, study.options, study.task, translations.to_pydict())
         # what the long records' option texts and domains come from
         items_fingerprint = _fingerprint(
             [line.values for line in item_lines],

@@ -308,35 +308,56 @@ def fig_option_frequency(m: Marts) -> alt.TopLevelMixin:
     )
 
 
-def fig_choice_entropy(m: Marts) -> alt.TopLevelMixin:
-    t = "mcq_choice_entropy_v2"
-    need(m, t, *RUN_COLUMNS, "language", "entropy_bits", "entropy_norm", "ci_low", "ci_high")
+def _per_language_heatmap(
+    m: Marts,
+    table: str,
+    columns: tuple[str, ...],
+    cell: Callable[[dict], tuple[object, str, str]],
+    domain: tuple[float, float],
+    title: str,
+    **options: object,
+) -> alt.TopLevelMixin:
+    """A languages × models heatmap per task and variant from ``table`` (one row per run,
+    task and language): ``cell(row)`` gives each cell's value, text and tooltip detail."""
+    need(m, table, *RUN_COLUMNS, "language", *columns)
     rows = _nonempty(
         m.rows(
-            f"select {', '.join(RUN_COLUMNS)}, language, entropy_bits, entropy_norm, ci_low, "
-            f"ci_high from {SCHEMA}.{t} order by model, model_revision, language"
+            f"select {', '.join((*RUN_COLUMNS, 'language', *columns))} from {SCHEMA}.{table} "
+            "order by model, model_revision, language"
         ),
-        t,
+        table,
     )
-    panels = _task_variant_panels(m, rows)
     data = []
-    for r, panel in zip(rows, panels, strict=True):
+    for r, panel in zip(rows, _task_variant_panels(m, rows), strict=True):
         model = model_label(r)
-        tip = (
-            f"{panel} · {model} · {r['language']}: {fmt(r['entropy_bits'], 3)} bits "
-            f"[{fmt(r['ci_low'], 3)}, {fmt(r['ci_high'], 3)}]"
-        )
-        data.append((r["language"], model, r["entropy_norm"], fmt(r["entropy_bits"], 2),
-                     panel, tip))  # fmt: skip
+        value, text, detail = cell(r)
+        tip = f"{panel} · {model} · {r['language']}: {detail}"
+        data.append((r["language"], model, value, text, panel, tip))
     frame = pd.DataFrame(data, columns=["row", "column", "value", "text", "panel", "tip"])
     return charts.heatmap(
         frame,
         _languages(rows, "language"),
         sorted(frame["column"].unique()),
+        domain,
+        title,
+        panel="panel",
+        **options,
+    )
+
+
+def fig_choice_entropy(m: Marts) -> alt.TopLevelMixin:
+    return _per_language_heatmap(
+        m,
+        "mcq_choice_entropy_v2",
+        ("entropy_bits", "entropy_norm", "ci_low", "ci_high"),
+        lambda r: (
+            r["entropy_norm"],
+            fmt(r["entropy_bits"], 2),
+            f"{fmt(r['entropy_bits'], 3)} bits [{fmt(r['ci_low'], 3)}, {fmt(r['ci_high'], 3)}]",
+        ),
         (0, 1),
         "entropy ÷ its maximum (1 = uniform; dark = concentrated); cells: bits",
         reverse=True,
-        panel="panel",
     )
 
 
@@ -384,34 +405,18 @@ def fig_language_pairs(m: Marts) -> alt.TopLevelMixin:
 def fig_language_departures(m: Marts) -> alt.TopLevelMixin:
     """How often each language departs from the majority answer, per task, variant and
     model: the odd languages out at any number of languages."""
-    t = "mcq_language_departures"
-    need(m, t, *RUN_COLUMNS, "language", "departs_pct", "departs_ci_low", "departs_ci_high",
-         "n_items")  # fmt: skip
-    rows = _nonempty(
-        m.rows(
-            f"select {', '.join(RUN_COLUMNS)}, language, departs_pct, departs_ci_low, "
-            f"departs_ci_high, n_items from {SCHEMA}.{t} order by model, model_revision, language"
+    return _per_language_heatmap(
+        m,
+        "mcq_language_departures",
+        ("departs_pct", "departs_ci_low", "departs_ci_high", "n_items"),
+        lambda r: (
+            r["departs_pct"],
+            "–" if r["departs_pct"] is None else f"{r['departs_pct']:.0f}",
+            f"departs on {fmt(r['departs_pct'])} % of {r['n_items']} items "
+            f"[{fmt(r['departs_ci_low'])}, {fmt(r['departs_ci_high'])}]",
         ),
-        t,
-    )
-    panels = _task_variant_panels(m, rows)
-    data = []
-    for r, panel in zip(rows, panels, strict=True):
-        model = model_label(r)
-        tip = (
-            f"{panel} · {model} · {r['language']}: departs on {fmt(r['departs_pct'])} % of "
-            f"{r['n_items']} items [{fmt(r['departs_ci_low'])}, {fmt(r['departs_ci_high'])}]"
-        )
-        text = "–" if r["departs_pct"] is None else f"{r['departs_pct']:.0f}"
-        data.append((r["language"], model, r["departs_pct"], text, panel, tip))
-    frame = pd.DataFrame(data, columns=["row", "column", "value", "text", "panel", "tip"])
-    return charts.heatmap(
-        frame,
-        _languages(rows, "language"),
-        sorted(frame["column"].unique()),
         (0, 100),
         "items on which the language departs from the majority answer (%)",
-        panel="panel",
     )
 
 

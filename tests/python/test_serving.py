@@ -296,7 +296,8 @@ def test_sqlalchemy_duckdb_engine_connects_read_only(served, warehouse):
         engine = sa.create_engine(sys.argv[1])
         with engine.connect() as c:
             rows = c.execute(sa.text(
-                "select model, full_agreement_pct from marts.mcq_agreement_summary_v2 order by model, variant"
+                "select model, full_agreement_pct from marts.mcq_agreement_summary_v2 "
+                "order by model, variant"
             )).fetchall()
             inspector = sa.inspect(c)
             tables = inspector.get_table_names(schema="marts")
@@ -325,7 +326,8 @@ def test_sqlalchemy_duckdb_engine_connects_read_only(served, warehouse):
     got = json.loads(out.stdout)
     with duckdb.connect(str(warehouse), read_only=True) as con:  # the build file, not publish's
         expected = con.execute(
-            "select model, full_agreement_pct from marts.mcq_agreement_summary_v2 order by model, variant"
+            "select model, full_agreement_pct from marts.mcq_agreement_summary_v2 "
+            "order by model, variant"
         ).fetchall()
     assert [tuple(r) for r in got["rows"]] == expected
     assert set(got["tables"]) == set(build_marts(warehouse))
