@@ -225,6 +225,23 @@ def exact_mcnemar(only_first: int, only_second: int) -> float:
     return float(min(1.0, 2 * stats.binom.cdf(min(only_first, only_second), total, 0.5)))
 
 
+def exact_binomial_test(successes: int, n: int, p: float) -> float:
+    """Two-sided exact binomial p-value of ``successes`` in ``n`` under Binomial(n, p): the
+    probability of every count no more likely than the one seen (scipy's ``binomtest``); 1
+    when n is 0.
+
+    Examples
+    --------
+    >>> round(exact_binomial_test(9, 10, 0.5), 6)
+    0.021484
+    """
+    from scipy import stats  # imported where needed, as in exact_mcnemar
+
+    if n == 0:
+        return 1.0
+    return float(stats.binomtest(int(successes), int(n), float(min(max(p, 0.0), 1.0))).pvalue)
+
+
 def holm(p_values: np.ndarray) -> np.ndarray:
     """Holm's step-down adjusted p-values (family-wise error), in the input's order; NaN
     p-values stay NaN and do not count towards the family.

@@ -239,6 +239,20 @@ def test_cohen_kappa_tables_degenerate():
     assert math.isnan(se[1])  # one item: no spread
 
 
+@pytest.mark.parametrize(("k", "n", "p"), [(9, 10, 0.5), (3, 40, 0.2), (0, 12, 0.3), (5, 5, 0.9)])
+def test_exact_binomial_test_is_the_sum_of_outcomes_no_more_likely(k, n, p):
+    """Transcribed: Σ P(X = j) over j with P(X = j) ≤ P(X = k) (scipy's relative tolerance)."""
+    from scipy.stats import binom
+
+    from concord_stats.consistency import exact_binomial_test
+
+    pmf = binom.pmf(np.arange(n + 1), n, p)
+    want = min(1.0, pmf[pmf <= pmf[k] * (1 + 1e-7)].sum())
+    assert exact_binomial_test(k, n, p) == pytest.approx(want, abs=1e-12)
+    assert exact_binomial_test(0, 0, 0.5) == 1.0
+    assert exact_binomial_test(0, 10, 0.0) == 1.0 and exact_binomial_test(1, 10, 0.0) == 0.0
+
+
 def test_cohen_kappa_degenerate():
     kappa, se = cohen_kappa(np.array(list("AAAA")), np.array(list("AAAA")))
     assert math.isnan(kappa)  # chance agreement 1: 0/0

@@ -23,3 +23,21 @@ def test_duckdb_relation_arrow_and_pandas_give_the_same_frame():
 def test_anything_else_is_refused_with_what_was_expected():
     with pytest.raises(TypeError, match="builtins.list.*DuckDB relation, a Spark DataFrame"):
         to_pandas([1, 2])
+
+
+def test_frames_by_gives_one_group_at_a_time_in_key_order():
+    """A DuckDB relation is filtered where it lives (quotes in a key included); a pandas
+    frame is grouped: the same groups either way."""
+    import duckdb
+    import pandas as pd
+
+    from concord_io.frames import frames_by
+
+    frame = pd.DataFrame(
+        {"dataset": ["b", "a", "o'q", "a"], "item_id": ["1", "2", "3", "4"], "x": [1, 2, 3, 4]}
+    )
+    with duckdb.connect() as con:
+        relation = con.from_df(frame)
+        lazy = [(k, g["item_id"].tolist()) for k, g in frames_by(relation, "dataset", ["item_id"])]
+    eager = [(k, g["item_id"].tolist()) for k, g in frames_by(frame, "dataset", ["item_id"])]
+    assert lazy == eager == [("a", ["2", "4"]), ("b", ["1"]), ("o'q", ["3"])]

@@ -54,3 +54,25 @@ def test_departures_match_pandas_and_the_three_language_types(marts):
             assert (found.departs_ci_low, found.departs_pct, found.departs_ci_high) == (
                 pytest.approx((share - half, share, share + half))
             )
+
+
+def test_the_departure_test_is_scipys_binomial_test_holm_adjusted_by_statsmodels(marts):
+    """Each language's departures against the other languages' mean share on the same
+    items: scipy's exact binomial test, Holm-adjusted over the run's languages."""
+    from scipy.stats import binomtest
+    from statsmodels.stats.multitest import multipletests
+
+    got = marts.execute("select * from marts.mcq_language_departures").df()
+    assert len(got) == 8 * 3
+    for _, run in got.groupby(["run_id", "task"]):
+        share = run["n_departs"] / run["n_items"]
+        others = (share.sum() - share) / (len(run) - 1)
+        want = [
+            binomtest(int(k), int(n), p).pvalue
+            for k, n, p in zip(run["n_departs"], run["n_items"], others, strict=True)
+        ]
+        assert run["others_departs_pct"].to_numpy() == pytest.approx(100 * others.to_numpy())
+        assert run["departs_p_value"].to_numpy() == pytest.approx(want, abs=1e-12)
+        assert run["departs_p_value_holm"].to_numpy() == pytest.approx(
+            multipletests(want, method="holm")[1], abs=1e-12
+        )

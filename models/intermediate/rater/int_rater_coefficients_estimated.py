@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from concord_common.settings import dbt_vars
-from concord_io.frames import to_pandas
+from concord_io.frames import frames_by, to_pandas
 from concord_stats.bootstrap import derive_seed
 from concord_stats.rater_coefficients import dataset_coefficients, se_inference
 
@@ -54,12 +54,12 @@ def model(dbt, session):
     n_resamples, confidence, seed = dbt_vars(
         dbt.config.get("vars"), "bootstrap_resamples", "bootstrap_confidence", "bootstrap_seed"
     )
-    ratings = to_pandas(dbt.ref("int_rater_ratings_validated"))
     declared = to_pandas(dbt.ref("int_rater_categories_declared"))
     datasets = to_pandas(dbt.ref("int_rater_datasets_described")).set_index("dataset")
 
     rows = []
-    for dataset, long in ratings.groupby("dataset", sort=True):
+    ratings = dbt.ref("int_rater_ratings_validated")
+    for dataset, long in frames_by(ratings, "dataset", ["item_id", "rater_id", "category"]):
         labels = list(declared.loc[declared["dataset"] == dataset, "category"])
         categories, values = ordered_categories(labels)
         code = {label: i for i, label in enumerate(categories)}
