@@ -302,6 +302,10 @@ def _pairs(r: int) -> tuple[np.ndarray, np.ndarray]:
 # --------------------------------------------------------------------------------------------
 # per-item terms and their sums: the one place the formulas read the data
 # --------------------------------------------------------------------------------------------
+#: resamples whose statistic is evaluated together (memory: a chunk's pair tables)
+STATISTIC_CHUNK = 1000
+
+
 class _Terms:
     """Per-item terms of one dataset, summed over items with weights c.
 
@@ -990,9 +994,14 @@ def dataset_coefficients(
     sums = terms.unit_sums()
     estimate = statistic(sums)[0]
     if n_resamples:
-        interval = interval_of(
-            estimate, statistic(terms.replicate_sums(n_resamples, seed)), confidence
-        )
+        replicates = terms.replicate_sums(n_resamples, seed)
+        # the statistic of a chunk of resamples at a time: at 40 raters its pair tables are
+        # resamples × 780 pairs × q² cells, which the whole bootstrap would hold at once
+        values = np.concatenate([
+            statistic({k: v[lo : lo + STATISTIC_CHUNK] for k, v in replicates.items()})
+            for lo in range(0, int(n_resamples), STATISTIC_CHUNK)
+        ])  # fmt: skip
+        interval = interval_of(estimate, values, confidence)
     else:  # estimates and standard errors only
         missing = np.full_like(estimate, np.nan)
         interval = Interval(estimate, missing, missing, missing, float(confidence), 0,

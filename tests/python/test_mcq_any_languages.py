@@ -145,3 +145,37 @@ def test_each_language_departs_as_planted(built):
     assert departures.loc[("one_diverges", "it"), "pivot_agreement_pct"] == 0
     assert departures.loc[("one_diverges", "de"), "pivot_agreement_pct"] == 100
     assert departures.loc[("two_two", "en"), "n_no_majority"] == 6
+
+
+def delta_method_se(answers: pd.DataFrame) -> float:
+    """The mean pairwise agreement's standard error, transcribed from docs/formulas.md:
+    u_i = (1/P) Σ_{p ∋ i} (agree_ip − a_p/m_p) / m_p, SE = 100 √(M/(M − 1) Σ u_i²)."""
+    valid = answers.dropna(subset=["chosen_option"])
+    wide = valid.pivot(index="item_id", columns="language", values="chosen_option")
+    pairs = [(a, b) for i, a in enumerate(wide.columns) for b in wide.columns[i + 1 :]]
+    influence = pd.Series(0.0, index=wide.index)
+    for a, b in pairs:
+        both = wide[[a, b]].dropna()
+        agree = (both[a] == both[b]).astype(float)
+        influence.loc[both.index] += (agree - agree.mean()) / len(both) / len(pairs)
+    entering = influence.index[wide.notna().sum(axis=1) >= 2]
+    m = len(entering)
+    return 100 * (m / (m - 1) * (influence.loc[entering] ** 2).sum()) ** 0.5
+
+
+@pytest.mark.parametrize("task", ["one_diverges", "untidy", "two_two"])
+def test_the_mean_pairwise_interval_is_the_delta_method_on_complete_and_gappy_runs(built, task):
+    """Complete runs take the one-pass form (A_i from option counts), gappy ones pair their
+    languages item by item: both are the transcribed formula."""
+    from statistics import NormalDist
+
+    answers, marts = built
+    row = marts["mcq_agreement_summary_v2"].set_index("task").loc[task]
+    se = delta_method_se(answers[answers.task == task])
+    half = NormalDist().inv_cdf(0.975) * se
+    assert row.mean_pairwise_agreement_ci_low == pytest.approx(
+        max(0.0, row.mean_pairwise_agreement_pct - half), abs=1e-9
+    )
+    assert row.mean_pairwise_agreement_ci_high == pytest.approx(
+        min(100.0, row.mean_pairwise_agreement_pct + half), abs=1e-9
+    )

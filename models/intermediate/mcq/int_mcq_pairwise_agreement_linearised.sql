@@ -2,14 +2,29 @@
     pairwise agreement (docs/formulas.md), beside the run's point figure. The figure is a mean
     over the P pairs of ratios a_p / m_p over items, so its variance is taken by
     linearisation (the delta method, items as the resampled unit): item i's influence is
-    u_i = (1/P) Σ over the pairs p it enters of (agree_ip − a_p/m_p) / m_p, and int_mcq_
-    pairwise_agreement_estimated takes Var = M/(M − 1) · Σ u_i² over the M items.
-    Set-based (at 40 languages a run has 780 pairs per item), and the same bits on every
-    build: each term is rounded to a decimal before it is summed, so the sums are exact
-    whatever order the threads add them in. -#}
-with pairs as (
+    u_i = (1/P) Σ over the pairs p it enters of (agree_ip − a_p/m_p) / m_p, and
+    int_mcq_pairwise_agreement_estimated takes Var = M/(M − 1) · Σ u_i² over the M items.
 
-    {{ mcq_language_pairs() }}
+    Two ways to the same u_i. A run whose every item has a valid answer in every language
+    (the common case) has m_p = M for every pair, so u_i = (A_i − Σ A / M) / (P M) with A_i
+    the item's agreeing pairs, Σ over its options of k (k − 1) / 2: one pass over the
+    answers. Any other run pairs its languages item by item (780 pairs at 40 languages).
+    Either way the same bits on every build: integers until the last division, and each
+    paired term rounded to a decimal before it is summed, so no sum depends on the order
+    the threads add in. -#}
+with answers as (
+
+    select * from {{ ref('int_mcq_answers_normalised') }}
+    where is_valid
+
+),
+
+complete_runs as (
+
+    select run_id, task
+    from {{ ref('int_mcq_items_classified') }}
+    group by run_id, task
+    having bool_and(n_valid = n_languages) and max(n_languages) >= 2
 
 ),
 
@@ -39,24 +54,79 @@ run_pairs as (
 
 ),
 
-influences as (
+-- complete runs: each item's agreeing pairs from its option counts
+option_counts as (
+
+    select answers.run_id, answers.task, answers.item_id, count(*) as k
+    from answers
+    where exists (
+        select 1 from complete_runs
+        where complete_runs.run_id = answers.run_id and complete_runs.task = answers.task
+    )
+    group by answers.run_id, answers.task, answers.item_id, answers.chosen_option
+
+),
+
+agreeing_pairs as (
+
+    select run_id, task, item_id, sum(cast(k * (k - 1) / 2 as bigint)) as n_agreeing
+    from option_counts
+    group by run_id, task, item_id
+
+),
+
+complete_influences as (
+
+    select
+        agreeing_pairs.run_id,
+        agreeing_pairs.task,
+        agreeing_pairs.item_id,
+        (
+            agreeing_pairs.n_agreeing * count(*) over run_items
+            - sum(agreeing_pairs.n_agreeing) over run_items
+        ) / (count(*) over run_items * count(*) over run_items) as influence_sum
+    from agreeing_pairs
+    window run_items as (partition by agreeing_pairs.run_id, agreeing_pairs.task)
+
+),
+
+-- any other run: item by item over its pairs of languages
+pairs as (
+
+    {{ mcq_language_pairs() }}
+
+),
+
+paired_influences as (
 
     select
         pairs.run_id,
         pairs.task,
         pairs.item_id,
-        sum(cast(
+        cast(sum(cast(
             ((case when pairs.option_a = pairs.option_b then 1 else 0 end) * pair_counts.n_items
                 - pair_counts.n_agree) / (pair_counts.n_items * pair_counts.n_items)
             as decimal(38, 18)
-        )) as influence_sum
+        )) as double) as influence_sum
     from pairs
     inner join pair_counts
         on pairs.run_id = pair_counts.run_id
         and pairs.task = pair_counts.task
         and pairs.language_a = pair_counts.language_a
         and pairs.language_b = pair_counts.language_b
+    where not exists (
+        select 1 from complete_runs
+        where complete_runs.run_id = pairs.run_id and complete_runs.task = pairs.task
+    )
     group by pairs.run_id, pairs.task, pairs.item_id
+
+),
+
+influences as (
+
+    select * from complete_influences
+    union all
+    select * from paired_influences
 
 ),
 
@@ -66,7 +136,7 @@ final as (
         influences.run_id,
         influences.task,
         influences.item_id,
-        cast(influences.influence_sum as double) / run_pairs.n_language_pairs as influence,
+        influences.influence_sum / run_pairs.n_language_pairs as influence,
         run_pairs.n_language_pairs,
         100 * cast(run_pairs.agreement as double) as mean_pairwise_agreement_pct
     from influences
