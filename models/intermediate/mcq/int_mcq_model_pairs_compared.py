@@ -1,18 +1,17 @@
 """Per task, variant and pair of runs (two models, or two revisions of one, under the same
 variant): each run's full agreement on the items both answered completely, their difference
-with a seeded paired bootstrap interval (resampling items), the discordant counts and the
-exact McNemar p-value, Holm-adjusted over the pairs of each task and variant
-(concord_stats.consistency). The inputs are the paired per-item outcomes, the
-sufficient statistic of every figure."""
+with a seeded paired bootstrap interval (resampling items, drawn as the pair's 2 × 2 table),
+the discordant counts and the exact McNemar p-value, Holm-adjusted over the pairs of each
+task and variant (concord_stats.consistency). The input is each pair's 2 × 2 table of items
+answered alike in every language, the sufficient statistic of every figure."""
 
 import numpy as np
 import pandas as pd
 
 from concord_common.settings import dbt_vars
 from concord_io.frames import to_pandas
-from concord_stats.bootstrap import derive_seed
+from concord_stats.bootstrap import bootstrap, derive_seed
 from concord_stats.consistency import exact_mcnemar, holm
-from concord_stats.paired import bootstrap_mean_interval
 
 KEYS = ["task", "variant", "run_id_a", "run_id_b"]
 COLUMNS = {
@@ -35,29 +34,36 @@ COLUMNS = {
 }
 
 
+def difference_pp(counts: np.ndarray) -> np.ndarray:
+    """Full agreement of run a minus run b, in points, from (only a, only b, the rest)."""
+    counts = np.asarray(counts, dtype=float)
+    return 100.0 * (counts[..., 0] - counts[..., 1]) / counts.sum(axis=-1)
+
+
 def model(dbt, session):
     dbt.config(materialized="table")
     n_resamples, confidence, seed = dbt_vars(
         dbt.config.get("vars"), "bootstrap_resamples", "bootstrap_confidence", "bootstrap_seed"
     )
-    items = to_pandas(dbt.ref("int_mcq_model_items_paired")).sort_values([*KEYS, "item_id"])
+    counted = to_pandas(dbt.ref("int_mcq_model_pairs_counted")).sort_values(KEYS)
     rows = []
-    for key, pair in items.groupby(KEYS, sort=True):
-        a = pair["full_agreement_a"].to_numpy(bool)
-        b = pair["full_agreement_b"].to_numpy(bool)
-        difference = bootstrap_mean_interval(
-            100.0 * (a.astype(float) - b.astype(float)),
+    for pair in counted.itertuples(index=False):
+        n, only_a, only_b = int(pair.n_items), int(pair.n_only_a), int(pair.n_only_b)
+        # the difference depends on the items only through the 2 x 2 table: resampling
+        # items is drawing the table from the multinomial (docs/formulas.md, the bootstrap)
+        difference = bootstrap(
+            np.array([only_a, only_b, n - only_a - only_b]),
+            difference_pp,
             n_resamples=n_resamples,
             confidence=confidence,
-            seed=derive_seed(seed, "mcq_model_comparison", *key),
+            seed=derive_seed(seed, "mcq_model_comparison", *(getattr(pair, k) for k in KEYS)),
         )
-        only_a, only_b = int((a & ~b).sum()), int((b & ~a).sum())
         rows.append(
             {
-                **dict(zip(KEYS, key, strict=True)),
-                "n_items": len(a),
-                "full_agreement_pct_a": 100.0 * a.mean(),
-                "full_agreement_pct_b": 100.0 * b.mean(),
+                **{k: getattr(pair, k) for k in KEYS},
+                "n_items": n,
+                "full_agreement_pct_a": 100.0 * (pair.n_both + only_a) / n,
+                "full_agreement_pct_b": 100.0 * (pair.n_both + only_b) / n,
                 "difference_pp": float(difference.estimate),
                 "ci_low": float(difference.ci_low),
                 "ci_high": float(difference.ci_high),

@@ -2,15 +2,15 @@
 
 import pandas as pd
 
-from concord_io.frames import to_pandas
+from concord_io.frames import frames_by
 from concord_stats.rater import category_kappas
 
 
 def model(dbt, session):
-    counts = to_pandas(dbt.ref("int_rater_counts_aggregated"))
+    counts = dbt.ref("int_rater_counts_aggregated")
 
     frames = []
-    for dataset, long in counts.groupby("dataset", sort=True):
+    for dataset, long in frames_by(counts, "dataset", ["item_id", "category", "n_ratings"]):
         matrix = long.pivot(index="item_id", columns="category", values="n_ratings")
         kappas = category_kappas(matrix.to_numpy())
         frames.append(pd.DataFrame({"dataset": dataset, "category": matrix.columns, **kappas}))
