@@ -146,6 +146,10 @@ for node in run['results']:
     kind = node['unique_id'].split('.')[0]
     node_seconds[kind] = node_seconds.get(kind, 0.0) + node['execution_time']
 result['nodes'] = len(run['results'])
+# where the time goes: the slowest nodes
+slowest = sorted(run['results'], key=lambda n: -n['execution_time'])[:12]
+result['slowest_nodes'] = [[n['unique_id'].split('.', 2)[-1], round(n['execution_time'], 2)]
+                           for n in slowest]
 """
     return _measure("import json\nfrom pathlib import Path\n" + code)
 
