@@ -112,7 +112,10 @@ def _jsonl_fields(con: duckdb.DuckDBPyConnection, source: SourceFile) -> tuple[p
     fields = ", ".join(f"json_extract_string(line, {_literal('$.' + f)}) as {f}" for f in FIELDS)
     table = con.sql(f"select source_row, {fields} from json_file").to_arrow_table()
     # a file whose records name their task has a task column: a record without one is refused
-    (with_task,) = first_row(con, "select bool_or(json_exists(line, '$.task')) from json_file")
+    # an aggregate always has its one row
+    (with_task,) = first_row(con, "select bool_or(json_exists(line, '$.task')) from json_file") or (
+        False,
+    )
     con.unregister("json_file")
     return table, bool(with_task)
 

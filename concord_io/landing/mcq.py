@@ -309,7 +309,7 @@ def _answers_table(run: Run) -> pa.Table:
     )
 
 
-def _scores_table(run: Run) -> pa.Table | None:
+def _scores_table(run: Run) -> pa.Table:
     if not run.option_scores:
         # written for every run, empty where the source scores no option: dbt reads the
         # same files on every engine (Spark cannot ask whether a file exists)
@@ -384,7 +384,7 @@ def _split(con: duckdb.DuckDBPyConnection, run: Run, answers: pa.Table, language
     kept = flagged.filter(pc.invert(aside))
     run.answers_table = schemas.conform("answers", kept)
     scores = scored
-    if scores is not None and pc.any(aside).as_py():
+    if pc.any(aside).as_py():
         # the scores of a record set aside go with it
         con.register("run_scores", scores)
         con.register("kept_answers", run.answers_table)

@@ -315,7 +315,8 @@ def _per_language_heatmap(
     cell: Callable[[dict], tuple[object, str, str]],
     domain: tuple[float, float],
     title: str,
-    **options: object,
+    *,
+    reverse: bool = False,
 ) -> alt.TopLevelMixin:
     """A languages × models heatmap per task and variant from ``table`` (one row per run,
     task and language): ``cell(row)`` gives each cell's value, text and tooltip detail."""
@@ -341,7 +342,7 @@ def _per_language_heatmap(
         domain,
         title,
         panel="panel",
-        **options,
+        reverse=reverse,
     )
 
 

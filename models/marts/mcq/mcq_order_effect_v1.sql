@@ -60,12 +60,12 @@ types_by_run as (
 
     select
         model,
-        {% for run in [base, 'shuffled'] %}
+        {% for run, suffix in [(base, 'in_baseline'), ('shuffled', 'in_shuffled')] %}
         {% set last_run = loop.last %}
-        max(agreement_pct) filter (where run = '{{ run }}') as agreement_pct_{{ run }},
+        max(agreement_pct) filter (where run = '{{ run }}') as agreement_pct_{{ suffix }},
         {% for type in mcq_v1_types() %}
         max(n_{{ type }}) filter (where run = '{{ run }}')
-            as n_{{ type }}_{{ run }}{{ "," if not (loop.last and last_run) }}
+            as n_{{ type }}_{{ suffix }}{{ "," if not (loop.last and last_run) }}
         {% endfor %}
         {% endfor %}
     from summary
@@ -115,14 +115,14 @@ final as (
 
     select
         both_runs.model,
-        types_by_run.agreement_pct_{{ base }} as agreement_pct_base,
-        types_by_run.agreement_pct_shuffled,
-        types_by_run.agreement_pct_shuffled - types_by_run.agreement_pct_{{ base }}
+        types_by_run.agreement_pct_in_baseline as agreement_pct_base,
+        types_by_run.agreement_pct_in_shuffled as agreement_pct_shuffled,
+        types_by_run.agreement_pct_in_shuffled - types_by_run.agreement_pct_in_baseline
             as agreement_pct_diff,
         {% for type in mcq_v1_types() %}
-        types_by_run.n_{{ type }}_{{ base }} as n_{{ type }}_base,
-        types_by_run.n_{{ type }}_shuffled,
-        types_by_run.n_{{ type }}_shuffled - types_by_run.n_{{ type }}_{{ base }}
+        types_by_run.n_{{ type }}_in_baseline as n_{{ type }}_base,
+        types_by_run.n_{{ type }}_in_shuffled as n_{{ type }}_shuffled,
+        types_by_run.n_{{ type }}_in_shuffled - types_by_run.n_{{ type }}_in_baseline
             as n_{{ type }}_diff,
         {% endfor %}
         {% for lang in mcq_v1_languages() %}
