@@ -312,22 +312,23 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
 
     # a model loses its shuffled run (its pairs go), another is renamed in the registry;
     # a row of a model and run nothing touched is marked (a column nothing but the fact
-    # table reads, set to another letter): it must not be computed again
+    # table reads, set to a mark): it must not be computed again
     unregister(project_copy, "LLaMA3.1_Shuffled_Merged_Multilingual.csv")
     registry.write_text(registry.read_text().replace("GPT-4o copy,", "GPT-4o copy 2,"))
     tables = ("intermediate.int_mcq_items_classified", "marts.fct_mcq_item_agreement_v2")
     marked = "where model = 'mBERT' and variant = 'base' and item_id = '1'"
     with duckdb.connect(str(incremental)) as con:
-        (n_valid,) = con.execute(f"select n_valid from {tables[0]} {marked}").fetchone()
-        mark = n_valid + 100
+        (departing,) = con.execute(
+            f"select departing_languages from {tables[0]} {marked}"
+        ).fetchone()
         for table in tables:
-            con.execute(f"update {table} set n_valid = {mark} {marked}")
+            con.execute(f"update {table} set departing_languages = 'marked' {marked}")
     build_marts(project_copy, incremental, *NO_DATA_TESTS)
     with duckdb.connect(str(incremental)) as con:
         for table in tables:
-            got = con.execute(f"select n_valid from {table} {marked}").fetchone()
-            assert got == (mark,), table
-            con.execute(f"update {table} set n_valid = ? {marked}", [n_valid])
+            got = con.execute(f"select departing_languages from {table} {marked}").fetchone()
+            assert got == ("marked",), table
+            con.execute(f"update {table} set departing_languages = ? {marked}", [departing])
         paired = con.execute(
             "select distinct split_part(revision_key, '@', 1) from intermediate.int_mcq_runs_paired"
         ).fetchall()

@@ -70,6 +70,7 @@ def built(tmp_path_factory):
 def same(got: pd.DataFrame, want: pd.DataFrame, keys: list[str], columns: list[str]) -> None:
     def ordered(frame: pd.DataFrame) -> pd.DataFrame:
         frame = frame[keys + columns].sort_values(keys).reset_index(drop=True)
+        frame = frame.astype(object).where(frame.notna(), None)  # <NA>, NaN and None alike
         return frame.astype(
             {
                 c: float

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from concord_io.landing import land_mcq
-from concord_io.project import PROJECT_ROOT, run_dbt
+from concord_io.project import NO_DATA_TESTS, PROJECT_ROOT, run_dbt
 from concord_io.python_results import write_python_results
 
 # Few resamples: the comparisons are exact whatever the number, the build is faster.
@@ -76,9 +76,10 @@ def builds(tmp_path_factory) -> Builds:
 
     duck = work / "duckdb" / "concord.duckdb"
     duck.parent.mkdir()
-    # every data test runs here, on DuckDB; Spark's tables are then compared with these
-    # value by value, so on Spark each kind of test needs to run only once (below)
-    run_dbt(["build", "--vars", VARS], PROJECT_ROOT, duck, extra_env=env)
+    # tables only: every data and unit test runs on the session's shared warehouse (the same
+    # models, the default resamples); Spark's tables are compared with these value by value,
+    # so on Spark each kind of test needs to run only once (below)
+    run_dbt(["build", "--vars", VARS, *NO_DATA_TESTS], PROJECT_ROOT, duck, extra_env=env)
     manifest_path = duck.parent / "target" / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
     python_results = work / "python_results"
