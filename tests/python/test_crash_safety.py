@@ -31,7 +31,14 @@ from concord_io.project import NO_DATA_TESTS, run_dbt, start_dbt
 
 # a small subgraph: the cross-lingual agreement summary and what it is built from, its
 # tables only (the data tests of these inputs run on the shared warehouse)
-SELECT = ["--select", "+mcq_agreement_summary", *NO_DATA_TESTS]
+# (few resamples: the builds are compared with each other, whatever the number)
+SELECT = [
+    "--select",
+    "+mcq_agreement_summary",
+    *NO_DATA_TESTS,
+    "--vars",
+    "{bootstrap_resamples: 200}",
+]
 # killed the moment dbt starts replacing the mart
 KILL_ON = "START sql table model marts.mcq_agreement_summary_v2"
 
