@@ -52,9 +52,9 @@ from bench_probe_scale import scaled_seeds  # noqa: E402
 
 from probe.modeling import load_model  # noqa: E402
 from probe.scoring import (  # noqa: E402
-    _joint_tails,
     auto_batch_size,
     build_requests,
+    joint_requests,
     prefix_sharing_agrees,
     score_batched,
     score_reference,
@@ -269,10 +269,9 @@ def main(argv: list[str] | None = None) -> dict:
         )
         prompt_ids = [list(r.prompt_ids) for r in requests]
         joint, joint_s = _timed(
-            lambda: None,
-            lambda: _joint_tails(tokenizer, prompts, prompt_ids, candidates, range(len(prompts))),
+            lambda: None, lambda: joint_requests(tokenizer, prompts, candidates)
         )
-        assert all(joint[r.index] == r.candidate_ids for r in requests)
+        assert joint == requests
         packed_tokens = sum(r.packed_length for r in requests)
         save(
             "tokenize",
