@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -44,6 +45,7 @@ from probe.modeling import (
 )
 from probe.scoring import (
     NonFiniteScoreError,
+    Request,
     build_requests,
     prefix_sharing_agrees,
     score_batched,
@@ -196,6 +198,114 @@ def _score_share(lm, share, *, batch_size, device, shared: bool, progress: bool)
     return {r.index: lps for r, lps in zip(order, token_lps, strict=True)}, used
 
 
+@dataclass
+class Scored:
+    """Inputs scored on every rank: what ``load_inputs`` gave (the design, the items), the
+    requests in input order, the tokenizer, the shares, and (on rank 0) every rank's
+    outcome; ``collect`` turns these into the scores or the first rank's failure."""
+
+    inputs: Any
+    requests: list[Request]
+    tokenizer: Any
+    shares: list[list[Request]]
+    attention: str  # "shared prefix", or "one pass per candidate" where that check failed
+    gathered: list[tuple] | None
+
+    def collect(
+        self, nothing: str = "nothing was landed"
+    ) -> tuple[list[list[np.ndarray]], int, list[str], float]:
+        """On rank 0: the token log-probs in request order, the largest batch size, the
+        devices and the slowest rank's scoring seconds; or a ProbeError naming the first
+        rank that failed, ending in ``nothing`` (nothing is written then)."""
+        assert self.gathered is not None, "collect runs on rank 0"
+        failed = [p for p in self.gathered if p[0] == "error"]
+        if failed:
+            raise ProbeError(
+                f"{failed[0][1]}; {nothing}"
+                + (f" ({len(failed)} ranks failed)" if len(failed) > 1 else ""),
+                hint=failed[0][2],
+            )
+        by_index = {}
+        for _, part, *_ in self.gathered:
+            by_index.update(part)
+        return (
+            [by_index[r.index] for r in self.requests],
+            max(p[2] for p in self.gathered),
+            sorted({p[3] for p in self.gathered}),
+            max(p[4] for p in self.gathered),
+        )
+
+
+def score_inputs(
+    ranks, model, torch_device, torch_dtype, *, load_inputs, requests_of, inputs_label: str,
+    batch_size, progress: bool, device_map, revision, trust_remote_code: bool,
+    stages: dict[str, float],
+) -> Scored:  # fmt: skip
+    """Load the inputs and the tokenizer, tokenize beside the weights' load, shard the
+    requests over the ranks, check the shared-prefix passes on request 1, score this rank's
+    share and gather every share on rank 0; ``stages`` gets this rank's wall-time split.
+    Every command that scores goes through here."""
+
+    def timed(action, *args):
+        start = time.perf_counter()
+        return action(*args), time.perf_counter() - start
+
+    def start_device():  # the CUDA context, made while the tokenizer loads
+        if torch_device.type == "cuda":
+            torch.empty(0, device=torch_device)
+
+    with ThreadPoolExecutor(2, thread_name_prefix="probe") as pool:
+        device_ready = pool.submit(timed, start_device)
+        tick = time.perf_counter()
+        inputs = load_inputs()
+        options = {"revision": revision, "trust_remote_code": trust_remote_code}
+        tokenizer = load_tokenizer(model, **options)
+        stages[f"{inputs_label} and tokenizer"] = time.perf_counter() - tick
+        # the tokenizer (Rust, several threads, without the GIL) works while the weights load
+        pending = pool.submit(timed, requests_of, tokenizer, inputs)
+        tick = time.perf_counter()
+        _, stages["start the device (beside)"] = device_ready.result()
+        lm = load_weights(model, torch_device, torch_dtype, device_map=device_map, **options)
+        stages["load weights"] = time.perf_counter() - tick
+        tick = time.perf_counter()
+        requests, stages["tokenize (beside)"] = pending.result()
+        stages["wait for the tokenizer"] = time.perf_counter() - tick
+    device = input_device(lm)
+    shares = shard(requests, ranks.world_size)
+    share = shares[ranks.rank]
+    # the shared-prefix passes, checked on one request against one pass per candidate
+    tick = time.perf_counter()
+    gap = prefix_sharing_agrees(lm, requests[0], device)
+    stages["check"] = time.perf_counter() - tick
+    shared = gap <= PACKING_TOLERANCE[torch_dtype]
+    if not shared and ranks.is_main:
+        print(
+            f"warning: shared-prefix scoring differs from one pass per candidate by {gap:.3g} "
+            "nats on stimulus 1 (this model or its attention ignores the cache, the 4-D mask "
+            "or the position ids); scoring one pass per candidate instead (slower, same "
+            "numbers)",
+            file=sys.stderr,
+        )
+    tick = time.perf_counter()
+    try:
+        mine, used_batch = _score_share(
+            lm, share, batch_size=batch_size, device=device, shared=shared, progress=progress
+        )
+        payload: tuple = ("ok", mine, used_batch, str(device), time.perf_counter() - tick)
+    except ProbeError as error:
+        payload = ("error", f"rank {ranks.rank}: {error.message}", error.hint)
+    except RuntimeError as error:  # out of memory at batch size 1, a CUDA fault
+        payload = ("error", f"rank {ranks.rank}: {str(error).splitlines()[0]}", None)
+    del lm
+    stages["score"] = time.perf_counter() - tick
+    tick = time.perf_counter()
+    gathered = distributed.gather_to_main(ranks, payload)
+    if ranks.world_size > 1:  # rank 0 waits here for the slowest rank
+        stages["gather"] = time.perf_counter() - tick
+    attention = "shared prefix" if shared else "one pass per candidate"
+    return Scored(inputs, requests, tokenizer, shares, attention, gathered)
+
+
 def run_probe(
     model: str,
     *,
@@ -256,80 +366,24 @@ def _run(
     run_id = _on_main(ranks, claim_run_id)
     stages = {"set-up": (datetime.now(UTC) - started).total_seconds()}
 
-    def timed(action, *args):
-        start = time.perf_counter()
-        return action(*args), time.perf_counter() - start
-
-    def start_device():  # the CUDA context, made while the tokenizer loads
-        if torch_device.type == "cuda":
-            torch.empty(0, device=torch_device)
-
-    def tokenize(tokenizer):
+    def requests_of(tokenizer, design: ProbeDesign):
         prompts = [s.prompt for s in design.stimuli]
         return build_requests(tokenizer, prompts, [c.text for c in design.candidates])
 
-    with ThreadPoolExecutor(2, thread_name_prefix="probe") as pool:
-        device_ready = pool.submit(timed, start_device)
-        tick = time.perf_counter()
-        design = load_design(seeds_dir, template_id)
-        options = {"revision": revision, "trust_remote_code": trust_remote_code}
-        tokenizer = load_tokenizer(model, **options)
-        stages["design and tokenizer"] = time.perf_counter() - tick
-        # the tokenizer (Rust, several threads, without the GIL) works while the weights load
-        pending = pool.submit(timed, tokenize, tokenizer)
-        tick = time.perf_counter()
-        _, stages["start the device (beside)"] = device_ready.result()
-        lm = load_weights(model, torch_device, torch_dtype, device_map=device_map, **options)
-        stages["load weights"] = time.perf_counter() - tick
-        tick = time.perf_counter()
-        requests, stages["tokenize (beside)"] = pending.result()
-        stages["wait for the tokenizer"] = time.perf_counter() - tick
-    device = input_device(lm)
-    shares = shard(requests, ranks.world_size)
-    share = shares[ranks.rank]
-    # the shared-prefix passes, checked on one request against one pass per candidate
+    scored = score_inputs(
+        ranks, model, torch_device, torch_dtype,
+        load_inputs=lambda: load_design(seeds_dir, template_id), requests_of=requests_of,
+        inputs_label="design", batch_size=batch_size, progress=progress,
+        device_map=device_map, revision=revision, trust_remote_code=trust_remote_code,
+        stages=stages,
+    )  # fmt: skip
+    design, requests, tokenizer = scored.inputs, scored.requests, scored.tokenizer
     tick = time.perf_counter()
-    gap = prefix_sharing_agrees(lm, requests[0], device)
-    stages["check"] = time.perf_counter() - tick
-    shared = gap <= PACKING_TOLERANCE[torch_dtype]
-    if not shared and ranks.is_main:
-        print(
-            f"warning: shared-prefix scoring differs from one pass per candidate by {gap:.3g} "
-            "nats on stimulus 1 (this model or its attention ignores the cache, the 4-D mask "
-            "or the position ids); scoring one pass per candidate instead (slower, same "
-            "numbers)",
-            file=sys.stderr,
-        )
-    tick = time.perf_counter()
-    try:
-        mine, used_batch = _score_share(
-            lm, share, batch_size=batch_size, device=device, shared=shared, progress=progress
-        )
-        payload: tuple = ("ok", mine, used_batch, str(device), time.perf_counter() - tick)
-    except ProbeError as error:
-        payload = ("error", f"rank {ranks.rank}: {error.message}", error.hint)
-    except RuntimeError as error:  # out of memory at batch size 1, a CUDA fault
-        payload = ("error", f"rank {ranks.rank}: {str(error).splitlines()[0]}", None)
-    del lm
-    stages["score"] = time.perf_counter() - tick
-    tick = time.perf_counter()
-    gathered = distributed.gather_to_main(ranks, payload)
 
     def land():
-        failed = [p for p in gathered if p[0] == "error"]
-        if failed:
-            raise ProbeError(
-                f"{failed[0][1]}; nothing was landed"
-                + (f" ({len(failed)} ranks failed)" if len(failed) > 1 else ""),
-                hint=failed[0][2],
-            )
-        token_lps_by_index = {}
-        for _, part, *_ in gathered:
-            token_lps_by_index.update(part)
-        token_lps = [token_lps_by_index[r.index] for r in requests]
+        token_lps, batch_used, devices, scoring_seconds = scored.collect()
         tables = build_tables(run_id, design, requests, token_lps)
         tokenizer_name = describe_tokenizer(tokenizer)
-        devices = sorted({p[3] for p in gathered})
         run = {
             "run_id": run_id,
             "model": model_ref,
@@ -340,11 +394,11 @@ def _run(
             "device": ",".join(devices),
             "device_map": device_map,
             "revision": revision,
-            "attention": "shared prefix" if shared else "one pass per candidate",
-            "batch_size": max(p[2] for p in gathered),
+            "attention": scored.attention,
+            "batch_size": batch_used,
             "world_size": ranks.world_size,
-            "rank_requests": [len(s) for s in shares],
-            "rank_tokens": [sum(r.packed_length for r in s) for s in shares],
+            "rank_requests": [len(s) for s in scored.shares],
+            "rank_tokens": [sum(r.packed_length for r in s) for s in scored.shares],
             "template_id": design.template_id,
             "prompt_template": design.template,
             "candidate_set": [c.text for c in design.candidates],
@@ -353,7 +407,7 @@ def _run(
             "n_candidates": len(design.candidates),
             "started_at": started,
             "finished_at": datetime.now(UTC),
-            "scoring_seconds": max(p[4] for p in gathered),  # the slowest rank
+            "scoring_seconds": scoring_seconds,
             "torch_version": torch.__version__,
             "transformers_version": transformers.__version__,
         }
