@@ -1,5 +1,6 @@
 """One probe run: design -> requests -> batched scores (sharded over torchrun ranks) -> one
-landed run; and sweeps of several models over one design."""
+landed run; sweeps of several models over one design; and a multiple-choice task's items
+scored the same way into lm-evaluation-harness sample logs (``run_mcq``, probe.mcq)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import torch
 import transformers
 from tqdm import tqdm
 
-from probe import distributed
+from probe import distributed, mcq
 from probe.errors import ProbeError, printable
 from probe.landing import (
     check_run_id,
@@ -244,7 +245,7 @@ def score_inputs(
     """Load the inputs and the tokenizer, tokenize beside the weights' load, shard the
     requests over the ranks, check the shared-prefix passes on request 1, score this rank's
     share and gather every share on rank 0; ``stages`` gets this rank's wall-time split.
-    Every command that scores goes through here."""
+    Every command that scores (the name probe, the MCQ items) goes through here."""
 
     def timed(action, *args):
         start = time.perf_counter()
@@ -489,3 +490,122 @@ def run_sweep(
             continue
         results.append(run_probe(model, run_id=model_run_id, landing_dir=landing_dir, **options))
     return results
+
+
+@dataclass(frozen=True)
+class McqResult:
+    folder: Path
+    task: str
+    n_prompts: int  # items x languages (an item may lack a language)
+    n_items: int
+    n_languages: int
+    option_counts: tuple[int, int]  # fewest and most options of an item
+    batch_size: int
+    scoring_seconds: float
+    world_size: int
+    is_main: bool
+    stage_seconds: dict[str, float]
+    landed: list[str]  # what --land printed
+
+
+def run_mcq(
+    model: str,
+    *,
+    project: Path | str,
+    out: Path | str,
+    task: str | None = None,
+    template: str = mcq.DEFAULT_TEMPLATE,
+    device: str = "auto",
+    dtype: str = "float32",
+    batch_size: int | str = "auto",
+    device_map: str | None = None,
+    revision: str | None = None,
+    trust_remote_code: bool = False,
+    replace: bool = False,
+    progress: bool = True,
+    land_variant: str | None = None,
+    landing_dir: Path | str | None = None,
+) -> McqResult:
+    """Score every item of ``task`` in every language with ``model`` (probe.mcq) and write
+    lm-evaluation-harness sample logs under ``out``; with ``land_variant``, import and land
+    them as that variant. Under torchrun each rank scores a share balanced by token count;
+    rank 0 writes, or nothing is written if any rank failed."""
+    started = datetime.now(UTC)
+    mcq.check_template(template)
+    project, out = Path(project), Path(out)
+    ranks = distributed.ranks_from_env()
+    if device_map is not None and ranks.world_size > 1:
+        raise ProbeError(
+            "--device-map places one model across the GPUs of one process; with torchrun "
+            "every rank holds a whole model",
+            hint="use one of the two: torchrun for throughput, --device-map for models "
+            "larger than one GPU",
+        )
+    model_ref = model_reference(model)
+    slug = model_slug(model_ref)
+    torch_device, torch_dtype = resolve_device(device, ranks.local_rank), resolve_dtype(dtype)
+    distributed.start(ranks, torch_device)
+    # refused before the model loads, not after it has scored
+    _on_main(ranks, lambda: str(mcq.output_folder(out, slug, replace)))
+    stages = {"set-up": (datetime.now(UTC) - started).total_seconds()}
+
+    def requests_of(tokenizer, loaded):
+        items = loaded[0]
+        prompts, options = mcq.prompts_and_options(items, template)
+        return build_requests(tokenizer, prompts, options, name=lambda i: items[i].name)
+
+    scored = score_inputs(
+        ranks, model, torch_device, torch_dtype,
+        load_inputs=lambda: mcq.load_items(project, task), requests_of=requests_of,
+        inputs_label="items", batch_size=batch_size, progress=progress and ranks.is_main,
+        device_map=device_map, revision=revision, trust_remote_code=trust_remote_code,
+        stages=stages,
+    )  # fmt: skip
+    items, options = scored.inputs
+    tick = time.perf_counter()
+
+    def write():
+        token_lps, batch_used, devices, seconds = scored.collect("nothing was written")
+        logliks = [[float(lp.sum()) for lp in row] for row in token_lps]
+        for item, scores in zip(items, logliks, strict=True):
+            if not np.isfinite(scores).all():
+                raise NonFiniteScoreError(
+                    f"{item.name}: an option's log-likelihood is NaN or infinite; nothing "
+                    "was written",
+                    hint="check the model's weights and --dtype (float16 overflows easily)",
+                )
+        run = {
+            "model": model_ref,
+            "slug": slug,
+            "revision": revision,
+            "dtype": dtype_name(torch_dtype),
+            "tokenizer": describe_tokenizer(scored.tokenizer),
+            "device": ",".join(devices),
+            "device_map": device_map,
+            "attention": scored.attention,
+            "batch_size": batch_used,
+            "world_size": ranks.world_size,
+            "rank_requests": [len(s) for s in scored.shares],
+            "rank_tokens": [sum(r.packed_length for r in s) for s in scored.shares],
+            "scoring_seconds": seconds,
+            "items_project": str(project.resolve()),
+            "torch_version": torch.__version__,
+            "transformers_version": transformers.__version__,
+            "started_at": started,
+        }
+        files = mcq.harness_files(items, template, options, logliks, run)
+        folder = mcq.write_folder(out, slug, files, replace)
+        landed = []
+        if land_variant is not None:
+            landing = Path(landing_dir) if landing_dir else None
+            landed = mcq.land(project, folder, items[0].task, land_variant, landing)
+        return str(folder), batch_used, seconds, landed
+
+    folder, used_batch, seconds, landed = _on_main(ranks, write)
+    stages["write" if land_variant is None else "write and land"] = time.perf_counter() - tick
+    counts = [len(item.option_keys) for item in items]
+    return McqResult(
+        Path(folder), items[0].task, len(items), len({i.item_id for i in items}),
+        len({i.language for i in items}), (min(counts), max(counts)), used_batch, seconds,
+        ranks.world_size, ranks.is_main, stages, landed,
+    )  # fmt: skip
