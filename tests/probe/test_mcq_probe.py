@@ -1,8 +1,8 @@
 """python -m probe mcq: a multiple-choice task's items scored as lm-evaluation-harness scores
 them, written as its sample logs, and landed by the landing's own lm_eval reader.
 
-A throw-away project (conftest.make_mcq_project: two items in English and Italian, one with
-two options and one with four) and the tiny random models, loaded through from_pretrained.
+A throw-away project (mcq_project: two items in English and Italian, one with two options
+and one with four) and the tiny random models, loaded through from_pretrained.
 """
 
 from __future__ import annotations
@@ -161,11 +161,11 @@ def _mcq(model: Path, project: Path, *extra: str) -> list[str]:
         ({"template": "{question}\nAnswer: "}, "ends with white space"),
         ({"it.csv": None}, "registered file(s) not found"),
         (
-            {"en.csv": "Domain,Prompt,A,B,C,D\nHealth,A nurse who is [ADJ].,Kind,,,\n"},
+            {"en": [["Health", "A nurse who is [ADJ].", "Kind", "", "", ""]]},
             "en.csv row 1 (task xcloze, item 1 (en)): 1 option(s) with text",
         ),
         (
-            {"en.csv": "Domain,Prompt,A,B,C,D\nHealth,A nurse who is [ADJ].,Kind,,Bold,\n"},
+            {"en": [["Health", "A nurse who is [ADJ].", "Kind", "", "Bold", ""]]},
             "option B is blank but a later one has text",
         ),
         ({"task": "xcopa"}, "--task 'xcopa': no item of that task"),
@@ -173,9 +173,11 @@ def _mcq(model: Path, project: Path, *extra: str) -> list[str]:
     ],
 )
 def test_expected_failures_are_one_line(capsys, tmp_path, tiny_model_dirs, change, expected):
-    files = {name: text for name, text in {**MCQ_ITEMS, **change}.items() if name.endswith(".csv")}
-    project = make_mcq_project(tmp_path / "project", {k: v for k, v in files.items() if v})
-    extra = [f"--{k}={v}" for k, v in change.items() if not k.endswith(".csv")]
+    items = {lang: change.get(lang, rows) for lang, rows in MCQ_ITEMS.items()}
+    project = make_mcq_project(tmp_path / "project", items)
+    if "it.csv" in change:
+        (project / "seeds" / "mcq" / "items" / "it.csv").unlink()
+    extra = [f"--{k}={v}" for k, v in change.items() if k in ("template", "task")]
     if "items" in change:
         extra = ["--items", str(project / "seeds")]
     err = _fails(capsys, _mcq(tiny_model_dirs["gpt2"], project, *extra))
