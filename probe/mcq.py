@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 from dataclasses import dataclass
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 
@@ -336,19 +336,13 @@ def write_folder(out: Path, slug: str, files: dict[str, str], replace: bool) -> 
     final = output_folder(out, slug, replace)
     out.mkdir(parents=True, exist_ok=True)
     folders.recover(final)
-    staging = folders.hidden_sibling(final, "tmp")
-    staging.mkdir()
-    try:
-        for name, text in files.items():
-            path = staging / name
-            path.write_text(text, encoding="utf-8")
-            folders.fsync(path)
-        folders.fsync(staging)
-        folders.swap_into_place(staging, final)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return final
+    return folders.write(
+        final,
+        {
+            name: partial(Path.write_text, data=text, encoding="utf-8")
+            for name, text in files.items()
+        },
+    )
 
 
 def land(project: Path, folder: Path, task: str, variant: str, landing_dir: Path | None):
