@@ -212,6 +212,18 @@ class Scored:
     attention: str  # "shared prefix", or "one pass per candidate" where that check failed
     gathered: list[tuple] | None
 
+    def how_scored(self, devices: list[str], batch_size: int, device_map) -> dict:
+        """What a run records of how it was scored (devices, batch, ranks and shares)."""
+        return {
+            "device": ",".join(devices),
+            "device_map": device_map,
+            "attention": self.attention,
+            "batch_size": batch_size,
+            "world_size": len(self.shares),
+            "rank_requests": [len(s) for s in self.shares],
+            "rank_tokens": [sum(r.packed_length for r in s) for s in self.shares],
+        }
+
     def collect(
         self, nothing: str = "nothing was landed"
     ) -> tuple[list[list[np.ndarray]], int, list[str], float]:
@@ -307,6 +319,22 @@ def score_inputs(
     return Scored(inputs, requests, tokenizer, shares, attention, gathered)
 
 
+def _start(device: str, dtype: str, device_map: str | None):
+    """This process's ranks, device and dtype, with the torchrun process group joined (once
+    per process: a sweep reuses it; the command line leaves it at exit)."""
+    ranks = distributed.ranks_from_env()
+    if device_map is not None and ranks.world_size > 1:
+        raise ProbeError(
+            "--device-map places one model across the GPUs of one process; with torchrun "
+            "every rank holds a whole model",
+            hint="use one of the two: torchrun for throughput, --device-map for models "
+            "larger than one GPU",
+        )
+    torch_device, torch_dtype = resolve_device(device, ranks.local_rank), resolve_dtype(dtype)
+    distributed.start(ranks, torch_device)
+    return ranks, torch_device, torch_dtype
+
+
 def run_probe(
     model: str,
     *,
@@ -332,19 +360,9 @@ def run_probe(
     0 gathers the shares and lands them as one run, or nothing lands if any rank failed.
     """
     started = datetime.now(UTC)
-    ranks = distributed.ranks_from_env()
-    if device_map is not None and ranks.world_size > 1:
-        raise ProbeError(
-            "--device-map places one model across the GPUs of one process; with torchrun "
-            "every rank holds a whole model",
-            hint="use one of the two: torchrun for throughput, --device-map for models "
-            "larger than one GPU",
-        )
+    ranks, torch_device, torch_dtype = _start(device, dtype, device_map)
     model_ref = model_name or model_reference(model)
     landing_dir = Path(landing_dir) if landing_dir else default_landing_dir()
-    torch_device, torch_dtype = resolve_device(device, ranks.local_rank), resolve_dtype(dtype)
-    # joined once per process (a sweep reuses the group); the command line leaves it at exit
-    distributed.start(ranks, torch_device)
     return _run(
         ranks, model, model_ref, started, torch_device, torch_dtype, batch_size, run_id,
         landing_dir, seeds_dir, template_id, progress and ranks.is_main, device_map,
@@ -392,14 +410,8 @@ def _run(
             "design_hash": design.fingerprint()[:16],
             "tokenizer": tokenizer_name,
             "dtype": dtype_name(torch_dtype),
-            "device": ",".join(devices),
-            "device_map": device_map,
             "revision": revision,
-            "attention": scored.attention,
-            "batch_size": batch_used,
-            "world_size": ranks.world_size,
-            "rank_requests": [len(s) for s in scored.shares],
-            "rank_tokens": [sum(r.packed_length for r in s) for s in scored.shares],
+            **scored.how_scored(devices, batch_used, device_map),
             "template_id": design.template_id,
             "prompt_template": design.template,
             "candidate_set": [c.text for c in design.candidates],
@@ -533,18 +545,9 @@ def run_mcq(
     started = datetime.now(UTC)
     mcq.check_template(template)
     project, out = Path(project), Path(out)
-    ranks = distributed.ranks_from_env()
-    if device_map is not None and ranks.world_size > 1:
-        raise ProbeError(
-            "--device-map places one model across the GPUs of one process; with torchrun "
-            "every rank holds a whole model",
-            hint="use one of the two: torchrun for throughput, --device-map for models "
-            "larger than one GPU",
-        )
+    ranks, torch_device, torch_dtype = _start(device, dtype, device_map)
     model_ref = model_reference(model)
     slug = model_slug(model_ref)
-    torch_device, torch_dtype = resolve_device(device, ranks.local_rank), resolve_dtype(dtype)
-    distributed.start(ranks, torch_device)
     # refused before the model loads, not after it has scored
     _on_main(ranks, lambda: str(mcq.output_folder(out, slug, replace)))
     stages = {"set-up": (datetime.now(UTC) - started).total_seconds()}
@@ -580,13 +583,7 @@ def run_mcq(
             "revision": revision,
             "dtype": dtype_name(torch_dtype),
             "tokenizer": describe_tokenizer(scored.tokenizer),
-            "device": ",".join(devices),
-            "device_map": device_map,
-            "attention": scored.attention,
-            "batch_size": batch_used,
-            "world_size": ranks.world_size,
-            "rank_requests": [len(s) for s in scored.shares],
-            "rank_tokens": [sum(r.packed_length for r in s) for s in scored.shares],
+            **scored.how_scored(devices, batch_used, device_map),
             "scoring_seconds": seconds,
             "items_project": str(project.resolve()),
             "torch_version": torch.__version__,

@@ -15,10 +15,10 @@ import pyarrow.parquet as pq
 import pytest
 import torch
 from mcq_project import MCQ_ITEMS, make_mcq_project
+from test_probe_cli import _fails
 
 from probe import mcq
 from probe.__main__ import main
-from probe.errors import run_main
 from probe.modeling import load_model
 from probe.runner import run_mcq
 
@@ -136,16 +136,6 @@ def test_the_results_file_records_model_template_and_options():
 
 
 # ------------------------------------------------------------------ the command's one lines
-
-
-def _fails(capsys, argv: list[str]) -> list[str]:
-    with pytest.raises(SystemExit) as exited:
-        run_main(main, argv)
-    assert exited.value.code == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert not any("Traceback" in line for line in err)
-    assert 1 <= len(err) <= 2 and err[0].startswith("error: "), err
-    return err
 
 
 def _mcq(model: Path, project: Path, *extra: str) -> list[str]:
