@@ -168,6 +168,11 @@ def items_from_table(table, options: list[str], task: str | None) -> list[Item]:
                 f"names options by position ({''.join(options)})",
                 hint="an item with fewer options leaves its last option columns blank",
             )
+        if item.gold is not None and item.gold not in item.option_keys:
+            raise ProbeError(
+                f"{where}: its gold option {item.gold} is not one of its options {keys}",
+                hint="correct the gold key, or fill in that option",
+            )
         doc_id(item)  # refused now, not after the scoring
         items.append(item)
     return items
@@ -313,7 +318,6 @@ def harness_files(
             "started_at": run["started_at"].isoformat(),
         },
     }
-    # the results file last: a log without it is refused by the reader (no half run lands)
     files[f"results_{date}.json"] = json.dumps(results, indent=2, ensure_ascii=False) + "\n"
     return files
 
