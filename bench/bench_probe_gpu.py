@@ -24,7 +24,8 @@ stimuli x 10 candidates, each message numbered so it is distinct). Measured in o
 --baseline-root runs ``python -m probe run`` of another checkout (an earlier commit's
 probe/) on the same model and design, for a before/after on the same GPU. Writes
 <out-dir>/probe_gpu.json and probe_gpu.md; --size tiny --repeats 1 --device cpu checks the
-code path on a CPU.
+code path on a CPU. bench_probe_mcq_gpu.py measures ``python -m probe mcq`` with the same
+parts (``Bench``, ``probe_job``, ``side_by_side``).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -52,9 +54,9 @@ from bench_probe_scale import scaled_seeds  # noqa: E402
 
 from probe.modeling import load_model  # noqa: E402
 from probe.scoring import (  # noqa: E402
-    _joint_tails,
     auto_batch_size,
     build_requests,
+    joint_requests,
     prefix_sharing_agrees,
     score_batched,
     score_reference,
@@ -85,7 +87,8 @@ def peak_tflops(name: str, override: float | None) -> float | None:
 
 
 def _sums(token_lps) -> np.ndarray:
-    return np.array([[float(lp.sum()) for lp in row] for row in token_lps])
+    """The summed log-probs, flat in (request, candidate) order."""
+    return np.array([float(lp.sum()) for row in token_lps for lp in row])
 
 
 def _timed(sync, action):
@@ -96,20 +99,17 @@ def _timed(sync, action):
     return out, time.perf_counter() - tick
 
 
-def probe_command(
-    root: Path, model: Path, seeds: Path, landing: Path, run_id: str, device, ranks: int = 1
-):
-    """``python -m probe run`` of the checkout at ``root`` in a fresh process (under
-    ``torchrun --nproc_per_node ranks`` when ranks > 1): wall time, scoring time (the slowest
-    rank's) and the wall-time split it prints."""
+def probe_job(root: Path, argv: list[str], device: str, ranks: int = 1) -> dict:
+    """``python -m probe <argv>`` (bf16) of the checkout at ``root`` in a fresh process (under
+    ``torchrun --nproc_per_node ranks`` when ranks > 1): wall time, scoring time (the
+    slowest rank's) and the wall-time split it prints."""
     launcher = [sys.executable]
     if ranks > 1:
         launcher += ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(ranks)]
         device = "auto"  # each rank its own GPU
     command = [
-        *launcher, "-m", "probe", "run", "--model", str(model), "--dtype", "bfloat16",
-        "--device", device, "--seeds-dir", str(seeds), "--landing-dir", str(landing),
-        "--run-id", run_id, "--no-progress",
+        *launcher, "-m", "probe", *argv, "--dtype", "bfloat16", "--device", device,
+        "--no-progress",
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(root)}
     tick = time.perf_counter()
@@ -137,6 +137,15 @@ def probe_command(
         "wall_over_scoring": wall / scoring if scoring else None,
         "stages": stages,
     }
+
+
+def probe_command(
+    root: Path, model: Path, seeds: Path, landing: Path, run_id: str, device, ranks: int = 1
+):
+    """``python -m probe run`` on the design of ``seeds``, landed as ``run_id``."""
+    argv = ["run", "--model", str(model), "--seeds-dir", str(seeds), "--landing-dir",
+            str(landing), "--run-id", run_id]  # fmt: skip
+    return probe_job(root, argv, device, ranks)
 
 
 def kernel_profile(model, requests, device) -> dict:
@@ -190,12 +199,11 @@ def lm_eval_loglikelihood(model, tokenizer, pairs, batch_size):
     return np.array([logprob for logprob, _ in results]), seconds
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def common_options(parser: argparse.ArgumentParser) -> None:
+    """The options every probe GPU benchmark takes (this one and bench_probe_mcq_gpu)."""
     parser.add_argument("--size", default="1b", choices=["tiny", "bench", "1b"])
-    parser.add_argument("--repeats", type=int, default=100, help="x the reference design")
     parser.add_argument("--device", default="cuda")
-    parser.add_argument("--naive-sample", type=int, default=50)
+    parser.add_argument("--naive-sample", type=int, default=50, help="stimuli")
     parser.add_argument("--fp32-sample", type=int, default=400, help="stimuli")
     parser.add_argument("--lm-eval-batch", type=int, default=256)
     parser.add_argument("--no-lm-eval", action="store_true", help="leave lm-eval out")
@@ -203,210 +211,263 @@ def main(argv: list[str] | None = None) -> dict:
         "--jobs", type=int, default=2, help="runs of the whole job (the first pays cold imports)"
     )
     parser.add_argument("--peak-tflops", type=float, default=None)
+    parser.add_argument("--out-dir", type=Path, default=ROOT / "bench" / "results")
+
+
+@dataclass
+class Bench:
+    """One benchmark's device and results, saved to ``<out-dir>/<name>.json`` part by part
+    (a run cut off keeps what it measured)."""
+
+    args: argparse.Namespace
+    name: str  # of the results files
+    device: torch.device = field(init=False)
+    result: dict = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.device = torch.device(self.args.device)
+        self.result = {
+            "benchmark": self.name,
+            "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+            "device": torch.cuda.get_device_name(self.device) if self.cuda else "cpu",
+            "torch": torch.__version__,
+            "cuda": torch.version.cuda,
+            "transformers": transformers.__version__,
+            "size": self.args.size,
+        }
+        self.args.out_dir.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    def sync(self) -> None:
+        if self.cuda:
+            torch.cuda.synchronize(self.device)
+
+    def save(self, part: str, value) -> None:
+        self.result[part] = value
+        path = self.args.out_dir / f"{self.name}.json"
+        path.write_text(json.dumps(self.result, indent=2) + "\n")
+        print(f"{part}: {json.dumps(value)[:400]}", flush=True)
+
+    def model(self, folder: Path) -> Path:
+        """The benchmark's Llama (random weights, stored in bf16) and its BPE tokenizer."""
+        return build_tiny_model(
+            folder, arch="llama", add_bos=True, size=self.args.size, dtype=torch.bfloat16
+        )
+
+    def floor(self) -> None:
+        """A process that imports a Llama and its fast tokenizer, starts the device, exits."""
+        floor = (
+            "import torch; from transformers import LlamaForCausalLM, PreTrainedTokenizerFast; "
+            f"torch.empty(0, device={self.args.device!r})"
+        )
+        _, floor_s = _timed(lambda: None, lambda: subprocess.run([sys.executable, "-c", floor]))
+        self.save("floor", {"import_torch_transformers_start_device_exit_seconds": floor_s})
+
+    def write(self, design: str, command: str, unit: str = "stimuli") -> str:
+        """``<out-dir>/<name>.md``: the results as the README quotes them."""
+        text = _markdown(self.result, design, command, unit)
+        (self.args.out_dir / f"{self.name}.md").write_text(text)
+        print(text)
+        return text
+
+
+def side_by_side(bench: Bench, model_dir: Path, prompts, candidates, backends: bool) -> None:
+    """The scorer in process on (prompts, candidates: one list for every prompt, or one per
+    prompt): tokenization against the full joint encoding, the shared-prefix check, stimuli/s
+    and MFU with the plain-forward ceiling and (CUDA) a kernel profile, with ``backends``
+    the SDPA kernel sets, the naive method on a sample, lm-eval's HFLM.loglikelihood on the
+    same requests, and bf16 against fp32 on a sample."""
+    args, device, sync = bench.args, bench.device, bench.sync
+    model, tokenizer = load_model(str(model_dir), device, torch.bfloat16)
+    n_params = model.num_parameters()
+    requests, tokenize_s = _timed(
+        lambda: None, lambda: build_requests(tokenizer, prompts, candidates)
+    )
+    joint, joint_s = _timed(lambda: None, lambda: joint_requests(tokenizer, prompts, candidates))
+    assert joint == requests
+    packed_tokens = sum(r.packed_length for r in requests)
+    counts = [len(r.candidate_ids) for r in requests]
+    bench.save(
+        "tokenize",
+        {
+            "prompts": len(prompts),
+            "candidates": sum(counts),
+            "candidates_per_prompt": [min(counts), max(counts)],
+            "prompt_tokens": sum(len(r.prompt_ids) for r in requests),
+            "prompt_tokens_range": [
+                min(len(r.prompt_ids) for r in requests),
+                max(len(r.prompt_ids) for r in requests),
+            ],
+            "candidate_tokens": packed_tokens - sum(len(r.prompt_ids) for r in requests),
+            "packed_tokens": packed_tokens,
+            "probe_seconds": tokenize_s,
+            "joint_seconds": joint_s,
+            "same_tokens": True,
+        },
+    )
+    gap = prefix_sharing_agrees(model, requests[0], device)  # and the warm-up
+    bench.save("check", {"max_abs_diff_shared_prefix_vs_one_pass_nats": gap})
+    if gap > 0.25:
+        raise SystemExit(f"the shared-prefix scorer disagrees with one pass by {gap} nats")
+    (bf16_lps, used), seconds = _timed(
+        sync, lambda m=model: score_batched(m, requests, device=device)
+    )
+    peak = peak_tflops(bench.result["device"], args.peak_tflops)
+    achieved = 2 * n_params * packed_tokens / seconds / 1e12
+    rows = auto_batch_size(model, device, requests)
+    mean_length = round(packed_tokens / len(requests))
+    ceiling = plain_forward_tflops(model, rows, mean_length, len(tokenizer), sync)
+    bench.save(
+        "scorer",
+        {
+            "n_parameters": n_params,
+            "stimuli_per_s": len(requests) / seconds,
+            "tokens_per_s": packed_tokens / seconds,
+            "seconds": seconds,
+            "batch_size": used,
+            "achieved_tflops": achieved,
+            "peak_bf16_tflops": peak,
+            "mfu": achieved / peak if peak else None,
+            "plain_forward_rows": rows,
+            "plain_forward_tokens": mean_length,
+            "plain_forward_tflops": ceiling,
+            "plain_forward_mfu": ceiling / peak if peak else None,
+            "sdpa_backends": {
+                "flash": torch.backends.cuda.flash_sdp_enabled(),
+                "mem_efficient": torch.backends.cuda.mem_efficient_sdp_enabled(),
+                "cudnn": torch.backends.cuda.cudnn_sdp_enabled(),
+            },
+            "profile": kernel_profile(model, requests[:used], device) if bench.cuda else {},
+        },
+    )
+    if bench.cuda and backends:  # the scorer under each set of kernels SDPA may choose from
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+
+        timings = {}
+        for label, kernels in (
+            ("flash + mem-efficient (no cuDNN)", [SDPBackend.FLASH_ATTENTION,
+                                                  SDPBackend.EFFICIENT_ATTENTION]),
+            ("mem-efficient only", [SDPBackend.EFFICIENT_ATTENTION]),
+            ("default again", None),
+        ):  # fmt: skip
+            try:  # flash and mem-efficient need as many key heads as query heads
+                with sdpa_kernel(kernels) if kernels else contextlib.nullcontext():
+                    score_batched(model, requests[:used], device=device)  # warm-up
+                    _, timings[label] = _timed(
+                        sync, lambda m=model: score_batched(m, requests, device=device)
+                    )
+            except RuntimeError as error:
+                timings[label] = str(error).splitlines()[0]
+        bench.save("attention_backends_seconds", timings)
+    sample = requests[: args.naive_sample]
+    _, naive_s = _timed(sync, lambda m=model: score_reference(m, sample))
+    bench.save(
+        "naive",
+        {
+            "stimuli_per_s": len(sample) / naive_s,
+            "speedup": naive_s / len(sample) * len(requests) / seconds,
+        },
+    )
+    ours = _sums(bf16_lps)
+    per_prompt = [candidates] * len(prompts) if isinstance(candidates[0], str) else candidates
+    pairs = [(p, c) for p, row in zip(prompts, per_prompt, strict=True) for c in row]
+    try:
+        if args.no_lm_eval:
+            raise ImportError("--no-lm-eval")
+        theirs, lm_eval_s = lm_eval_loglikelihood(model, tokenizer, pairs, args.lm_eval_batch)
+    except ImportError as error:
+        bench.save("lm_eval", {"skipped": f"lm_eval not importable: {error}"})
+        theirs = None
+    if theirs is not None:
+        import lm_eval
+
+        bench.save(
+            "lm_eval",
+            {
+                "version": lm_eval.__version__,
+                "batch_size": args.lm_eval_batch,
+                "seconds": lm_eval_s,
+                "speedup_over_score": lm_eval_s / seconds,
+                "speedup_over_tokenize_and_score": lm_eval_s / (seconds + tokenize_s),
+                "max_abs_diff_bf16": float(np.abs(ours - theirs).max()),
+                "requests": len(pairs),
+            },
+        )
+    del model
+    if bench.cuda:
+        torch.cuda.empty_cache()
+    fp32, _ = load_model(str(model_dir), device, torch.float32)
+    check = requests[: args.fp32_sample]
+    fp32_lps, _ = score_batched(fp32, check, device=device)
+    fp32_sums = _sums(fp32_lps)  # the first candidates of ``ours``, in request order
+    fp32_part = {
+        "stimuli": len(check),
+        "max_abs_diff_bf16_vs_fp32": float(np.abs(ours[: fp32_sums.size] - fp32_sums).max()),
+    }
+    if theirs is not None:
+        lm_fp32, _ = lm_eval_loglikelihood(
+            fp32, tokenizer, pairs[: fp32_sums.size], args.lm_eval_batch
+        )
+        fp32_part["max_abs_diff_vs_lm_eval_fp32"] = float(np.abs(fp32_sums - lm_fp32).max())
+        own = np.abs(theirs[: lm_fp32.size] - lm_fp32).max()
+        fp32_part["lm_eval_max_abs_diff_bf16_vs_fp32"] = float(own)
+    bench.save("fp32", fp32_part)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    common_options(parser)
+    parser.add_argument("--repeats", type=int, default=100, help="x the reference design")
     parser.add_argument("--baseline-root", type=Path, default=None)
     parser.add_argument(
         "--scale-repeats", type=int, default=0, help="also run the job on this x design"
     )
-    parser.add_argument("--out-dir", type=Path, default=ROOT / "bench" / "results")
     args = parser.parse_args(argv)
-    device = torch.device(args.device)
-    cuda = device.type == "cuda"
-    sync = (lambda: torch.cuda.synchronize(device)) if cuda else (lambda: None)
-    name = torch.cuda.get_device_name(device) if cuda else "cpu"
-    result: dict = {
-        "benchmark": "probe_gpu",
-        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
-        "device": name,
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
-        "transformers": transformers.__version__,
-        "size": args.size,
-    }
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-
-    def save(part: str, value) -> None:
-        result[part] = value
-        (args.out_dir / "probe_gpu.json").write_text(json.dumps(result, indent=2) + "\n")
-        print(f"{part}: {json.dumps(value)[:400]}", flush=True)
-
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
+    bench = Bench(args, "probe_gpu")
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
         seeds = scaled_seeds(tmp / "seeds", args.repeats)
         design = load_design(seeds)
-        model_dir = build_tiny_model(
-            tmp / "model", arch="llama", add_bos=True, size=args.size, dtype=torch.bfloat16
-        )
-        floor = (  # the imports of a Llama and its fast tokenizer, and the device's start
-            "import torch; from transformers import LlamaForCausalLM, PreTrainedTokenizerFast; "
-            f"torch.empty(0, device={args.device!r})"
-        )
-        _, floor_s = _timed(lambda: None, lambda: subprocess.run([sys.executable, "-c", floor]))
-        save("floor", {"import_torch_transformers_start_device_exit_seconds": floor_s})
+        model_dir = bench.model(tmp / "model")
+        bench.floor()
         # the whole job, in fresh processes: this checkout (twice), then the baseline's
         for attempt in ("first", "second")[: args.jobs]:
             run = probe_command(ROOT, model_dir, seeds, tmp / "landing", attempt, args.device)
-            save(f"job_{attempt}", run)
-        gpus = torch.cuda.device_count() if cuda else 0
+            bench.save(f"job_{attempt}", run)
+        gpus = torch.cuda.device_count() if bench.cuda else 0
         if gpus > 1:
             run = probe_command(ROOT, model_dir, seeds, tmp / "landing", "ranks", "auto", gpus)
-            save("job_torchrun", {"ranks": gpus, **run})
+            bench.save("job_torchrun", {"ranks": gpus, **run})
         if args.scale_repeats:
             big = scaled_seeds(tmp / "big", args.scale_repeats)
             run = probe_command(ROOT, model_dir, big, tmp / "landing", "scale", args.device)
-            save("job_scale", {"repeats": args.scale_repeats, **run})
+            bench.save("job_scale", {"repeats": args.scale_repeats, **run})
         if args.baseline_root:
             run = probe_command(
                 args.baseline_root, model_dir, seeds, tmp / "landing", "baseline", args.device
             )
-            save("job_baseline", run)
-
-        model, tokenizer = load_model(str(model_dir), device, torch.bfloat16)
-        n_params = model.num_parameters()
+            bench.save("job_baseline", run)
         prompts = [s.prompt for s in design.stimuli]
         candidates = [c.text for c in design.candidates]
-        requests, tokenize_s = _timed(
-            lambda: None, lambda: build_requests(tokenizer, prompts, candidates)
-        )
-        prompt_ids = [list(r.prompt_ids) for r in requests]
-        joint, joint_s = _timed(
-            lambda: None,
-            lambda: _joint_tails(tokenizer, prompts, prompt_ids, candidates, range(len(prompts))),
-        )
-        assert all(joint[r.index] == r.candidate_ids for r in requests)
-        packed_tokens = sum(r.packed_length for r in requests)
-        save(
-            "tokenize",
-            {
-                "prompts": len(prompts),
-                "candidates": len(candidates),
-                "prompt_tokens": sum(len(p) for p in prompt_ids),
-                "packed_tokens": packed_tokens,
-                "probe_seconds": tokenize_s,
-                "joint_seconds": joint_s,
-                "same_tokens": True,
-            },
-        )
-        gap = prefix_sharing_agrees(model, requests[0], device)  # and the warm-up
-        save("check", {"max_abs_diff_shared_prefix_vs_one_pass_nats": gap})
-        if gap > 0.25:
-            raise SystemExit(f"the shared-prefix scorer disagrees with one pass by {gap} nats")
-        (bf16_lps, used), seconds = _timed(
-            sync, lambda m=model: score_batched(m, requests, device=device)
-        )
-        peak = peak_tflops(name, args.peak_tflops)
-        achieved = 2 * n_params * packed_tokens / seconds / 1e12
-        rows = auto_batch_size(model, device, requests)
-        mean_length = round(packed_tokens / len(requests))
-        ceiling = plain_forward_tflops(model, rows, mean_length, len(tokenizer), sync)
-        save(
-            "scorer",
-            {
-                "n_parameters": n_params,
-                "stimuli_per_s": len(requests) / seconds,
-                "tokens_per_s": packed_tokens / seconds,
-                "seconds": seconds,
-                "batch_size": used,
-                "achieved_tflops": achieved,
-                "peak_bf16_tflops": peak,
-                "mfu": achieved / peak if peak else None,
-                "plain_forward_rows": rows,
-                "plain_forward_tokens": mean_length,
-                "plain_forward_tflops": ceiling,
-                "plain_forward_mfu": ceiling / peak if peak else None,
-                "sdpa_backends": {
-                    "flash": torch.backends.cuda.flash_sdp_enabled(),
-                    "mem_efficient": torch.backends.cuda.mem_efficient_sdp_enabled(),
-                    "cudnn": torch.backends.cuda.cudnn_sdp_enabled(),
-                },
-                "profile": kernel_profile(model, requests[:used], device) if cuda else {},
-            },
-        )
-        if cuda:  # the scorer under each set of attention kernels SDPA may choose from
-            from torch.nn.attention import SDPBackend, sdpa_kernel
-
-            timings = {}
-            for label, backends in (
-                ("flash + mem-efficient (no cuDNN)", [SDPBackend.FLASH_ATTENTION,
-                                                      SDPBackend.EFFICIENT_ATTENTION]),
-                ("mem-efficient only", [SDPBackend.EFFICIENT_ATTENTION]),
-                ("default again", None),
-            ):  # fmt: skip
-                try:  # flash and mem-efficient need as many key heads as query heads
-                    with sdpa_kernel(backends) if backends else contextlib.nullcontext():
-                        score_batched(model, requests[:used], device=device)  # warm-up
-                        _, timings[label] = _timed(
-                            sync, lambda m=model: score_batched(m, requests, device=device)
-                        )
-                except RuntimeError as error:
-                    timings[label] = str(error).splitlines()[0]
-            save("attention_backends_seconds", timings)
-        sample = requests[: args.naive_sample]
-        _, naive_s = _timed(sync, lambda m=model: score_reference(m, sample))
-        save(
-            "naive",
-            {
-                "stimuli_per_s": len(sample) / naive_s,
-                "speedup": naive_s / len(sample) * len(requests) / seconds,
-            },
-        )
-        ours = _sums(bf16_lps).ravel()
-        pairs = [(p, c) for p in prompts for c in candidates]
-        try:
-            if args.no_lm_eval:
-                raise ImportError("--no-lm-eval")
-            theirs, lm_eval_s = lm_eval_loglikelihood(model, tokenizer, pairs, args.lm_eval_batch)
-        except ImportError as error:
-            save("lm_eval", {"skipped": f"lm_eval not importable: {error}"})
-            theirs = None
-        if theirs is not None:
-            import lm_eval
-
-            save(
-                "lm_eval",
-                {
-                    "version": lm_eval.__version__,
-                    "batch_size": args.lm_eval_batch,
-                    "seconds": lm_eval_s,
-                    "speedup_over_score": lm_eval_s / seconds,
-                    "speedup_over_tokenize_and_score": lm_eval_s / (seconds + tokenize_s),
-                    "max_abs_diff_bf16": float(np.abs(ours - theirs).max()),
-                    "requests": len(pairs),
-                },
-            )
-        del model
-        if cuda:
-            torch.cuda.empty_cache()
-        fp32, _ = load_model(str(model_dir), device, torch.float32)
-        check = requests[: args.fp32_sample]
-        fp32_lps, _ = score_batched(fp32, check, device=device)
-        fp32_sums = _sums(fp32_lps).ravel()
-        fp32_part = {
-            "stimuli": len(check),
-            "max_abs_diff_bf16_vs_fp32": float(np.abs(ours[: fp32_sums.size] - fp32_sums).max()),
-        }
-        if theirs is not None:
-            lm_fp32, _ = lm_eval_loglikelihood(
-                fp32, tokenizer, pairs[: fp32_sums.size], args.lm_eval_batch
-            )
-            fp32_part["max_abs_diff_vs_lm_eval_fp32"] = float(np.abs(fp32_sums - lm_fp32).max())
-            own = np.abs(theirs[: lm_fp32.size] - lm_fp32).max()
-            fp32_part["lm_eval_max_abs_diff_bf16_vs_fp32"] = float(own)
-        save("fp32", fp32_part)
-    (args.out_dir / "probe_gpu.md").write_text(_markdown(result))
-    print(_markdown(result))
-    return result
+        side_by_side(bench, model_dir, prompts, candidates, backends=True)
+    t = bench.result["tokenize"]
+    bench.write(f"{t['prompts']} stimuli x {t['candidates'] // t['prompts']} candidates", "run")
+    return bench.result
 
 
-def _markdown(r: dict) -> str:
+def _markdown(r: dict, design: str, command: str, unit: str = "stimuli") -> str:
     s, t = r["scorer"], r["tokenize"]
     mfu = f"{s['mfu']:.1%}" if s["mfu"] is not None else "n/a (unknown peak: --peak-tflops)"
     lines = [
         f"### Probe on {r['device']} ({r['date']}): {s['n_parameters'] / 1e9:.2f} B-parameter "
-        f"Llama (random weights), bf16, {t['prompts']} stimuli x {t['candidates']} candidates",
+        f"Llama (random weights), bf16, {design}",
         "",
         f"torch {r['torch']} (CUDA {r['cuda']}), transformers {r['transformers']}.",
         "",
-        "| `python -m probe run` | wall s | scoring s | wall / scoring |",
+        f"| `python -m probe {command}` | wall s | scoring s | wall / scoring |",
         "|---|---:|---:|---:|",
     ]
     for key, label in (
@@ -436,7 +497,7 @@ def _markdown(r: dict) -> str:
     prof = s.get("profile") or {}
     lines += [
         "",
-        f"- scorer: {s['stimuli_per_s']:.0f} stimuli/s, {s['tokens_per_s']:.0f} tokens/s, "
+        f"- scorer: {s['stimuli_per_s']:.0f} {unit}/s, {s['tokens_per_s']:.0f} tokens/s, "
         f"batch {s['batch_size']}; MFU {mfu} ({s['achieved_tflops']:.0f} TFLOP/s); a plain "
         f"causal forward at {s['plain_forward_rows']} rows x {s['plain_forward_tokens']} "
         f"tokens: {s['plain_forward_tflops']:.0f} TFLOP/s",
@@ -451,7 +512,7 @@ def _markdown(r: dict) -> str:
     lines += [
         f"- tokenize: {t['probe_seconds']:.2f} s (each prompt once) against "
         f"{t['joint_seconds']:.2f} s (every prompt + candidate in full), same tokens",
-        f"- naive method: {r['naive']['stimuli_per_s']:.1f} stimuli/s; speed-up "
+        f"- naive method: {r['naive']['stimuli_per_s']:.1f} {unit}/s; speed-up "
         f"{r['naive']['speedup']:.0f}x",
     ]
     lm = r.get("lm_eval", {})
@@ -467,7 +528,7 @@ def _markdown(r: dict) -> str:
         lines.append(f"- lm-evaluation-harness: {lm['skipped']}")
     f = r["fp32"]
     line = (
-        f"- fp32 on {f['stimuli']} stimuli: bf16 vs fp32 max |difference| "
+        f"- fp32 on {f['stimuli']} {unit}: bf16 vs fp32 max |difference| "
         f"{f['max_abs_diff_bf16_vs_fp32']:.3g} nats"
     )
     if "max_abs_diff_vs_lm_eval_fp32" in f:

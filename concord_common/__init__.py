@@ -2,8 +2,10 @@
 that stay inside their folder.
 
 The warehouse (``concord_io``) and the probe job (``probe``) never import each other: the
-probe runs on GPU machines that have only its own dependencies. Both import this package,
-which needs nothing beyond the standard library.
+probe runs on GPU machines that have only its own dependencies. (One exception: ``python -m
+probe mcq`` reads the study's item files and lands its logs through ``concord_io``'s reader,
+imported by that command alone.) Both import this package, which needs nothing beyond the
+standard library.
 
 An expected failure (bad input, a refused flag, a locked file) raises :class:`UserError`
 with a message that names the file, row, column, variable or flag at fault, and optionally a

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 
@@ -52,6 +53,26 @@ def swap_into_place(staging: Path, final: Path) -> None:
     else:
         staging.rename(final)
     fsync(final.parent)
+
+
+def write(final: Path, files: Mapping[str, Callable[[Path], object]]) -> Path:
+    """``final`` holding ``files`` (a file name -> what writes that file at the path it is
+    given), whole or not at all: written in a hidden sibling folder, each file and the folder
+    fsynced, then swapped into place; the hidden folder is removed if anything fails."""
+    staging = hidden_sibling(final, "tmp")
+    staging.mkdir()
+    try:
+        for name, write_file in files.items():
+            if Path(name).name != name or name in (".", ".."):
+                raise ValueError(f"{name!r} is not a file name")
+            write_file(staging / name)
+            fsync(staging / name)
+        fsync(staging)
+        swap_into_place(staging, final)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return final
 
 
 def remove(final: Path) -> None:

@@ -13,7 +13,7 @@ the dbt stage shows dbt's latest ``n of N`` line as it runs); its output goes to
 log (``<warehouse>/logs/concord-build.log``) line by line as it is written, and the end of it
 is printed when the stage fails.
 
-``concord probe run|demo|runs ...`` is ``python -m probe run|demo|runs ...``; shell
+``concord probe run|demo|runs|mcq ...`` is ``python -m probe run|demo|runs|mcq ...``; shell
 completion: ``concord --install-completion [SHELL]`` (bash, zsh, fish, PowerShell).
 """
 
@@ -617,9 +617,11 @@ def add_lmeval(
 
 probe_app = typer.Typer(
     name="probe",
-    help="The reliability probe: run, demo, runs.\n\n`concord probe COMMAND ...` is `python -m "
+    help="The reliability probe: run, demo, runs; and mcq, a multiple-choice task's items "
+    "scored into lm-eval sample logs.\n\n`concord probe COMMAND ...` is `python -m "
     "probe COMMAND ...`, a job beside the warehouse; each command's options: `concord probe "
-    "run --help`, `concord probe demo --help`, `concord probe runs --help`.",
+    "run --help`, `concord probe demo --help`, `concord probe runs --help`, `concord probe "
+    "mcq --help`.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -632,6 +634,7 @@ PROBE_COMMANDS = {
     "run": "score the seed stimuli with models and land runs",
     "demo": "build a tiny random model and run the probe on it",
     "runs": "list the landed runs, or remove one",
+    "mcq": "score a multiple-choice task's items into lm-eval sample logs",
 }
 
 

@@ -1,4 +1,5 @@
-"""python -m probe run|demo|runs: the reliability probe as a job beside the warehouse.
+"""python -m probe run|demo|runs|mcq: the reliability probe as a job beside the warehouse,
+and a cross-lingual multiple-choice task's items scored into lm-evaluation-harness logs.
 
 Expected failures print one line (and a hint) and exit with status 2; --debug (or
 CONCORD_DEBUG=1) shows the traceback. Under torchrun only rank 0 prints.
@@ -12,6 +13,8 @@ import time
 from pathlib import Path
 
 from probe.errors import ProbeError, printable, run_main
+from probe.mcq import DEFAULT_TEMPLATE
+from probe.stimuli import PROJECT_ROOT
 
 
 def process_seconds() -> float | None:
@@ -44,7 +47,8 @@ def _landing_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _scoring_options(parser: argparse.ArgumentParser) -> None:
+def _model_options(parser: argparse.ArgumentParser) -> None:
+    """How a model is loaded and run: every command that scores takes these."""
     parser.add_argument(
         "--device", default="auto", help="auto (the rank's GPU if present), cuda[:n], cpu"
     )
@@ -71,6 +75,12 @@ def _scoring_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="run the model folder's own modelling code (only for folders you trust)",
     )
+    parser.add_argument("--no-progress", action="store_true")
+
+
+def _scoring_options(parser: argparse.ArgumentParser) -> None:
+    """The name probe's: the model's options, the run and its landing."""
+    _model_options(parser)
     parser.add_argument(
         "--run-id",
         default=None,
@@ -81,7 +91,6 @@ def _scoring_options(parser: argparse.ArgumentParser) -> None:
     _landing_option(parser)
     parser.add_argument("--seeds-dir", type=Path, default=None, help="default: seeds/probe")
     parser.add_argument("--template-id", default="reference")
-    parser.add_argument("--no-progress", action="store_true")
 
 
 def _run(args: argparse.Namespace, models: list[str], started: float) -> None:
@@ -117,14 +126,56 @@ def _run(args: argparse.Namespace, models: list[str], started: float) -> None:
             f"rank(s) ({rate:.1f} stimuli/s, batch size {result.batch_size}); landed in "
             f"{result.folder}"
         )
-        split = {"start-up": STARTED_AFTER or 0.0, "imports": imports, **result.stage_seconds}
-        total = process_seconds()
-        print(
-            "wall time: "
-            + ", ".join(f"{stage} {s:.2f} s" for stage, s in split.items())
-            + (f" (process age {total:.2f} s)" if total is not None else "")
-        )
+        _print_wall_time(imports, result.stage_seconds)
         imports = 0.0  # paid once per sweep
+
+
+def _mcq(args: argparse.Namespace, started: float) -> None:
+    from probe.mcq import next_steps
+    from probe.runner import run_mcq
+
+    imports = time.perf_counter() - started
+    result = run_mcq(
+        args.model,
+        project=args.items,
+        out=args.out,
+        task=args.task,
+        template=args.template,
+        device=args.device,
+        dtype=args.dtype,
+        batch_size=args.batch_size,
+        device_map=args.device_map,
+        revision=args.revision,
+        trust_remote_code=args.trust_remote_code,
+        replace=args.replace,
+        progress=not args.no_progress,
+        land_variant=args.variant if args.land else None,
+        landing_dir=args.landing_dir,
+    )
+    if not result.is_main:
+        return
+    low, high = result.option_counts
+    counts = str(low) if low == high else f"{low}-{high}"
+    rate = result.n_prompts / result.scoring_seconds if result.scoring_seconds else 0.0
+    print(
+        f"mcq {result.task}: {result.n_items} items x {result.n_languages} language(s), "
+        f"{counts} options each, scored in {result.scoring_seconds:.2f} s on "
+        f"{result.world_size} rank(s) ({rate:.1f} prompts/s, batch size {result.batch_size}); "
+        f"sample logs in {printable(result.folder)}"
+    )
+    _print_wall_time(imports, result.stage_seconds)
+    for line in result.landed or [next_steps(result.folder, result.task)]:
+        print(printable(line))
+
+
+def _print_wall_time(imports: float, stage_seconds: dict[str, float]) -> None:
+    split = {"start-up": STARTED_AFTER or 0.0, "imports": imports, **stage_seconds}
+    total = process_seconds()
+    print(
+        "wall time: "
+        + ", ".join(f"{stage} {s:.2f} s" for stage, s in split.items())
+        + (f" (process age {total:.2f} s)" if total is not None else "")
+    )
 
 
 def _runs(args: argparse.Namespace) -> None:
@@ -176,12 +227,14 @@ COMMANDS = {
     "run": "score the seed stimuli with models and land runs",
     "demo": "build a tiny random model and run the probe on it",
     "runs": "list the landed runs, or remove one",
+    "mcq": "score a multiple-choice task's items into lm-eval sample logs",
 }
 
 
-def _command(commands, name: str) -> argparse.ArgumentParser:
+def _command(commands, name: str, more: str = "") -> argparse.ArgumentParser:
     # the help line in the list of commands, and the first line of the command's own --help
-    return commands.add_parser(name, help=COMMANDS[name], description=f"{COMMANDS[name]}.")
+    description = f"{COMMANDS[name]}.{' ' + more if more else ''}"
+    return commands.add_parser(name, help=COMMANDS[name], description=description)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -221,6 +274,50 @@ def build_parser() -> argparse.ArgumentParser:
     )
     remove.add_argument("run_id")
     _landing_option(remove)
+
+    mcq = _command(
+        commands,
+        "mcq",
+        "Each item's prompt is the template with its question; each option is scored as the "
+        "sum of the token log-probabilities of ' ' + its text after the prompt, as "
+        "lm-evaluation-harness scores multiple choice. Writes OUT/<model>/samples_<task>_"
+        "<language>_<date>.jsonl and results_<date>.json, which `concord add lmeval` imports "
+        "(or --land) and the landing reads as any harness run (docs/probe.md).",
+    )
+    mcq.add_argument("--model", required=True, help="local folder, or a hub id already cached")
+    mcq.add_argument(
+        "--items",
+        type=Path,
+        default=PROJECT_ROOT,
+        help="the Concord project whose seeds/mcq/mcq_item_files.csv registers the item "
+        "files, read by the landing's reader (default: this project)",
+    )
+    mcq.add_argument(
+        "--task", default=None, help="the items' task (default: the one task they hold)"
+    )
+    mcq.add_argument(
+        "--template",
+        default=DEFAULT_TEMPLATE,
+        help="the prompt; {question} is the item's question (default: %(default)r: the "
+        "study's items are statements with a marked blank, so the harness's MCQ template "
+        "without its 'Question: ' label)",
+    )
+    mcq.add_argument("--out", type=Path, required=True, help="the harness's --output_path")
+    mcq.add_argument(
+        "--replace", action="store_true", help="replace this model's logs already in --out"
+    )
+    mcq.add_argument(
+        "--land",
+        action="store_true",
+        help="then import them into the project (concord add lmeval) and land (concord land)",
+    )
+    mcq.add_argument(
+        "--variant",
+        default="base",
+        help="with --land: the run's variant (a template is a variant: name each one's runs)",
+    )
+    _landing_option(mcq)
+    _model_options(mcq)
     return parser
 
 
@@ -241,6 +338,8 @@ def main(argv: list[str] | None = None) -> int:
             if not models:
                 raise ProbeError("run needs --model (repeatable) or --models-file")
             _run(args, models, started)
+        elif args.command == "mcq":
+            _mcq(args, started)
         elif args.command == "demo":
             from probe.landing import default_landing_dir
             from probe.stimuli import DEFAULT_SEEDS_DIR

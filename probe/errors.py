@@ -2,7 +2,8 @@
 
 The same contract as the warehouse's command lines, from :mod:`concord_common`, which the
 probe shares with ``concord_io`` without importing it (the probe job runs on GPU machines
-that have only the probe's dependencies). An expected failure raises :class:`ProbeError`.
+that have only the probe's dependencies; only ``probe mcq`` imports the landing's reader, and
+turns its one-line failures into these). An expected failure raises :class:`ProbeError`.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ derived once, in dbt.
 from __future__ import annotations
 
 import re
-import shutil
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -260,15 +260,10 @@ def land_run(
     folders.recover(final)
     if final.exists() and not replace:
         raise run_exists(run_id, final)
-    staging = folders.hidden_sibling(final, "tmp")
-    staging.mkdir()
-    try:
-        for name, table in tables.items():
-            path = inside(staging, f"{name}.parquet")
-            pq.write_table(table, path, row_group_size=ROW_GROUP_ROWS)
-            folders.fsync(path)
-        folders.swap_into_place(staging, final)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return final
+    return folders.write(
+        final,
+        {
+            f"{name}.parquet": partial(pq.write_table, table, row_group_size=ROW_GROUP_ROWS)
+            for name, table in tables.items()
+        },
+    )

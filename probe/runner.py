@@ -1,5 +1,6 @@
 """One probe run: design -> requests -> batched scores (sharded over torchrun ranks) -> one
-landed run; and sweeps of several models over one design."""
+landed run; sweeps of several models over one design; and a multiple-choice task's items
+scored the same way into lm-evaluation-harness sample logs (``run_mcq``, probe.mcq)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -21,7 +23,7 @@ import torch
 import transformers
 from tqdm import tqdm
 
-from probe import distributed
+from probe import distributed, mcq
 from probe.errors import ProbeError, printable
 from probe.landing import (
     check_run_id,
@@ -44,6 +46,7 @@ from probe.modeling import (
 )
 from probe.scoring import (
     NonFiniteScoreError,
+    Request,
     build_requests,
     prefix_sharing_agrees,
     score_batched,
@@ -196,65 +199,65 @@ def _score_share(lm, share, *, batch_size, device, shared: bool, progress: bool)
     return {r.index: lps for r, lps in zip(order, token_lps, strict=True)}, used
 
 
-def run_probe(
-    model: str,
-    *,
-    device: str = "auto",
-    dtype: str = "float32",
-    batch_size: int | str = "auto",
-    run_id: str | None = None,
-    landing_dir: Path | str | None = None,
-    seeds_dir: Path | str = DEFAULT_SEEDS_DIR,
-    template_id: str = "reference",
-    progress: bool = True,
-    device_map: str | None = None,
-    revision: str | None = None,
-    trust_remote_code: bool = False,
-    replace: bool = False,
-    model_name: str | None = None,
-) -> RunResult:
-    """Score every stimulus of the seed design with ``model`` and land the run, once.
-    ``model_name`` is what the run records as its model (default: the resolved folder or
-    hub id).
+@dataclass
+class Scored:
+    """Inputs scored on every rank: what ``load_inputs`` gave (the design, the items), the
+    requests in input order, the tokenizer, the shares, and (on rank 0) every rank's
+    outcome; ``collect`` turns these into the scores or the first rank's failure."""
 
-    Under torchrun each rank scores a share balanced by token count on its own device; rank
-    0 gathers the shares and lands them as one run, or nothing lands if any rank failed.
-    """
-    started = datetime.now(UTC)
-    ranks = distributed.ranks_from_env()
-    if device_map is not None and ranks.world_size > 1:
-        raise ProbeError(
-            "--device-map places one model across the GPUs of one process; with torchrun "
-            "every rank holds a whole model",
-            hint="use one of the two: torchrun for throughput, --device-map for models "
-            "larger than one GPU",
+    inputs: Any
+    requests: list[Request]
+    tokenizer: Any
+    shares: list[list[Request]]
+    attention: str  # "shared prefix", or "one pass per candidate" where that check failed
+    gathered: list[tuple] | None
+
+    def how_scored(self, devices: list[str], batch_size: int, device_map) -> dict:
+        """What a run records of how it was scored (devices, batch, ranks and shares)."""
+        return {
+            "device": ",".join(devices),
+            "device_map": device_map,
+            "attention": self.attention,
+            "batch_size": batch_size,
+            "world_size": len(self.shares),
+            "rank_requests": [len(s) for s in self.shares],
+            "rank_tokens": [sum(r.packed_length for r in s) for s in self.shares],
+        }
+
+    def collect(
+        self, nothing: str = "nothing was landed"
+    ) -> tuple[list[list[np.ndarray]], int, list[str], float]:
+        """On rank 0: the token log-probs in request order, the largest batch size, the
+        devices and the slowest rank's scoring seconds; or a ProbeError naming the first
+        rank that failed, ending in ``nothing`` (nothing is written then)."""
+        assert self.gathered is not None, "collect runs on rank 0"
+        failed = [p for p in self.gathered if p[0] == "error"]
+        if failed:
+            raise ProbeError(
+                f"{failed[0][1]}; {nothing}"
+                + (f" ({len(failed)} ranks failed)" if len(failed) > 1 else ""),
+                hint=failed[0][2],
+            )
+        by_index = {}
+        for _, part, *_ in self.gathered:
+            by_index.update(part)
+        return (
+            [by_index[r.index] for r in self.requests],
+            max(p[2] for p in self.gathered),
+            sorted({p[3] for p in self.gathered}),
+            max(p[4] for p in self.gathered),
         )
-    model_ref = model_name or model_reference(model)
-    landing_dir = Path(landing_dir) if landing_dir else default_landing_dir()
-    torch_device, torch_dtype = resolve_device(device, ranks.local_rank), resolve_dtype(dtype)
-    # joined once per process (a sweep reuses the group); the command line leaves it at exit
-    distributed.start(ranks, torch_device)
-    return _run(
-        ranks, model, model_ref, started, torch_device, torch_dtype, batch_size, run_id,
-        landing_dir, seeds_dir, template_id, progress and ranks.is_main, device_map,
-        revision, trust_remote_code, replace,
-    )  # fmt: skip
 
 
-def _run(
-    ranks, model, model_ref, started, torch_device, torch_dtype, batch_size, run_id,
-    landing_dir, seeds_dir, template_id, progress, device_map, revision, trust_remote_code,
-    replace,
-) -> RunResult:  # fmt: skip
-    def claim_run_id():
-        chosen = check_run_id(run_id or default_run_id(model_ref))
-        folder = run_dir(landing_dir, chosen)
-        if folder.exists() and not replace:
-            raise run_exists(chosen, folder)
-        return chosen
-
-    run_id = _on_main(ranks, claim_run_id)
-    stages = {"set-up": (datetime.now(UTC) - started).total_seconds()}
+def score_inputs(
+    ranks, model, torch_device, torch_dtype, *, load_inputs, requests_of, inputs_label: str,
+    batch_size, progress: bool, device_map, revision, trust_remote_code: bool,
+    stages: dict[str, float],
+) -> Scored:  # fmt: skip
+    """Load the inputs and the tokenizer, tokenize beside the weights' load, shard the
+    requests over the ranks, check the shared-prefix passes on request 1, score this rank's
+    share and gather every share on rank 0; ``stages`` gets this rank's wall-time split.
+    Every command that scores (the name probe, the MCQ items) goes through here."""
 
     def timed(action, *args):
         start = time.perf_counter()
@@ -264,19 +267,15 @@ def _run(
         if torch_device.type == "cuda":
             torch.empty(0, device=torch_device)
 
-    def tokenize(tokenizer):
-        prompts = [s.prompt for s in design.stimuli]
-        return build_requests(tokenizer, prompts, [c.text for c in design.candidates])
-
     with ThreadPoolExecutor(2, thread_name_prefix="probe") as pool:
         device_ready = pool.submit(timed, start_device)
         tick = time.perf_counter()
-        design = load_design(seeds_dir, template_id)
+        inputs = load_inputs()
         options = {"revision": revision, "trust_remote_code": trust_remote_code}
         tokenizer = load_tokenizer(model, **options)
-        stages["design and tokenizer"] = time.perf_counter() - tick
+        stages[f"{inputs_label} and tokenizer"] = time.perf_counter() - tick
         # the tokenizer (Rust, several threads, without the GIL) works while the weights load
-        pending = pool.submit(timed, tokenize, tokenizer)
+        pending = pool.submit(timed, requests_of, tokenizer, inputs)
         tick = time.perf_counter()
         _, stages["start the device (beside)"] = device_ready.result()
         lm = load_weights(model, torch_device, torch_dtype, device_map=device_map, **options)
@@ -314,22 +313,96 @@ def _run(
     stages["score"] = time.perf_counter() - tick
     tick = time.perf_counter()
     gathered = distributed.gather_to_main(ranks, payload)
+    if ranks.world_size > 1:  # rank 0 waits here for the slowest rank
+        stages["gather"] = time.perf_counter() - tick
+    attention = "shared prefix" if shared else "one pass per candidate"
+    return Scored(inputs, requests, tokenizer, shares, attention, gathered)
+
+
+def _start(device: str, dtype: str, device_map: str | None):
+    """This process's ranks, device and dtype, with the torchrun process group joined (once
+    per process: a sweep reuses it; the command line leaves it at exit)."""
+    ranks = distributed.ranks_from_env()
+    if device_map is not None and ranks.world_size > 1:
+        raise ProbeError(
+            "--device-map places one model across the GPUs of one process; with torchrun "
+            "every rank holds a whole model",
+            hint="use one of the two: torchrun for throughput, --device-map for models "
+            "larger than one GPU",
+        )
+    torch_device, torch_dtype = resolve_device(device, ranks.local_rank), resolve_dtype(dtype)
+    distributed.start(ranks, torch_device)
+    return ranks, torch_device, torch_dtype
+
+
+def run_probe(
+    model: str,
+    *,
+    device: str = "auto",
+    dtype: str = "float32",
+    batch_size: int | str = "auto",
+    run_id: str | None = None,
+    landing_dir: Path | str | None = None,
+    seeds_dir: Path | str = DEFAULT_SEEDS_DIR,
+    template_id: str = "reference",
+    progress: bool = True,
+    device_map: str | None = None,
+    revision: str | None = None,
+    trust_remote_code: bool = False,
+    replace: bool = False,
+    model_name: str | None = None,
+) -> RunResult:
+    """Score every stimulus of the seed design with ``model`` and land the run, once.
+    ``model_name`` is what the run records as its model (default: the resolved folder or
+    hub id).
+
+    Under torchrun each rank scores a share balanced by token count on its own device; rank
+    0 gathers the shares and lands them as one run, or nothing lands if any rank failed.
+    """
+    started = datetime.now(UTC)
+    ranks, torch_device, torch_dtype = _start(device, dtype, device_map)
+    model_ref = model_name or model_reference(model)
+    landing_dir = Path(landing_dir) if landing_dir else default_landing_dir()
+    return _run(
+        ranks, model, model_ref, started, torch_device, torch_dtype, batch_size, run_id,
+        landing_dir, seeds_dir, template_id, progress and ranks.is_main, device_map,
+        revision, trust_remote_code, replace,
+    )  # fmt: skip
+
+
+def _run(
+    ranks, model, model_ref, started, torch_device, torch_dtype, batch_size, run_id,
+    landing_dir, seeds_dir, template_id, progress, device_map, revision, trust_remote_code,
+    replace,
+) -> RunResult:  # fmt: skip
+    def claim_run_id():
+        chosen = check_run_id(run_id or default_run_id(model_ref))
+        folder = run_dir(landing_dir, chosen)
+        if folder.exists() and not replace:
+            raise run_exists(chosen, folder)
+        return chosen
+
+    run_id = _on_main(ranks, claim_run_id)
+    stages = {"set-up": (datetime.now(UTC) - started).total_seconds()}
+
+    def requests_of(tokenizer, design: ProbeDesign):
+        prompts = [s.prompt for s in design.stimuli]
+        return build_requests(tokenizer, prompts, [c.text for c in design.candidates])
+
+    scored = score_inputs(
+        ranks, model, torch_device, torch_dtype,
+        load_inputs=lambda: load_design(seeds_dir, template_id), requests_of=requests_of,
+        inputs_label="design", batch_size=batch_size, progress=progress,
+        device_map=device_map, revision=revision, trust_remote_code=trust_remote_code,
+        stages=stages,
+    )  # fmt: skip
+    design, requests, tokenizer = scored.inputs, scored.requests, scored.tokenizer
+    tick = time.perf_counter()
 
     def land():
-        failed = [p for p in gathered if p[0] == "error"]
-        if failed:
-            raise ProbeError(
-                f"{failed[0][1]}; nothing was landed"
-                + (f" ({len(failed)} ranks failed)" if len(failed) > 1 else ""),
-                hint=failed[0][2],
-            )
-        token_lps_by_index = {}
-        for _, part, *_ in gathered:
-            token_lps_by_index.update(part)
-        token_lps = [token_lps_by_index[r.index] for r in requests]
+        token_lps, batch_used, devices, scoring_seconds = scored.collect()
         tables = build_tables(run_id, design, requests, token_lps)
         tokenizer_name = describe_tokenizer(tokenizer)
-        devices = sorted({p[3] for p in gathered})
         run = {
             "run_id": run_id,
             "model": model_ref,
@@ -337,14 +410,8 @@ def _run(
             "design_hash": design.fingerprint()[:16],
             "tokenizer": tokenizer_name,
             "dtype": dtype_name(torch_dtype),
-            "device": ",".join(devices),
-            "device_map": device_map,
             "revision": revision,
-            "attention": "shared prefix" if shared else "one pass per candidate",
-            "batch_size": max(p[2] for p in gathered),
-            "world_size": ranks.world_size,
-            "rank_requests": [len(s) for s in shares],
-            "rank_tokens": [sum(r.packed_length for r in s) for s in shares],
+            **scored.how_scored(devices, batch_used, device_map),
             "template_id": design.template_id,
             "prompt_template": design.template,
             "candidate_set": [c.text for c in design.candidates],
@@ -353,7 +420,7 @@ def _run(
             "n_candidates": len(design.candidates),
             "started_at": started,
             "finished_at": datetime.now(UTC),
-            "scoring_seconds": max(p[4] for p in gathered),  # the slowest rank
+            "scoring_seconds": scoring_seconds,
             "torch_version": torch.__version__,
             "transformers_version": transformers.__version__,
         }
@@ -435,3 +502,107 @@ def run_sweep(
             continue
         results.append(run_probe(model, run_id=model_run_id, landing_dir=landing_dir, **options))
     return results
+
+
+@dataclass(frozen=True)
+class McqResult:
+    folder: Path
+    task: str
+    n_prompts: int  # items x languages (an item may lack a language)
+    n_items: int
+    n_languages: int
+    option_counts: tuple[int, int]  # fewest and most options of an item
+    batch_size: int
+    scoring_seconds: float
+    world_size: int
+    is_main: bool
+    stage_seconds: dict[str, float]
+    landed: list[str]  # what --land printed
+
+
+def run_mcq(
+    model: str,
+    *,
+    project: Path | str,
+    out: Path | str,
+    task: str | None = None,
+    template: str = mcq.DEFAULT_TEMPLATE,
+    device: str = "auto",
+    dtype: str = "float32",
+    batch_size: int | str = "auto",
+    device_map: str | None = None,
+    revision: str | None = None,
+    trust_remote_code: bool = False,
+    replace: bool = False,
+    progress: bool = True,
+    land_variant: str | None = None,
+    landing_dir: Path | str | None = None,
+) -> McqResult:
+    """Score every item of ``task`` in every language with ``model`` (probe.mcq) and write
+    lm-evaluation-harness sample logs under ``out``; with ``land_variant``, import and land
+    them as that variant. Under torchrun each rank scores a share balanced by token count;
+    rank 0 writes, or nothing is written if any rank failed."""
+    started = datetime.now(UTC)
+    mcq.check_template(template)
+    project, out = Path(project), Path(out)
+    ranks, torch_device, torch_dtype = _start(device, dtype, device_map)
+    model_ref = model_reference(model)
+    slug = model_slug(model_ref)
+    # refused before the model loads, not after it has scored
+    _on_main(ranks, lambda: str(mcq.output_folder(out, slug, replace)))
+    stages = {"set-up": (datetime.now(UTC) - started).total_seconds()}
+
+    def requests_of(tokenizer, loaded):
+        items = loaded[0]
+        prompts, options = mcq.prompts_and_options(items, template)
+        return build_requests(tokenizer, prompts, options, name=lambda i: items[i].name)
+
+    scored = score_inputs(
+        ranks, model, torch_device, torch_dtype,
+        load_inputs=lambda: mcq.load_items(project, task), requests_of=requests_of,
+        inputs_label="items", batch_size=batch_size, progress=progress and ranks.is_main,
+        device_map=device_map, revision=revision, trust_remote_code=trust_remote_code,
+        stages=stages,
+    )  # fmt: skip
+    items, options = scored.inputs
+    tick = time.perf_counter()
+
+    def write():
+        token_lps, batch_used, devices, seconds = scored.collect("nothing was written")
+        logliks = [[float(lp.sum()) for lp in row] for row in token_lps]
+        for item, scores in zip(items, logliks, strict=True):
+            if not np.isfinite(scores).all():
+                raise NonFiniteScoreError(
+                    f"{item.name}: an option's log-likelihood is NaN or infinite; nothing "
+                    "was written",
+                    hint="check the model's weights and --dtype (float16 overflows easily)",
+                )
+        run = {
+            "model": model_ref,
+            "slug": slug,
+            "revision": revision,
+            "dtype": dtype_name(torch_dtype),
+            "tokenizer": describe_tokenizer(scored.tokenizer),
+            **scored.how_scored(devices, batch_used, device_map),
+            "scoring_seconds": seconds,
+            "items_project": str(project.resolve()),
+            "torch_version": torch.__version__,
+            "transformers_version": transformers.__version__,
+            "started_at": started,
+        }
+        files = mcq.harness_files(items, template, options, logliks, run)
+        folder = mcq.write_folder(out, slug, files, replace)
+        landed = []
+        if land_variant is not None:
+            landing = Path(landing_dir) if landing_dir else None
+            landed = mcq.land(project, folder, items[0].task, land_variant, landing)
+        return str(folder), batch_used, seconds, landed
+
+    folder, used_batch, seconds, landed = _on_main(ranks, write)
+    stages["write" if land_variant is None else "write and land"] = time.perf_counter() - tick
+    counts = [len(item.option_keys) for item in items]
+    return McqResult(
+        Path(folder), items[0].task, len(items), len({i.item_id for i in items}),
+        len({i.language for i in items}), (min(counts), max(counts)), used_batch, seconds,
+        ranks.world_size, ranks.is_main, stages, landed,
+    )  # fmt: skip

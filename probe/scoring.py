@@ -8,10 +8,13 @@ encoding and each candidate must keep at least one token.
 ``build_requests`` encodes each prompt once and finds a candidate's tokens at its boundary
 with the prompt: the last few prompt tokens (a window, starting at a token boundary) are
 encoded again together with the candidate, and the window's encodings are shared by every
-prompt that ends the same way. It is exact where the tokenizer is local (a token boundary a
-window before the prompt's end is not moved by what follows), which pre-tokenizing tokenizers
-are; it checks that on every window and, against the full joint encoding, on a sample of
-stimuli, and encodes jointly wherever a check fails.
+prompt that ends the same way with the same candidates. It is exact where the tokenizer is
+local (a token boundary a window before the prompt's end is not moved by what follows),
+which pre-tokenizing tokenizers are; it checks that on every window and, against the full
+joint encoding, on a sample of stimuli, and encodes jointly wherever a check fails. The
+candidates are one list shared by every prompt (the name probe's adjectives) or one list
+per prompt (a multiple-choice item's options, as many as the item has); a batch may mix
+stimuli with different numbers of candidates.
 
 ``score_batched`` computes each prompt once. A batch of stimuli runs in two passes: the
 prompts, right-padded, in a plain causal pass (no mask, so attention takes the fused causal
@@ -60,31 +63,55 @@ class Request:
         return len(self.prompt_ids) + sum(len(c) for c in self.candidate_ids)
 
 
-def _split(index: int, prompt_ids, joint_ids, candidate: str) -> tuple[int, ...]:
+def _split(name: str, prompt_ids, joint_ids, candidate: str) -> tuple[int, ...]:
     """The candidate's tokens: those of the joint encoding after the prompt's."""
     n = len(prompt_ids)
     if list(joint_ids[:n]) != list(prompt_ids):
         raise TokenizationError(
-            f"stimulus {index + 1}, candidate {candidate!r}: the prompt's tokens are not a "
+            f"{name}, candidate {candidate!r}: the prompt's tokens are not a "
             "prefix of the tokens of prompt + candidate (the tokenizer merges across the "
             "boundary or appends an end token); change the template or the candidate"
         )
     tail = tuple(joint_ids[n:])
     if not tail:
-        raise TokenizationError(
-            f"stimulus {index + 1}, candidate {candidate!r}: keeps no token after the prompt"
-        )
+        raise TokenizationError(f"{name}, candidate {candidate!r}: keeps no token after the prompt")
     return tail
 
 
-def _joint_tails(tokenizer, prompts, prompt_ids, candidates, indices) -> dict[int, tuple]:
+def stimulus_name(index: int) -> str:
+    """How messages name prompt ``index`` (0-based) by default."""
+    return f"stimulus {index + 1}"
+
+
+@dataclass(frozen=True)
+class _Candidates:
+    """The candidates of every prompt: distinct lists (``sets``) and each prompt's list."""
+
+    sets: list[tuple[str, ...]]
+    set_of: list[int]  # prompt -> its index in sets
+
+    def of(self, prompt: int) -> tuple[str, ...]:
+        return self.sets[self.set_of[prompt]]
+
+
+def _candidates(candidates, n_prompts: int) -> _Candidates:
+    """One list of strings shared by every prompt, or one list per prompt."""
+    if not candidates or isinstance(candidates[0], str):
+        return _Candidates([tuple(candidates)], [0] * n_prompts)
+    if len(candidates) != n_prompts:
+        raise ValueError(f"{len(candidates)} candidate lists for {n_prompts} prompts")
+    index = {c: i for i, c in enumerate(dict.fromkeys(tuple(c) for c in candidates))}
+    return _Candidates(list(index), [index[tuple(c)] for c in candidates])
+
+
+def _joint_tails(tokenizer, prompts, prompt_ids, candidates: _Candidates, indices, name):
     """Candidate tokens of the stimuli ``indices`` from the full joint encoding."""
-    texts = [prompts[i] + c for i in indices for c in candidates]
-    joint = tokenizer(texts, add_special_tokens=True)["input_ids"] if texts else []
-    k = len(candidates)
+    indices = list(indices)
+    texts = [prompts[i] + c for i in indices for c in candidates.of(i)]
+    joint = iter(tokenizer(texts, add_special_tokens=True)["input_ids"] if texts else [])
     return {
-        i: tuple(_split(i, prompt_ids[i], joint[n * k + j], c) for j, c in enumerate(candidates))
-        for n, i in enumerate(indices)
+        i: tuple(_split(name(i), prompt_ids[i], next(joint), c) for c in candidates.of(i))
+        for i in indices
     }
 
 
@@ -99,20 +126,29 @@ def _window_start(ids, offsets, special: set[int]) -> int | None:
     return start
 
 
-def build_requests(tokenizer, prompts: list[str], candidates: list[str]) -> list[Request]:
+def build_requests(
+    tokenizer,
+    prompts: list[str],
+    candidates: list[str] | list[list[str]],
+    *,
+    name: Callable[[int], str] = stimulus_name,
+) -> list[Request]:
     """Each prompt encoded once; each candidate's tokens found at its boundary window.
 
-    Raises the TokenizationError of the first stimulus (in order) whose prompt tokens are not
-    a prefix of the joint encoding, as a full joint encoding would.
+    ``candidates``: one list shared by every prompt, or one list per prompt. ``name(i)``
+    is how a message names prompt i. Raises the TokenizationError of the first stimulus (in
+    order) whose prompt tokens are not a prefix of the joint encoding, as a full joint
+    encoding would.
     """
     prompts = list(prompts)
+    sets = _candidates(candidates, len(prompts))
     fast = getattr(tokenizer, "is_fast", False)
     options = {"return_offsets_mapping": True} if fast else {}
     encoded = tokenizer(prompts, add_special_tokens=True, **options)
     prompt_ids = encoded["input_ids"]
     for i, ids in enumerate(prompt_ids):
         if not ids:
-            raise TokenizationError(f"stimulus {i + 1}: the prompt has no tokens")
+            raise TokenizationError(f"{name(i)}: the prompt has no tokens")
     starts: list[int | None] = [None] * len(prompts)
     if fast:  # slow tokenizers give no offsets: joint encoding throughout
         special = set(tokenizer.all_special_ids)
@@ -120,50 +156,63 @@ def build_requests(tokenizer, prompts: list[str], candidates: list[str]) -> list
             _window_start(ids, offsets, special)
             for ids, offsets in zip(prompt_ids, encoded["offset_mapping"], strict=True)
         ]
-    window_of: list[str | None] = [None] * len(prompts)
+    # a window is the prompt's last tokens and the candidates that follow them: prompts
+    # that end alike and have the same candidates share its encodings
+    window_of: list[tuple[str, int] | None] = [None] * len(prompts)
     for i, start in enumerate(starts):
         if start is not None:
-            window_of[i] = prompts[i][encoded["offset_mapping"][i][start][0] :]
-    texts = list(dict.fromkeys(w for w in window_of if w is not None))
-    windows: dict[str, list[list[int]]] = {}  # window -> its tokens alone, with each candidate
-    if texts:
-        flat = [w + c for w in texts for c in ("", *candidates)]
-        window_enc = tokenizer(flat, add_special_tokens=False)["input_ids"]
-        stride = len(candidates) + 1
-        for n, window in enumerate(texts):
-            windows[window] = window_enc[n * stride : (n + 1) * stride]
+            window_of[i] = (prompts[i][encoded["offset_mapping"][i][start][0] :], sets.set_of[i])
+    keys = list(dict.fromkeys(w for w in window_of if w is not None))
+    windows: dict[tuple[str, int], list[list[int]]] = {}  # its tokens alone, with each candidate
+    if keys:
+        flat = [text + c for text, s in keys for c in ("", *sets.sets[s])]
+        window_enc = iter(tokenizer(flat, add_special_tokens=False)["input_ids"])
+        for window in keys:
+            windows[window] = [next(window_enc) for _ in range(len(sets.sets[window[1]]) + 1)]
     tails: dict[int, tuple] = {}
     joint_needed, local = [], True
-    window_tails: dict[str, tuple | None] = {}  # None: the window says prompt + c merge
-    for i, (text, start) in enumerate(zip(window_of, starts, strict=True)):
-        if text is None or start is None or windows[text][0] != prompt_ids[i][start:]:
+    window_tails: dict[tuple[str, int], tuple | None] = {}  # None: window + c merge
+    for i, (key, start) in enumerate(zip(window_of, starts, strict=True)):
+        if key is None or start is None or windows[key][0] != prompt_ids[i][start:]:
             joint_needed.append(i)  # no window, or it does not re-encode as in the prompt
             continue
-        alone, *with_candidates = windows[text]
-        if text not in window_tails:
+        alone, *with_candidates = windows[key]
+        if key not in window_tails:
             try:
-                window_tails[text] = tuple(
-                    _split(i, alone, joint, c)
-                    for joint, c in zip(with_candidates, candidates, strict=True)
+                window_tails[key] = tuple(
+                    _split(name(i), alone, joint, c)
+                    for joint, c in zip(with_candidates, sets.of(i), strict=True)
                 )
             except TokenizationError:
-                window_tails[text] = None
-        found = window_tails[text]
+                window_tails[key] = None
+        found = window_tails[key]
         if found is None:  # the joint encoding has the last word: an error?
-            _joint_tails(tokenizer, prompts, prompt_ids, candidates, [*joint_needed, i])
+            _joint_tails(tokenizer, prompts, prompt_ids, sets, [*joint_needed, i], name)
             local = False  # it is not: the window disagrees with the joint encoding
             break
         tails[i] = found
     if local:
-        tails.update(_joint_tails(tokenizer, prompts, prompt_ids, candidates, joint_needed))
-        local = _agrees_with_joint(tokenizer, prompts, prompt_ids, candidates, tails, joint_needed)
+        tails.update(_joint_tails(tokenizer, prompts, prompt_ids, sets, joint_needed, name))
+        local = _agrees_with_joint(tokenizer, prompts, prompt_ids, sets, tails, joint_needed)
     if not local:
         print(
             "warning: this tokenizer moves token boundaries far before a candidate; "
             "encoding every prompt + candidate in full (slower, same tokens)",
             file=sys.stderr,
         )
-        tails = _joint_tails(tokenizer, prompts, prompt_ids, candidates, range(len(prompts)))
+        tails = _joint_tails(tokenizer, prompts, prompt_ids, sets, range(len(prompts)), name)
+    return [Request(i, tuple(ids), tails[i]) for i, ids in enumerate(prompt_ids)]
+
+
+def joint_requests(
+    tokenizer, prompts: list[str], candidates, *, name: Callable[[int], str] = stimulus_name
+) -> list[Request]:
+    """Every prompt + candidate encoded in full: the definition ``build_requests`` keeps to,
+    and what lm-evaluation-harness does (the benchmark's baseline)."""
+    prompts = list(prompts)
+    prompt_ids = tokenizer(prompts, add_special_tokens=True)["input_ids"]
+    sets = _candidates(candidates, len(prompts))
+    tails = _joint_tails(tokenizer, prompts, prompt_ids, sets, range(len(prompts)), name)
     return [Request(i, tuple(ids), tails[i]) for i, ids in enumerate(prompt_ids)]
 
 
@@ -174,7 +223,7 @@ def _agrees_with_joint(tokenizer, prompts, prompt_ids, candidates, tails, joint_
     spread = np.linspace(0, len(prompts) - 1, min(len(prompts), JOINT_CHECK_SAMPLE))
     sample = sorted({int(i) for i in spread} - done)
     try:
-        joint = _joint_tails(tokenizer, prompts, prompt_ids, candidates, sample)
+        joint = _joint_tails(tokenizer, prompts, prompt_ids, candidates, sample, stimulus_name)
     except TokenizationError:
         return False
     return all(joint[i] == tails[i] for i in sample)

@@ -1,4 +1,5 @@
-"""Tiny causal LMs with random weights, for the demo, the tests and the benchmark.
+"""Tiny causal LMs with random weights, for the demo, the tests and the benchmark; and
+throw-away cross-lingual studies for ``probe mcq`` to score (``write_mcq_study``).
 
 A byte-level BPE tokenizer is trained locally (``tokenizers``) on the probe's own prompts,
 the model is built from a config with random weights, and both are saved with
@@ -8,6 +9,8 @@ real model, without network or weights.
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 
 import torch
@@ -15,7 +18,7 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, 
 from transformers import AutoModelForCausalLM, GPT2Config, LlamaConfig, PreTrainedTokenizerFast
 from transformers.utils import logging as hf_logging
 
-from probe.stimuli import DEFAULT_SEEDS_DIR, load_design
+from probe.stimuli import DEFAULT_SEEDS_DIR, PROJECT_ROOT, load_design
 
 EOS, BOS = "<|endoftext|>", "<s>"
 ARCHITECTURES = ("gpt2", "llama")
@@ -121,3 +124,50 @@ def build_tiny_model(
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
+
+
+def write_mcq_study(
+    root: Path | str, items: dict[str, list[list[str]]], options: str = "ABCD"
+) -> Path:
+    """A Concord project at ``root`` whose cross-lingual study is ``items``: language -> the
+    rows of its item file (domain, question, one text per option; a blank text is an option
+    the item does not have), each domain its own English name, no answers. The registries'
+    columns are this project's (seeds/mcq/_mcq__seeds.yml)."""
+    root = Path(root)
+    mcq = root / "seeds" / "mcq"
+    (mcq / "items").mkdir(parents=True, exist_ok=True)
+    (mcq / "answer_sources").mkdir(exist_ok=True)
+
+    def table(header: list[str], rows) -> str:
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerows([header, *rows])
+        return out.getvalue()
+
+    languages = list(items)
+    (root / "dbt_project.yml").write_text(
+        f"vars:\n  mcq_languages: [{', '.join(languages)}]\n"
+        f"  mcq_options: [{', '.join(options)}]\n  mcq_answers_dir: seeds/mcq/answers\n"
+        "  mcq_items_dir: seeds/mcq/items\n  mcq_answer_sources_dir: seeds/mcq/answer_sources\n",
+        encoding="utf-8",
+    )
+    shipped = PROJECT_ROOT / "seeds" / "mcq" / "_mcq__seeds.yml"
+    files = {
+        "_mcq__seeds.yml": shipped.read_text(encoding="utf-8"),
+        "mcq_answer_registry.csv": "file,model,prefix,run,presented_option_order\n",
+        "mcq_answer_sources.csv": "file,format,model,run,language,presented_option_order,"
+        "item_key,task_pattern\n",
+        "mcq_item_files.csv": table(
+            ["file", "language", "variant"], [[f"{lang}.csv", lang, "base"] for lang in items]
+        ),
+        "mcq_domain_translations.csv": table(
+            ["language", "domain", "domain_en"],
+            sorted({(lang, row[0], row[0]) for lang, rows in items.items() for row in rows}),
+        ),
+        **{
+            f"items/{lang}.csv": table(["Domain", "Prompt", *options], rows)
+            for lang, rows in items.items()
+        },
+    }
+    for name, text in files.items():
+        (mcq / name).write_text(text, encoding="utf-8")
+    return root

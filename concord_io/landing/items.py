@@ -11,16 +11,19 @@ rows, when they differ.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 import pyarrow as pa
 
+from concord_io.connect import open_duckdb
 from concord_io.errors import ConcordError, printable
 from concord_io.landing import schemas
 from concord_io.landing.identities import canonical_language
-from concord_io.landing.registries import Line, read_registry
+from concord_io.landing.registries import Line, item_registry, read_registry
 from concord_io.landing.sources import SourceFile, first_row, load, with_rows
 from concord_io.landing.strict_csv import read_csv
-from concord_io.landing.study import TRANSLATIONS, Study
+from concord_io.landing.study import TRANSLATIONS, Study, load_study
 
 UNKNOWN_DOMAIN_HINT = "add it to seeds/mcq/mcq_domain_translations.csv"
 
@@ -200,3 +203,14 @@ def read_items(con: duckdb.DuckDBPyConnection, study: Study, lines: list[Line]) 
     ).to_arrow_table()
     con.unregister("all_items")
     return schemas.conform("items", table)
+
+
+def read_study_items(project_root: Path | str) -> tuple[Study, pa.Table]:
+    """The study of the project at ``project_root`` and its registered item files as the
+    items table, read and checked as the landing reads them: for a reader of the items
+    other than the landing (``python -m probe mcq`` scores them)."""
+    study = load_study(Path(project_root))
+    lines = item_registry(study)
+    with open_duckdb() as con:
+        con.register("translations", read_translations(study))
+        return study, read_items(con, study, lines)

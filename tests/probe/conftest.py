@@ -6,8 +6,11 @@ from_pretrained(path) code, exactly as a real model would be; nothing touches th
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import torch
+from mcq_project import make_mcq_project
 
 # One thread: the models are tiny, and on a shared 2-core machine a second thread that
 # contends with other jobs makes small matmuls ten times slower.
@@ -30,3 +33,8 @@ def design():
     from probe.stimuli import load_design
 
     return load_design()
+
+
+@pytest.fixture
+def mcq_project(tmp_path) -> Path:
+    return make_mcq_project(tmp_path / "project")

@@ -1,8 +1,9 @@
-"""torchrun: two CPU ranks (gloo) land exactly what one process lands, once; a rank that
-fails or dies leaves nothing landed."""
+"""torchrun: two CPU ranks (gloo) land exactly what one process lands, once, and write the
+MCQ items' sample logs one process writes; a rank that fails or dies leaves nothing landed."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from mcq_project import make_mcq_project
 
 from probe import runner
 
@@ -73,6 +75,37 @@ def test_two_ranks_land_what_one_process_lands(tmp_path, tiny_model_dirs):
     assert abs(tokens[0] - tokens[1]) <= max(tokens) * 0.02  # balanced by token count
     stimuli = pq.read_table(two / "stimuli.parquet").to_pandas()
     assert stimuli.stimulus_id.tolist() == list(range(1, 81))
+
+
+def _samples(folder: Path) -> list[dict]:
+    return [
+        json.loads(line)
+        for path in sorted(folder.glob("samples_*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+
+
+def test_two_ranks_write_the_mcq_logs_one_process_writes(tmp_path, tiny_model_dirs):
+    """The multiple-choice items go through the same shares: each rank scores two of the
+    four prompts (a two- and a four-option item in two languages), rank 0 writes."""
+    model, project = tiny_model_dirs["llama"], make_mcq_project(tmp_path / "project")
+    args = ["mcq", "--model", str(model), "--items", str(project), "--out",
+            str(tmp_path / "two"), "--device", "cpu", "--no-progress"]  # fmt: skip
+    done = _torchrun(args, tmp_path, ["-m", "probe"])
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.count("mcq xcloze:") == 1  # only rank 0 reports
+    one = runner.run_mcq(
+        str(model), project=project, out=tmp_path / "one", device="cpu", progress=False
+    )
+    (two,) = (tmp_path / "two").iterdir()
+    got, want = _samples(two), _samples(one.folder)
+    assert [s["arguments"] for s in got] == [s["arguments"] for s in want]
+    scores = [[[float(r[0]) for r in s["filtered_resps"]] for s in x] for x in (got, want)]
+    for got_lls, want_lls in zip(*scores, strict=True):
+        np.testing.assert_allclose(got_lls, want_lls, rtol=0, atol=1e-5)
+    (results,) = two.glob("results_*.json")
+    probe = json.loads(results.read_text(encoding="utf-8"))["probe"]
+    assert probe["world_size"] == 2 and probe["rank_requests"] == [2, 2]
 
 
 @pytest.mark.parametrize("mode", ["raise", "die"])

@@ -62,6 +62,28 @@ def test_batched_equals_reference_fp32(name, tiny_model_dirs, reference_scores, 
                 assert abs(got.sum() - want.sum()) <= 1e-5
 
 
+@pytest.mark.parametrize("name", ["gpt2_bos", "llama"])
+def test_batched_equals_reference_with_candidates_per_stimulus(name, tiny_model_dirs, design):
+    """A multiple-choice item's options: each stimulus its own two to five candidates, so a
+    batch mixes rows of different candidate counts (and shares the template's opening)."""
+    model, tokenizer = _load(tiny_model_dirs[name])
+    texts = [c.text for c in design.candidates]
+    stimuli = design.stimuli[:24]
+    candidates = [
+        [texts[(i + 3 * k) % len(texts)] + " and" * (k % 2) for k in range(2 + i % 4)]
+        for i in range(len(stimuli))
+    ]
+    requests = build_requests(tokenizer, [s.prompt for s in stimuli], candidates)
+    assert [len(r.candidate_ids) for r in requests] == [len(c) for c in candidates]
+    reference = score_reference(model, requests)
+    for batch_size in ("auto", 5):
+        batched, _ = score_batched(model, requests, batch_size=batch_size, device=CPU)
+        for got_row, want_row in zip(batched, reference, strict=True):
+            assert len(got_row) == len(want_row)
+            for got, want in zip(got_row, want_row, strict=True):
+                np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
+
+
 def test_reference_is_a_plain_forward_pass(tiny_model_dirs, reference_scores):
     """Golden check of the reference itself on one candidate: recompute log P by hand from
     the model's logits of the concatenated sequence."""

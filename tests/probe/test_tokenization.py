@@ -6,7 +6,8 @@ together: checked here on every stimulus and candidate of the design, for byte-l
 SentencePiece-style Metaspace (which adds a prefix space), a legacy normaliser that prepends
 one to the whole text, BPE with no pre-tokenizer (whose merges cross the boundary), and
 WordPiece with an end token; and the window must do the work (no full joint encoding
-beyond the sample) wherever the tokenizer is local.
+beyond the sample) wherever the tokenizer is local. The same with one list of candidates per
+prompt, of different lengths (a multiple-choice item's options).
 """
 
 from __future__ import annotations
@@ -94,12 +95,13 @@ class Recording:
 
 
 def _joint(tokenizer, prompts, candidates):
-    """The definition: encode prompt and prompt + candidate, split after the prompt."""
+    """The definition: encode prompt and prompt + candidate, split after the prompt
+    (``candidates``: one list for every prompt, or one list per prompt)."""
     out = []
     for i, prompt in enumerate(prompts):
         ids = tokenizer(prompt)["input_ids"]
         tails = []
-        for c in candidates:
+        for c in candidates if isinstance(candidates[0], str) else candidates[i]:
             joint = tokenizer(prompt + c)["input_ids"]
             if joint[: len(ids)] != ids or len(joint) == len(ids):
                 return f"stimulus {i + 1}, candidate {c!r}"
@@ -122,20 +124,31 @@ def corpus(design):
     return [p + c.text for p in prompts for c in design.candidates] + FILLER
 
 
-@pytest.mark.parametrize(
-    "name, local, merges",
-    [
-        ("byte-level BPE", True, False),
-        ("Metaspace BPE", True, False),
-        ("legacy prepend", False, False),
-        ("BPE, no pre-tokenizer", False, True),
-        ("WordPiece + [SEP]", False, True),
-    ],
-)
-def test_tokens_are_those_of_the_joint_encoding(name, local, merges, corpus, design):
+def _per_prompt(design) -> list[list[str]]:
+    """Each prompt's own candidates: two to five of the design's, some of them two words."""
+    texts = [c.text for c in design.candidates]
+    return [
+        [texts[(i + k) % len(texts)] + (" and" + texts[k] if (i + k) % 3 == 0 else "")
+         for k in range(2 + i % 4)]
+        for i in range(len(design.stimuli))
+    ]  # fmt: skip
+
+
+FAMILIES = [
+    ("byte-level BPE", True, False),
+    ("Metaspace BPE", True, False),
+    ("legacy prepend", False, False),
+    ("BPE, no pre-tokenizer", False, True),
+    ("WordPiece + [SEP]", False, True),
+]
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["shared candidates", "per prompt"])
+@pytest.mark.parametrize("name, local, merges", FAMILIES)
+def test_tokens_are_those_of_the_joint_encoding(name, local, merges, shared, corpus, design):
     tokenizer = _tokenizers(corpus)[name]
     prompts = [s.prompt for s in design.stimuli]
-    candidates = [c.text for c in design.candidates]
+    candidates = [c.text for c in design.candidates] if shared else _per_prompt(design)
     want = _joint(tokenizer, prompts, candidates)
     recording = Recording(tokenizer)
     assert _windowed(recording, prompts, candidates) == want
@@ -146,5 +159,8 @@ def test_tokens_are_those_of_the_joint_encoding(name, local, merges, corpus, des
         texts = recording.texts
         assert texts[: len(prompts)] == prompts
         joint = [t for t in texts[len(prompts) :] if len(t) > min(map(len, prompts))]
-        assert 0 < len(joint) <= JOINT_CHECK_SAMPLE * len(candidates) < len(prompts) * 10
-        assert max(len(t) for t in texts[len(prompts) :] if t not in joint) < 80
+        per_prompt = [candidates] * len(prompts) if shared else candidates
+        most = max(map(len, per_prompt))  # candidates of a prompt
+        assert 0 < len(joint) <= JOINT_CHECK_SAMPLE * most < len(prompts) * most
+        longest = max(len(c) for row in per_prompt for c in row)
+        assert max(len(t) for t in texts[len(prompts) :] if t not in joint) < 70 + longest
