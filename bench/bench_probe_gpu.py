@@ -111,7 +111,11 @@ def probe_job(root: Path, argv: list[str], device: str, ranks: int = 1) -> dict:
         *launcher, "-m", "probe", *argv, "--dtype", "bfloat16", "--device", device,
         "--no-progress",
     ]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(root)}
+    # the checkout under test first, then whatever the caller put on the path (carried wheels)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
+    }
     tick = time.perf_counter()
     try:
         done = subprocess.run(
