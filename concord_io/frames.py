@@ -10,12 +10,15 @@ so collecting them to the driver costs memory that does not grow with the answer
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import asdict, fields
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from concord_common.settings import dbt_vars
 from concord_stats.bootstrap import derive_seed
+from concord_stats.consistency import PairedShares, holm, paired_shares
 from concord_stats.kendall import RankCube, rank_cube
 from concord_stats.paired import paired_summary
 
@@ -115,3 +118,46 @@ def ranking_cube(orders: pd.DataFrame) -> RankCube:
         orders["position"],
         orders["n_tasks"],
     )
+
+
+def model_pair_comparisons(
+    counted: pd.DataFrame, keys: list[str], family: list[str], stream: str, passed_vars
+) -> pd.DataFrame:
+    """Per row of ``counted``, two runs' 2 × 2 table on the same items (``keys``, then
+    ``n_items``, ``n_both``, ``n_only_a``, ``n_only_b``): each run's share in % (``pct_a``,
+    ``pct_b``), their difference with a paired bootstrap interval and the exact McNemar
+    p-value (concord_stats.consistency.paired_shares), each row with its own stream derived
+    from the var bootstrap_seed, ``stream`` and its keys; ``p_value_holm`` adjusts the
+    p-values within each ``family`` (some of ``keys``)."""
+    n_resamples, confidence, seed = dbt_vars(
+        passed_vars, "bootstrap_resamples", "bootstrap_confidence", "bootstrap_seed"
+    )
+    rows = []
+    for pair in counted.sort_values(keys).itertuples(index=False):
+        cell = [getattr(pair, k) for k in keys]
+        compared = paired_shares(
+            int(pair.n_items),
+            int(pair.n_both),
+            int(pair.n_only_a),
+            int(pair.n_only_b),
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=derive_seed(seed, stream, *cell),
+        )
+        rows.append(
+            {
+                **dict(zip(keys, cell, strict=True)),
+                "n_items": int(pair.n_items),
+                **asdict(compared),
+                "n_only_a": int(pair.n_only_a),
+                "n_only_b": int(pair.n_only_b),
+                "bootstrap_confidence": confidence,
+                "bootstrap_resamples": n_resamples,
+            }
+        )
+    names = [*keys, "n_items", *(f.name for f in fields(PairedShares)), "n_only_a", "n_only_b"]
+    frame = pd.DataFrame(rows, columns=[*names, "bootstrap_confidence", "bootstrap_resamples"])
+    frame["p_value_holm"] = np.nan
+    for _, index in frame.groupby(family).groups.items():
+        frame.loc[index, "p_value_holm"] = holm(frame.loc[index, "p_value"].to_numpy(float))
+    return frame
