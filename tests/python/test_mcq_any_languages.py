@@ -267,7 +267,7 @@ def test_models_are_compared_on_accuracy_per_language(built):
 def test_two_sources_that_give_one_item_different_golds_fail_the_build_naming_both(
     built_project, tmp_path
 ):
-    """A third run gives item 1 of task graded another gold in English: int_mcq_gold keeps
+    """A third run gives item 1 of task graded another gold in English: int_mcq_golds_gathered keeps
     none for it, and its one test fails, naming the item and both golds with a source."""
     project = tmp_path / "project"
     shutil.copytree(built_project, project)
@@ -278,7 +278,7 @@ def test_two_sources_that_give_one_item_different_golds_fail_the_build_naming_bo
     registry = project / "seeds" / "mcq" / "mcq_answer_sources.csv"
     registry.write_text(registry.read_text() + "conflict.csv,long,,,,,,\n")
     database = project / "concord.duckdb"
-    selection = ["stg_mcq__runs", "stg_mcq__answers", "stg_mcq__items", "int_mcq_gold"]
+    selection = ["stg_mcq__runs", "stg_mcq__answers", "stg_mcq__items", "int_mcq_golds_gathered"]
     result = run_dbt(
         ["build", "--select", *selection, "--vars", "{mcq_languages: []}"],
         project,
@@ -291,7 +291,7 @@ def test_two_sources_that_give_one_item_different_golds_fail_the_build_naming_bo
             "select problem from dq_failures.assert_mcq_gold_sources_agree"
         ).fetchall()
         gold = con.execute(
-            "select gold_option, n_golds from intermediate.int_mcq_gold "
+            "select gold_option, n_golds from intermediate.int_mcq_golds_gathered "
             "where task = 'graded' and item_id = '1' and language = 'en'"
         ).fetchall()
     assert problem[0].startswith("task graded, item 1 (en): the sources give different golds: ")

@@ -11,7 +11,7 @@ with graded as (
 
 gold as (
 
-    select * from {{ ref('int_mcq_gold') }}
+    select * from {{ ref('int_mcq_golds_gathered') }}
     where gold_option is not null
 
 ),

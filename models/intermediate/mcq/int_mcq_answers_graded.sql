@@ -1,6 +1,6 @@
 {#- Each answer against its item's gold: per run, task, item and language that has a gold
-    (int_mcq_gold) and an answer of the run, valid or not, whether it is correct (an
-    invalid answer is wrong) and, where the run scored the item's options, whether
+    (int_mcq_golds_gathered) and an answer of the run, valid or not, whether it is correct
+    (an invalid answer is wrong) and, where the run scored the item's options, whether
     acc_norm's pick is (null where it did not). An item without gold, or one the run did
     not answer, is not here: it is left out of every n, never counted as 0. -#}
 with answers as (
@@ -11,7 +11,7 @@ with answers as (
 
 gold as (
 
-    select * from {{ ref('int_mcq_gold') }}
+    select * from {{ ref('int_mcq_golds_gathered') }}
     where gold_option is not null
 
 ),

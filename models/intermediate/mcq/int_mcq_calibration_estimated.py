@@ -1,6 +1,6 @@
 """Per run, task and language: how well the option distributions the source scored are
-calibrated against gold, on the scored items with a gold (int_mcq_gold): the Brier score
-and the expected calibration error on the top option (concord_stats.consistency, ten
+calibrated against gold, on the scored items with a gold (int_mcq_golds_gathered): the Brier
+score and the expected calibration error on the top option (concord_stats.consistency, ten
 equal-width bins), of the softmax of the summed log-likelihoods and of the softmax of the
 length-normalised ones (int_mcq_option_scores_normalised). The scores are read one run at
 a time (frames_by); the golds, one per item and language, at once."""
@@ -45,7 +45,7 @@ def calibration(options: pd.DataFrame) -> dict:
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    gold = to_pandas(dbt.ref("int_mcq_gold"))
+    gold = to_pandas(dbt.ref("int_mcq_golds_gathered"))
     gold = gold.loc[gold["gold_option"].notna(), [*ITEM, "gold_option"]]
     rows = []
     for run_id, options in frames_by(
