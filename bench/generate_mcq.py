@@ -287,6 +287,34 @@ def planted(pattern: str, n_items: int = 6) -> Planted:
 PLANTED = ("one_diverges", "two_two", "two_languages", "one_item", "missing_language")
 
 
+def planted_gold() -> pd.DataFrame:
+    """A study with gold, task ``graded``: long answers (model, run, task, item_id,
+    language, answer, gold) of models M and N, base run, in en, de and fr, items 1-6, each
+    record with its item's gold in its language:
+
+    - gold: item 1 A, 2 B, 3 C, 4 D, 5 A (in fr: B), 6 none;
+    - M: item 1 right in every language; 2 the same wrong option (C) in every language; 3
+      right in en, invalid in de (``E``), wrong in fr; 4 another wrong option in each
+      language; 5 A everywhere (right in en and de, wrong in fr); 6 answered, no gold;
+    - N: item 1 right in en and fr, wrong in de; 2 and 4 right everywhere; 3 right in en
+      and de, not answered in fr; 5 B everywhere (right in fr only); 6 answered, no gold.
+    """
+    gold = {"1": "A", "2": "B", "3": "C", "4": "D", "5": "A", "6": None}
+    answers = {
+        "M": {"1": "AAA", "2": "CCC", "3": "CED", "4": "ABC", "5": "AAA", "6": "AAA"},
+        "N": {"1": "ABA", "2": "BBB", "3": "CC", "4": "DDD", "5": "BBB", "6": "BBB"},
+    }
+    rows = []
+    for model, by_item in answers.items():
+        for item, letters in by_item.items():
+            for language, answer in zip(("en", "de", "fr"), letters, strict=False):
+                item_gold = "B" if (item, language) == ("5", "fr") else gold[item]
+                rows.append((model, "base", "graded", item, language, answer, item_gold))
+    return pd.DataFrame(
+        rows, columns=["model", "run", "task", "item_id", "language", "answer", "gold"]
+    )
+
+
 def as_landed(answers: pd.DataFrame, options: str = "ABCD") -> pd.DataFrame:
     """What the landing makes of generated answers (every run presented in the order
     ``options``): ``run_id`` (``<model>--<run>``), ``variant``, ``chosen_option`` (the

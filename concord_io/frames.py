@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from concord_common.settings import dbt_vars
 from concord_stats.bootstrap import derive_seed
+from concord_stats.consistency import holm, paired_shares
 from concord_stats.kendall import RankCube, rank_cube
 from concord_stats.paired import paired_summary
 
@@ -115,3 +116,71 @@ def ranking_cube(orders: pd.DataFrame) -> RankCube:
         orders["position"],
         orders["n_tasks"],
     )
+
+
+def model_pair_comparisons(
+    counted: pd.DataFrame,
+    keys: list[str],
+    *,
+    share: str,
+    family: list[str],
+    stream: str,
+    passed_vars,
+) -> pd.DataFrame:
+    """Per row of ``counted``, two runs' 2 × 2 table on the same items (``keys``, then
+    ``n_items``, ``n_both``, ``n_only_a``, ``n_only_b``): each run's share in % (columns
+    ``<share>_a``, ``<share>_b``), their difference with a paired bootstrap interval and the
+    exact McNemar p-value (concord_stats.consistency.paired_shares), each row with its own
+    stream derived from the var bootstrap_seed, ``stream`` and its keys; ``p_value_holm``
+    adjusts the p-values within each ``family`` (some of ``keys``). Typed, in the order of
+    the marts that publish it, even with no row."""
+    n_resamples, confidence, seed = dbt_vars(
+        passed_vars, "bootstrap_resamples", "bootstrap_confidence", "bootstrap_seed"
+    )
+    columns = {
+        **{key: "string" for key in keys},
+        "n_items": "int64",
+        f"{share}_a": "float64",
+        f"{share}_b": "float64",
+        "difference_pp": "float64",
+        "ci_low": "float64",
+        "ci_high": "float64",
+        "n_only_a": "int64",
+        "n_only_b": "int64",
+        "p_value": "float64",
+        "p_value_holm": "float64",
+        "bootstrap_confidence": "float64",
+        "bootstrap_resamples": "int64",
+    }
+    rows = []
+    for pair in counted.sort_values(keys).itertuples(index=False):
+        cell = [getattr(pair, k) for k in keys]
+        compared = paired_shares(
+            int(pair.n_items),
+            int(pair.n_both),
+            int(pair.n_only_a),
+            int(pair.n_only_b),
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=derive_seed(seed, stream, *cell),
+        )
+        rows.append(
+            {
+                **dict(zip(keys, cell, strict=True)),
+                "n_items": int(pair.n_items),
+                f"{share}_a": compared.pct_a,
+                f"{share}_b": compared.pct_b,
+                "difference_pp": compared.difference_pp,
+                "ci_low": compared.ci_low,
+                "ci_high": compared.ci_high,
+                "n_only_a": int(pair.n_only_a),
+                "n_only_b": int(pair.n_only_b),
+                "p_value": compared.p_value,
+                "bootstrap_confidence": confidence,
+                "bootstrap_resamples": n_resamples,
+            }
+        )
+    frame = pd.DataFrame(rows, columns=list(columns))
+    for _, index in frame.groupby(family).groups.items():
+        frame.loc[index, "p_value_holm"] = holm(frame.loc[index, "p_value"].to_numpy(float))
+    return frame.astype(columns)

@@ -112,6 +112,22 @@
         on {{ relation }}.run_id = runs.run_id
 {%- endmacro %}
 
+{#- `relation`'s rows (a CTE with run_id_a and run_id_b: a pair of runs) with each run's
+    model and revision: what a mart comparing two runs shows beside its key. -#}
+{% macro mcq_with_run_pair(relation) -%}
+    select
+        {{ relation }}.*,
+        run_a.model as model_a,
+        run_a.model_revision as model_revision_a,
+        run_b.model as model_b,
+        run_b.model_revision as model_revision_b
+    from {{ relation }}
+    inner join {{ ref('int_mcq_runs_versioned') }} as run_a
+        on {{ relation }}.run_id_a = run_a.run_id
+    inner join {{ ref('int_mcq_runs_versioned') }} as run_b
+        on {{ relation }}.run_id_b = run_b.run_id
+{%- endmacro %}
+
 {#- Items per run, task and `by` (further grouping columns) in each disagreement type, zero
     where a type does not occur, from int_mcq_items_classified rows in `relation`. -#}
 {% macro mcq_type_counts(relation, by=[]) -%}

@@ -229,7 +229,6 @@ def sample(item: Item, prompt: str, logliks: list[float]) -> dict:
     record = {
         "doc_id": doc_id(item),
         "doc": doc,
-        "target": str(target),
         "arguments": {
             f"gen_args_{i}": {"arg_0": prompt, "arg_1": TARGET_DELIMITER + text}
             for i, text in enumerate(item.option_texts)
@@ -240,9 +239,10 @@ def sample(item: Item, prompt: str, logliks: list[float]) -> dict:
         "metrics": ["acc"] if target is not None else [],
         "doc_hash": _hash(json.dumps(doc, indent=2, ensure_ascii=False)),
         "prompt_hash": _hash(prompt),
-        "target_hash": _hash(str(target)),
     }
     if target is not None:  # the harness's acc: the first option with the highest score
+        # (no gold: no target, which the reader lands as no gold, never as a wrong one)
+        record |= {"target": str(target), "target_hash": _hash(str(target))}
         record["acc"] = float(int(np.argmax(logliks)) == target)
     return record
 

@@ -127,12 +127,17 @@ def build_tiny_model(
 
 
 def write_mcq_study(
-    root: Path | str, items: dict[str, list[list[str]]], options: str = "ABCD"
+    root: Path | str,
+    items: dict[str, list[list[str]]],
+    options: str = "ABCD",
+    *,
+    with_gold: bool = False,
 ) -> Path:
     """A Concord project at ``root`` whose cross-lingual study is ``items``: language -> the
     rows of its item file (domain, question, one text per option; a blank text is an option
-    the item does not have), each domain its own English name, no answers. The registries'
-    columns are this project's (seeds/mcq/_mcq__seeds.yml)."""
+    the item does not have; with ``with_gold``, last the gold option's key, in a ``Gold``
+    column the registry names), each domain its own English name, no answers. The
+    registries' columns are this project's (seeds/mcq/_mcq__seeds.yml)."""
     root = Path(root)
     mcq = root / "seeds" / "mcq"
     (mcq / "items").mkdir(parents=True, exist_ok=True)
@@ -157,14 +162,17 @@ def write_mcq_study(
         "mcq_answer_sources.csv": "file,format,model,run,language,presented_option_order,"
         "item_key,task_pattern\n",
         "mcq_item_files.csv": table(
-            ["file", "language", "variant"], [[f"{lang}.csv", lang, "base"] for lang in items]
+            ["file", "language", "variant", "gold_column"],
+            [[f"{lang}.csv", lang, "base", "Gold" if with_gold else ""] for lang in items],
         ),
         "mcq_domain_translations.csv": table(
             ["language", "domain", "domain_en"],
             sorted({(lang, row[0], row[0]) for lang, rows in items.items() for row in rows}),
         ),
         **{
-            f"items/{lang}.csv": table(["Domain", "Prompt", *options], rows)
+            f"items/{lang}.csv": table(
+                ["Domain", "Prompt", *options, *(["Gold"] if with_gold else [])], rows
+            )
             for lang, rows in items.items()
         },
     }

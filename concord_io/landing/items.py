@@ -6,7 +6,11 @@ column) with the columns ``Domain``, ``Prompt`` and one per option key, read by 
 order-control file (options stored D, C, B, A) puts each text under its own key. The
 order-control files hold the same items as the base files: a key (task, item, language,
 option) given twice lands once when both rows say the same, and is refused, naming both
-rows, when they differ.
+rows, when they differ (the gold included).
+
+Where the item's registry line names a ``gold_column``, that column holds each item's gold
+as its own option key (a blank cell: no gold), landed as ``gold`` on every option row of the
+item; a value that is no option key is refused naming the row.
 """
 
 from __future__ import annotations
@@ -21,7 +25,14 @@ from concord_io.errors import ConcordError, printable
 from concord_io.landing import schemas
 from concord_io.landing.identities import canonical_language
 from concord_io.landing.registries import Line, item_registry, read_registry
-from concord_io.landing.sources import SourceFile, first_row, load, with_rows
+from concord_io.landing.sources import (
+    SourceFile,
+    first_row,
+    gold_check,
+    load,
+    refuse_first,
+    with_rows,
+)
 from concord_io.landing.strict_csv import read_csv
 from concord_io.landing.study import TRANSLATIONS, Study, load_study
 
@@ -30,6 +41,10 @@ UNKNOWN_DOMAIN_HINT = "add it to seeds/mcq/mcq_domain_translations.csv"
 
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def read_translations(study: Study) -> pa.Table:
@@ -93,8 +108,12 @@ def read_item_file(
     source: SourceFile = load(study.items_dir, line.file)
     where = f"mcq_item_files: {printable(line.file)}"
     language = canonical_language(line["language"], where)
-    checked = read_csv(source.data, source.name, required=["Domain", "Prompt", *study.options])
+    gold_column = line["gold_column"]
+    required = ["Domain", "Prompt", *study.options, *([gold_column] if gold_column else [])]
+    checked = read_csv(source.data, source.name, required=required)
     con.register("item_file", with_rows(checked.table))
+    # a blank gold cell: the item has no gold
+    gold = f"nullif({_quoted(gold_column)}, '')" if gold_column else "null::varchar"
     con.execute(
         f"""
         create or replace temp table item_rows as
@@ -105,10 +124,16 @@ def read_item_file(
             'Domain' as domain_column,
             null as answer_column,
             "Prompt" as question,
+            {gold} as gold,
             {", ".join(f'"{option}" as "option_{option}"' for option in study.options)}
         from item_file
         """
     )
+    hint = (
+        "write the gold as the item's own option key (the column it is under), or leave "
+        "the cell blank for an item without one"
+    )
+    refuse_first(con, "item_rows", [gold_check(study.options, gold_column, hint)], source.name)
     refuse_unknown_domains(con, "item_rows", source.name)
     options = " union all ".join(
         f"select {_literal(option)} as option_key, {i} as option_order"
@@ -126,7 +151,7 @@ def read_item_file(
             o.option_key,
             r.question,
             case o.option_key {texts} end as option_text,
-            null::varchar as gold,
+            r.gold,
             r.domain_label,
             t.domain_en as domain,
             {_literal(source.name)} as source_file,
@@ -168,14 +193,15 @@ def read_items(con: duckdb.DuckDBPyConnection, study: Study, lines: list[Line]) 
             case
                 when a.question is distinct from b.question then 'question'
                 when a.option_text is distinct from b.option_text then 'option text'
+                when a.gold is distinct from b.gold then 'gold'
                 else 'domain'
             end as what
         from numbered as a
         inner join numbered as b
             using (task, item_id, language, option_key)
         where a.copy = 1 and b.copy > 1
-            and (a.question, a.option_text, a.domain)
-                is distinct from (b.question, b.option_text, b.domain)
+            and (a.question, a.option_text, a.gold, a.domain)
+                is distinct from (b.question, b.option_text, b.gold, b.domain)
         order by b.file_order, b.source_row, b.option_key
         limit 1
         """,

@@ -10,6 +10,11 @@ item is ``doc_id + 1`` (the harness numbers documents from 0; items from 1) or t
 registry line names in ``item_key``. The option texts (``arguments``, the continuation
 without the harness's leading space) give each option's length in characters and bytes.
 
+The sample's ``target`` is its gold (``gold_option``, the item's own key through the
+presented order): a whole number is the option's index from 0 (the harness logs an integer
+gold as its text), other text an option's text, else its presented letter; a target that
+names no option of the sample refuses the file, and a sample without one has no gold.
+
 The run's provenance comes from the harness's ``results_<date>.json`` in the same folder,
 where there is one for the task: the model revision (``model_args``), the harness version,
 the task hashes and the few-shot count.
@@ -145,6 +150,71 @@ def provenance(folder: Path, harness_task: str, label: str) -> Provenance:
     )
 
 
+#: A sample's ``target`` that names no option of the sample: the gold would be guessed.
+TARGET_HINT = (
+    "the harness logs the gold as the option's index from 0, or its text; restore the log "
+    "as it wrote it"
+)
+TARGET_CHECKS = [
+    Check(
+        "target_type not in ('NULL', 'VARCHAR', 'UBIGINT', 'BIGINT')",
+        "'target'",
+        "'target ' || target_text || ' is not one option''s index or text'",
+        TARGET_HINT,
+    ),
+    Check(
+        "not target_is_index and target_type = 'VARCHAR' and gold_position is null",
+        "'target'",
+        "'target ' || target_text || ' is neither an option''s index (from 0), its text, "
+        "nor its letter'",
+        TARGET_HINT,
+    ),
+    Check(
+        "target_is_index and coalesce(gold_position not between 1 and len(lls), true)",
+        "'target'",
+        "'target index ' || target_text || ' is out of range: the sample has ' || len(lls) "
+        "|| ' option(s), numbered from 0'",
+        TARGET_HINT,
+    ),
+]
+
+
+def _with_gold_position(relation: str) -> str:
+    """``relation``'s samples with ``gold_position``, the 1-based presented position of the
+    gold that ``target`` names (null where the sample has none): a whole number is the
+    option's index from 0 (the harness logs an integer gold as its text); other text is an
+    option's text (without the harness's leading space; the first that matches, as the
+    harness's ``choices.index``), else a letter (``B``: the second option presented)."""
+    return f"""
+        select
+            *,
+            case
+                when target_is_index then try_cast(target_text as bigint) + 1
+                when target_type = 'VARCHAR' then coalesce(
+                    list_position(
+                        list_transform(continuations, lambda c: regexp_replace(c, '^ ', '')),
+                        target_text
+                    ),
+                    case
+                        when regexp_full_match(target_text, '[A-Z]')
+                            and ascii(target_text) - 64 <= len(lls)
+                            then ascii(target_text) - 64
+                    end
+                )
+            end as gold_position
+        from (
+            select
+                *,
+                coalesce(
+                    target_type in ('UBIGINT', 'BIGINT')
+                    or (target_type = 'VARCHAR' and regexp_full_match(target_text, '[0-9]+')),
+                    false
+                ) as target_is_index
+            from {relation}
+        )
+    """
+
+
 def read_samples(
     con: duckdb.DuckDBPyConnection,
     study: Study,
@@ -171,6 +241,8 @@ def read_samples(
             source_row,
             json_extract_string(line, {item_path}) as item_text,
             json_type(line, {item_path}) as item_type,
+            json_extract_string(line, '$.target') as target_text,
+            json_type(line, '$.target') as target_type,
             lls_text,
             case when filtered is not null then 'filtered_resps' else 'resps' end
                 as source_column,
@@ -246,6 +318,8 @@ def read_samples(
         ),
     ]
     refuse_first(con, "samples", checks, source.name, unit="line")
+    con.execute(f"create or replace temp table samples as {_with_gold_position('samples')}")
+    refuse_first(con, "samples", TARGET_CHECKS, source.name, unit="line")
     if item_key == "doc_id":
         item_id = "(item_text::hugeint + 1)::varchar"
     else:
@@ -296,6 +370,8 @@ def read_samples(
                 chr(64 + position) as raw_answer,
                 case when not fits then {_literal("more choices than options " + keys)} end
                     as invalid_reason,
+                case when fits then substr({_literal(order)}, gold_position::integer, 1) end
+                    as gold_option,
                 source_column,
                 {provenance_columns}
             from choices

@@ -1,7 +1,8 @@
 """Long-format answer files (``mcq_answer_sources``, format ``long``): Parquet, JSONL or CSV
 with one record per model, run, task, item and language (columns ``model``, ``run``,
 ``task``, ``item_id``, ``language``, ``answer``; ``model`` and ``run`` may be left out and
-named on the registry line; a file without ``task`` holds the study's task, ``xcloze``). The
+named on the registry line; a file without ``task`` holds the study's task, ``xcloze``; an
+optional ``gold`` holds the item's gold as its own option key, empty where it has none). The
 option texts an answer may quote and the items' domains come from the item files, which
 hold the study's task only.
 
@@ -33,6 +34,7 @@ from concord_io.landing.sources import (
     Check,
     SourceFile,
     first_row,
+    gold_check,
     json_lines,
     refuse_first,
     with_rows,
@@ -40,7 +42,7 @@ from concord_io.landing.sources import (
 from concord_io.landing.strict_csv import check_header, read_csv
 from concord_io.landing.study import Study
 
-FIELDS = ("model", "run", "task", "item_id", "language", "answer")
+FIELDS = ("model", "run", "task", "item_id", "language", "answer", "gold")
 REQUIRED = ["item_id", "language", "answer"]
 NOT_AN_OBJECT = "not a JSON object"
 
@@ -185,7 +187,8 @@ def read_long(
             {"nullif(trim(task), '')" if with_task else _literal(study.task)} as task,
             item_id,
             language,
-            answer
+            answer,
+            nullif(trim(gold), '') as gold
         from long_fields
         """
     )
@@ -231,6 +234,12 @@ def read_long(
                 "'no language'",
                 "fill in the record's language tag (en, it, fa ...)",
             ),
+            gold_check(
+                study.options,
+                "gold",
+                "write the gold as the item's own option key (A, B, ...), or leave it empty "
+                "for an item without one",
+            ),
         ],
         source.name,
         unit,
@@ -275,6 +284,7 @@ def read_long(
                 r.source_row, r.model, r.run, r.task, r.item_id,
                 r.canonical_language as language,
                 coalesce(r.answer, '') as raw_answer,
+                r.gold as gold_option,
                 {_literal(order)} as presented_order,
                 -- one label and domain per item and language (every option row holds them)
                 any_value(i.domain_label) as domain_label,
@@ -298,6 +308,7 @@ def read_long(
             chosen_option,
             raw_answer,
             invalid_reason,
+            gold_option,
             domain_label,
             domain,
             'answer' as source_column,

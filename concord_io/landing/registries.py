@@ -147,9 +147,10 @@ def answer_registry(study: Study) -> list[Line]:
 
 
 def item_registry(study: Study) -> list[Line]:
-    """``mcq_item_files``: one item file per line (language and variant)."""
+    """``mcq_item_files``: one item file per line (language and variant, and the column of
+    its gold where it has one)."""
     name = "mcq_item_files"
-    lines = registered_files(study, name, study.items_dir, study.columns[name])
+    lines = registered_files(study, name, study.items_dir, ["file", "language", "variant"])
     for line in lines:
         check_variant(line["variant"], f"{name}: {printable(line.file)}", column="variant")
     return lines

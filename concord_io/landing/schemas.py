@@ -41,6 +41,7 @@ ANSWERS = _schema(
     ("chosen_option", pa.string(), True),
     ("raw_answer", pa.string(), False),
     ("invalid_reason", pa.string(), True),
+    ("gold_option", pa.string(), True),
     ("domain_label", pa.string(), True),
     ("domain", pa.string(), True),
     ("source_column", pa.string(), False),

@@ -109,3 +109,18 @@ def refuse_first(
                 f"{where}: {printable(problem)}",
                 hint=check.hint,
             )
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def gold_check(options: Sequence[str], column: str, hint: str) -> Check:
+    """A gold (column ``gold`` of the relation checked) that is not one of the study's
+    option keys: a record's gold is its item's own key, exactly."""
+    return Check(
+        f"gold not in ({', '.join(_literal(option) for option in options)})",
+        _literal(column),
+        "'gold ''' || gold || " + _literal(f"' is not one of the options {', '.join(options)}"),
+        hint,
+    )

@@ -88,6 +88,7 @@ def read_wide(
             n.chosen_option,
             n.raw_answer,
             n.invalid_reason,
+            null::varchar as gold_option,
             n.domain_label,
             t.domain_en as domain,
             n.answer_column as source_column,

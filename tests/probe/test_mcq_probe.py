@@ -21,6 +21,7 @@ from probe import mcq
 from probe.__main__ import main
 from probe.modeling import load_model
 from probe.runner import run_mcq
+from probe.tiny import write_mcq_study
 
 CPU = torch.device("cpu")
 
@@ -186,3 +187,27 @@ def test_logs_already_written_are_refused_without_replace(capsys, tiny_model_dir
     assert main([*argv, "--replace"]) == 0
     (folder,) = (mcq_project.parent / "out").iterdir()
     assert len(list(folder.glob("results_*.json"))) == 1  # the earlier run was replaced
+
+
+def test_an_item_files_gold_is_the_logs_target_and_lands_as_the_answers_gold(
+    tmp_path, tiny_model_dirs
+):
+    golds = {"en": ["B", "D"], "it": ["B", "A"]}  # item 2's gold differs between languages
+    items = {lang: [[*row, golds[lang][i]] for i, row in enumerate(rows)]
+             for lang, rows in MCQ_ITEMS.items()}  # fmt: skip
+    project = tmp_path / "project"
+    write_mcq_study(project, items, with_gold=True)
+    landing = tmp_path / "landing"
+    result = _run(tiny_model_dirs["llama_bos"], project, tmp_path / "out",
+                  land_variant="base", landing_dir=landing)  # fmt: skip
+    logs = _logs(result.folder)
+    for lang, keys in golds.items():
+        for record, key in zip(logs[f"xcloze_{lang}"], keys, strict=True):
+            assert record["target"] == str("ABCD".index(key))
+            best = int(np.argmax([float(r[0]) for r in record["filtered_resps"]]))
+            assert record["acc"] == float(best == "ABCD".index(key))
+    (run,) = sorted((landing / "mcq").glob("run_id=*"))
+    answers = pq.read_table(run / "answers.parquet").to_pandas()
+    landed = {(a.language, a.item_id): a.gold_option for a in answers.itertuples()}
+    assert landed == {(lang, str(i + 1)): key for lang, keys in golds.items()
+                      for i, key in enumerate(keys)}  # fmt: skip

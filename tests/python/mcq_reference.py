@@ -37,6 +37,24 @@ Definitions:
 - ``entropy_bits``: the Shannon entropy, in bits, of a language's ``n_position`` counts
   (0 log 0 = 0); ``entropy_norm`` = ``entropy_bits`` / log2(number of options). Null when
   the language has no valid answer (and the normalised value when there is one option).
+
+Against gold (issue 37), the answers may carry ``gold``: the item's gold option in that
+language (every record of an item and language that has one gives the same):
+
+- Per run, task and language of the task (every run with an answer row in the task):
+  ``n_gold_items`` the items of the task with a gold in the language (from any run);
+  ``n_items`` those the run answered (valid or not); ``n_correct`` those whose chosen option
+  is the gold (an invalid answer is wrong); ``accuracy_pct`` = 100 n_correct / n_items and
+  ``accuracy_std_error`` = 100 x lm-evaluation-harness's ``mean_stderr`` of the 0/1
+  outcomes (sample standard deviation / sqrt n; null for n < 2); ``coverage_pct`` = 100
+  n_items / n_gold_items. Null figures where the denominator is 0.
+- Per run and task: of the items with a gold in every language of the task that the run
+  answered in every language (``n_items``), those correct in every language
+  (``n_all_correct``), in none (``n_none_correct``), and answered with one option in every
+  language, wrong in each (``n_consistently_wrong``); their percentages of ``n_items``.
+- Per task, variant, pair of runs (run_id_a < run_id_b) and language: the items with a
+  gold both answered (``n_items``), each run's ``accuracy_pct`` on them, and the items
+  only a (``n_only_a``) and only b (``n_only_b``) answered correctly.
 """
 
 from __future__ import annotations
@@ -229,4 +247,133 @@ def choice_entropy(
                 "entropy_norm": norm,
             }
         )
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------ against gold
+
+
+def golds(answers: pd.DataFrame) -> dict[tuple[str, str, str], str]:
+    """(task, item_id, language) -> the gold its records give."""
+    given = answers.dropna(subset=["gold"]) if "gold" in answers else answers.iloc[:0]
+    found: dict[tuple[str, str, str], str] = {}
+    for task, item, language, gold in given[["task", "item_id", "language", "gold"]].values:
+        assert found.setdefault((task, item, language), gold) == gold, (task, item, language)
+    return found
+
+
+def lm_eval_stderr_pct(outcomes: list[float]) -> float | None:
+    """100 x lm_eval.api.metrics.mean_stderr: sample_stddev(arr) / sqrt(len(arr))."""
+    n = len(outcomes)
+    if n < 2:
+        return None
+    mu = sum(outcomes) / n
+    return 100 * math.sqrt(sum((x - mu) ** 2 for x in outcomes) / (n - 1)) / math.sqrt(n)
+
+
+def _graded(answers: pd.DataFrame) -> pd.DataFrame:
+    """The answer rows with a gold, with ``gold_option`` and ``correct``."""
+    gold = golds(answers)
+    keys = list(zip(answers["task"], answers["item_id"], answers["language"], strict=True))
+    graded = answers.assign(gold_option=[gold.get(key) for key in keys])
+    graded = graded[graded["gold_option"].notna()]
+    return graded.assign(correct=graded["chosen_option"].eq(graded["gold_option"]))
+
+
+def accuracy(answers: pd.DataFrame, declared: list[str]) -> pd.DataFrame:
+    """One row per run, task and language of the task."""
+    answers = _compared(answers, declared)
+    languages = task_languages(answers, declared)
+    gold = golds(answers)
+    graded = _graded(answers)
+    rows = []
+    for (run_id, model, variant, task), _ in answers.groupby([*RUN, "task"], sort=True):
+        for language in languages[task]:
+            n_gold = sum(1 for t, _, lang in gold if (t, lang) == (task, language))
+            cell = graded[
+                (graded["run_id"] == run_id)
+                & (graded["task"] == task)
+                & (graded["language"] == language)
+            ]
+            outcomes = cell["correct"].astype(float).tolist()
+            rows.append(
+                {
+                    "run_id": run_id,
+                    "model": model,
+                    "variant": variant,
+                    "task": task,
+                    "language": language,
+                    "n_gold_items": n_gold,
+                    "n_items": len(outcomes),
+                    "n_correct": int(sum(outcomes)),
+                    "accuracy_pct": _pct(int(sum(outcomes)), len(outcomes)),
+                    "accuracy_std_error": lm_eval_stderr_pct(outcomes),
+                    "coverage_pct": _pct(len(outcomes), n_gold),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def accuracy_across_languages(answers: pd.DataFrame, declared: list[str]) -> pd.DataFrame:
+    """One row per run and task."""
+    answers = _compared(answers, declared)
+    languages = task_languages(answers, declared)
+    graded = _graded(answers)
+    rows = []
+    for (run_id, model, variant, task), _ in answers.groupby([*RUN, "task"], sort=True):
+        n_languages = len(languages[task])
+        cell = graded[(graded["run_id"] == run_id) & (graded["task"] == task)]
+        n = {"items": 0, "all_correct": 0, "none_correct": 0, "consistently_wrong": 0}
+        for _, item in cell.groupby("item_id"):
+            if len(item) != n_languages:
+                continue
+            n["items"] += 1
+            n_correct = int(item["correct"].sum())
+            n["all_correct"] += n_correct == n_languages
+            n["none_correct"] += n_correct == 0
+            chosen = item["chosen_option"]
+            n["consistently_wrong"] += bool(
+                n_correct == 0 and chosen.notna().all() and chosen.nunique() == 1
+            )
+        rows.append(
+            {
+                "run_id": run_id,
+                "model": model,
+                "variant": variant,
+                "task": task,
+                "n_languages": n_languages,
+                **{f"n_{name}": count for name, count in n.items()},
+                **{
+                    f"{name}_pct": _pct(n[name], n["items"])
+                    for name in ("all_correct", "none_correct", "consistently_wrong")
+                },
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def model_accuracy_pairs(answers: pd.DataFrame, declared: list[str]) -> pd.DataFrame:
+    """One row per task, variant, pair of runs and language with an item both answered."""
+    graded = _graded(_compared(answers, declared))
+    rows = []
+    for (task, variant, language), cell in graded.groupby(["task", "variant", "language"]):
+        by_run = {run: g.set_index("item_id")["correct"] for run, g in cell.groupby("run_id")}
+        for a, b in combinations(sorted(by_run), 2):
+            both = by_run[a].to_frame("a").join(by_run[b].to_frame("b"), how="inner")
+            if both.empty:
+                continue
+            rows.append(
+                {
+                    "task": task,
+                    "variant": variant,
+                    "run_id_a": a,
+                    "run_id_b": b,
+                    "language": language,
+                    "n_items": len(both),
+                    "accuracy_pct_a": 100 * both["a"].mean(),
+                    "accuracy_pct_b": 100 * both["b"].mean(),
+                    "n_only_a": int((both["a"] & ~both["b"]).sum()),
+                    "n_only_b": int((both["b"] & ~both["a"]).sum()),
+                }
+            )
     return pd.DataFrame(rows)

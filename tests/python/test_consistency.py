@@ -26,6 +26,7 @@ from concord_stats.consistency import (
     js_divergence,
     mean_interval,
     option_probabilities,
+    paired_shares,
     rank_c,
     top_option,
 )
@@ -178,6 +179,31 @@ def test_calibration_edges():
 def test_exact_mcnemar_matches_statsmodels(b, c):
     want = mcnemar([[10, b], [c, 10]], exact=True).pvalue if b + c else 1.0
     assert exact_mcnemar(b, c) == pytest.approx(want, abs=1e-12)
+
+
+def test_paired_shares_from_the_two_by_two_table():
+    """Each share and the difference from the table, McNemar on the discordant items, and a
+    seeded percentile interval that a direct resampling of the items' paired differences
+    matches in distribution (the same quantiles within Monte Carlo error)."""
+    n, both, only_a, only_b = 40, 20, 8, 3
+    got = paired_shares(n, both, only_a, only_b, n_resamples=4000, confidence=0.9, seed=7)
+    assert (got.pct_a, got.pct_b, got.difference_pp) == (70.0, 57.5, 12.5)
+    assert got.p_value == pytest.approx(mcnemar([[both, only_a], [only_b, 9]], exact=True).pvalue)
+    assert got == paired_shares(n, both, only_a, only_b, n_resamples=4000, confidence=0.9, seed=7)
+    d = np.array([100.0] * only_a + [-100.0] * only_b + [0.0] * (n - only_a - only_b))
+    rng = np.random.default_rng(0)
+    means = d[rng.integers(0, n, (20000, n))].mean(axis=1)
+    assert (got.ci_low, got.ci_high) == pytest.approx(
+        tuple(np.quantile(means, [0.05, 0.95])), abs=2.5
+    )
+
+
+def test_paired_shares_degenerate():
+    """No discordant item: no difference in any resample, p = 1; one item alike."""
+    same = paired_shares(5, 3, 0, 0, n_resamples=100, confidence=0.95, seed=1)
+    assert (same.difference_pp, same.ci_low, same.ci_high, same.p_value) == (0, 0, 0, 1)
+    one = paired_shares(1, 0, 1, 0, n_resamples=100, confidence=0.95, seed=1)
+    assert (one.pct_a, one.pct_b, one.ci_low, one.ci_high, one.p_value) == (100, 0, 100, 100, 1)
 
 
 def test_holm_matches_statsmodels():

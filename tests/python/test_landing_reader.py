@@ -35,6 +35,7 @@ ITEMS = {
     "Arte,Un pittore ama [AGG].,Rosso,Blu,Verde,Grigio\n",
 }
 SOURCES_HEADER = "file,format,model,run,language,presented_option_order,item_key,task_pattern\n"
+ITEM_FILES_HEADER = "file,language,variant,gold_column\n"
 
 
 # ------------------------------------------------------------------------------ the project
@@ -70,7 +71,7 @@ def make_project(tmp_path: Path) -> Path:
         mcq / "mcq_answer_registry.csv",
         "file,model,prefix,run,presented_option_order\nw.csv,M,P,base,ABCD\n",
     )
-    write(mcq / "mcq_item_files.csv", "file,language,variant\nen.csv,en,base\nit.csv,it,base\n")
+    write(mcq / "mcq_item_files.csv", ITEM_FILES_HEADER + "en.csv,en,base,\nit.csv,it,base,\n")
     write(
         mcq / "mcq_domain_translations.csv",
         "language,domain,domain_en\nen,Health,Health\nit,Salute,Health\nen,Art,Art\nit,Arte,Art\n",
@@ -262,18 +263,18 @@ def test_registry_lines_are_checked(project, line, expected):
 @pytest.mark.parametrize(
     ("lines", "expected"),
     [
-        ("en.csv,,base\nit.csv,it,base\n", ["mcq_item_files: line for en.csv has no language"]),
-        ("en.csv,en,\nit.csv,it,base\n", ["line for en.csv has no variant"]),
-        ("en.csv,en,reversed\nit.csv,it,base\n", ["variant reversed is not base or shuffled"]),
-        ("en.csv,en,base\nen.csv,en,base\nit.csv,it,base\n", ["registered more than once"]),
-        ("en.csv,e_n_x,base\nit.csv,it,base\n", ["'e_n_x' is not a valid language tag"]),
+        ("en.csv,,base,\nit.csv,it,base,\n", ["mcq_item_files: line for en.csv has no language"]),
+        ("en.csv,en,,\nit.csv,it,base,\n", ["line for en.csv has no variant"]),
+        ("en.csv,en,reversed,\nit.csv,it,base,\n", ["variant reversed is not base or shuffled"]),
+        ("en.csv,en,base,\nen.csv,en,base,\nit.csv,it,base,\n", ["registered more than once"]),
+        ("en.csv,e_n_x,base,\nit.csv,it,base,\n", ["'e_n_x' is not a valid language tag"]),
     ],
     ids=["blank language", "blank variant", "variant", "repeated", "language tag"],
 )
 def test_item_registry_lines_are_checked(project, lines, expected):
     """What the item registry's seed tests stated (a blank cell, a repeated file, a variant
     other than base or shuffled) and a language tag that is not one."""
-    write(mcq(project) / "mcq_item_files.csv", "file,language,variant\n" + lines)
+    write(mcq(project) / "mcq_item_files.csv", ITEM_FILES_HEADER + lines)
     refused(project, *expected)
 
 
@@ -915,13 +916,20 @@ def landed_run_id(project: Path) -> str:
 LOG = "lm_eval/org__model/samples_xcloze_{lang}_2025-05-05T10-00-00.123456.jsonl"
 
 
-def sample(doc_id: int, lls: list[object], *, filtered: bool = True, texts=None) -> str:
+NO_TARGET = object()
+
+
+def sample(
+    doc_id: int, lls: list[object], *, filtered: bool = True, texts=None, target=NO_TARGET
+) -> str:
     texts = texts or [f" {chr(65 + i)}" for i in range(len(lls))]
     record = {
         "doc_id": doc_id,
         "arguments": {f"gen_args_{i}": {"arg_0": "ctx", "arg_1": t} for i, t in enumerate(texts)},
         "resps": [[[str(ll), "False"]] for ll in lls],
     }
+    if target is not NO_TARGET:
+        record["target"] = target
     if filtered:
         record["filtered_resps"] = [[str(ll), "False"] for ll in lls]
     return json.dumps(record, ensure_ascii=False)
@@ -1011,6 +1019,56 @@ def test_a_sample_log_without_log_likelihoods_or_a_doc_id_is_refused(project):
     refused(project, "line 1, column doc_id: doc_id 0.5 is not a whole number from 0")
 
 
+def test_a_samples_target_lands_as_the_items_gold_option(project):
+    """The gold as the harness logs it: an index from 0 (a number, or its text as
+    ``save_results_samples`` writes it), an option's text (without the leading space),
+    else a presented letter; through the presented order (DCBA) to the item's own key. No
+    target, or a null one: no gold."""
+    lls = [-1.0, -2.0, -3.0, -4.0]
+    texts = [" Kind", " Calm", " Bold", " Shy"]
+    logs(
+        project,
+        {
+            "en": [
+                sample(0, lls, texts=texts, target=2),
+                sample(1, lls, texts=texts, target="1"),
+                sample(2, lls, texts=texts, target="Shy"),
+                sample(3, lls, texts=texts, target="B"),
+                sample(4, lls, texts=[" A", " B", " C", " D"], target="C"),
+                sample(5, lls, texts=texts),
+                sample(6, lls, texts=texts, target=None),
+                sample(7, [*lls, -5.0], target="4"),  # five choices: not an answer, no gold
+            ]
+        },
+        order="DCBA",
+    )
+    land(project)
+    answers = landed(project).query("source_file.str.startswith('lm_eval')")
+    got = dict(zip(answers.item_id, answers.gold_option, strict=True))
+    assert got == {
+        "1": "B", "2": "C", "3": "A", "4": "C", "5": "B", "6": None, "7": None, "8": None,
+    }  # fmt: skip
+    assert landed(project).query("source_file == 'w.csv'").gold_option.isna().all()
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        (4, "target index 4 is out of range: the sample has 4 option(s), numbered from 0"),
+        (-1, "target index -1 is out of range"),
+        ("12", "target index 12 is out of range"),
+        ("Maybe", "target Maybe is neither an option's index (from 0), its text, nor its letter"),
+        ("E", "target E is neither an option's index"),
+        ([0, 1], "target [0,1] is not one option's index or text"),
+        (1.5, "target 1.5 is not one option's index or text"),
+    ],
+    ids=["index", "negative", "index as text", "text", "letter", "several", "fraction"],
+)
+def test_a_target_that_names_no_option_refuses_the_file(project, target, expected):
+    logs(project, {"en": [sample(0, [-1.0] * 4, target=0), sample(1, [-1.0] * 4, target=target)]})
+    refused(project, "samples_xcloze_en_", "line 2, column target", expected)
+
+
 def test_the_results_file_gives_the_runs_provenance(project):
     logs(project, {"en": [sample(0, [-1.0, -2.0, -3.0, -4.0])]})
     results = {
@@ -1045,7 +1103,7 @@ def test_items_land_with_english_domains_and_an_order_control_file_lands_once(pr
     write(mcq(project) / "items" / "en_shfl.csv", shuffled)
     write(
         mcq(project) / "mcq_item_files.csv",
-        "file,language,variant\nen.csv,en,base\nit.csv,it,base\nen_shfl.csv,en,shuffled\n",
+        ITEM_FILES_HEADER + "en.csv,en,base,\nit.csv,it,base,\nen_shfl.csv,en,shuffled,\n",
     )
     land(project)
     items = pq.read_table(project.parent / "landing" / "items" / "task=xcloze" / "items.parquet")
@@ -1061,6 +1119,68 @@ def test_items_land_with_english_domains_and_an_order_control_file_lands_once(pr
         r"\(en\), option B a different option text",
     ):
         land(project)
+
+
+def test_an_item_files_gold_column_lands_on_every_option_of_the_item(project):
+    """The registry names the column; its cell is the item's own key (blank: no gold), and
+    an order-control copy of the file must give the same gold."""
+    write(
+        mcq(project) / "items" / "en.csv",
+        "Domain,Prompt,A,B,C,D,Answer\nHealth,A nurse is [ADJ].,Kind,Calm,Bold,Shy,C\n"
+        "Art,A painter likes [ADJ].,Red,Blue,Green,Gray,\n",
+    )
+    shuffled = (
+        "Domain,Prompt,D,C,B,A,Answer\nHealth,A nurse is [ADJ].,Shy,Bold,Calm,Kind,C\n"
+        "Art,A painter likes [ADJ].,Gray,Green,Blue,Red,\n"
+    )
+    write(mcq(project) / "items" / "en_shfl.csv", shuffled)
+    write(
+        mcq(project) / "mcq_item_files.csv",
+        ITEM_FILES_HEADER + "en.csv,en,base,Answer\nit.csv,it,base,\n"
+        "en_shfl.csv,en,shuffled,Answer\n",
+    )
+    land(project)
+    items = pq.read_table(project.parent / "landing" / "items" / "task=xcloze" / "items.parquet")
+    frame = items.to_pandas()
+    by_item = frame.groupby(["language", "item_id"]).gold.agg(lambda g: set(g.fillna("-")))
+    assert by_item.to_dict() == {
+        ("en", "1"): {"C"}, ("en", "2"): {"-"}, ("it", "1"): {"-"}, ("it", "2"): {"-"},
+    }  # fmt: skip
+    shutil.rmtree(project.parent / "landing")
+    write(mcq(project) / "items" / "en_shfl.csv", shuffled.replace(",C\n", ",B\n"))
+    refused(
+        project,
+        "en.csv row 1 and en_shfl.csv row 1 give item 1 (en), option A a different gold",
+    )
+    write(mcq(project) / "items" / "en_shfl.csv", shuffled.replace(",C\n", ",c\n"))
+    refused(
+        project,
+        "en_shfl.csv: row 1, column Answer: gold 'c' is not one of the options A, B, C, D",
+    )
+    write(
+        mcq(project) / "mcq_item_files.csv",
+        ITEM_FILES_HEADER + "en.csv,en,base,Gold\nit.csv,it,base,\nen_shfl.csv,en,shuffled,\n",
+    )
+    refused(project, "en.csv, header row: missing column(s) Gold")
+
+
+def test_a_long_files_gold_column_lands_as_each_answers_gold_option(project):
+    header = "model,run,item_id,language,answer,gold"
+    sources(
+        project,
+        "g.csv,long,,,,,,\n",
+        **{"g.csv": long_csv("M2,base,1,en,A,C", "M2,base,2,en,B,", header=header)},
+    )
+    land(project)
+    answers = landed(project).query("source_file == 'g.csv'").sort_values("item_id")
+    assert answers.gold_option.tolist() == ["C", None]
+    shutil.rmtree(project.parent / "landing")
+    sources(
+        project,
+        "g.csv,long,,,,,,\n",
+        **{"g.csv": long_csv("M2,base,1,en,A,C", "M2,base,2,en,B,E", header=header)},
+    )
+    refused(project, "g.csv: row 2, column gold: gold 'E' is not one of the options A, B, C, D")
 
 
 # ------------------------------------------------------------- identities and the writer

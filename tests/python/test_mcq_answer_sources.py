@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 import pytest
 from scipy.spatial.distance import jensenshannon
 
-from concord_io.project import NO_DATA_TESTS, run_dbt
+from concord_io.project import NO_DATA_TESTS, copy_project, run_dbt
 
 LANGUAGES = ("en", "it", "fa")
 LETTERS = "ABCD"
@@ -62,32 +62,61 @@ def unregister(project: Path, file: str) -> None:
     registry.write_text("".join(line for line in lines if not line.startswith(file + ",")))
 
 
+def sample_logliks(answer: str, n_choices: int = 4) -> list[float]:
+    """The log-likelihoods sample_line logs: ``answer``'s the highest."""
+    lls = [-1.0 - 0.25 * i for i in range(n_choices)]
+    lls[LETTERS.index(answer)] = -0.75
+    return lls
+
+
+def option_texts(doc_id: int, n_choices: int = 4) -> list[str]:
+    """The options' texts (without the harness's leading space): letters repeated 1, 4, 7
+    or 10 times, the lengths turning with the document, so that acc_norm's pick is not
+    always acc's."""
+    return [chr(65 + i) * (1 + 3 * ((doc_id + i) % 4)) for i in range(n_choices)]
+
+
+def gold_index(doc_id: int, n_choices: int = 4) -> int:
+    return doc_id % n_choices
+
+
 def sample_line(doc_id: int, answer: str, n_choices: int = 4) -> str:
-    """One sample as the harness logs a multiple-choice (loglikelihood) task."""
-    chosen = LETTERS.index(answer)
-    lls = [-3.5 - 0.25 * i for i in range(n_choices)]
-    lls[chosen] = -0.75  # the highest
+    """One sample as the harness logs a multiple-choice (loglikelihood) task; its target
+    in each of the ways the harness logs one (``save_results_samples`` writes
+    ``str(target)``: an index as text; a task whose target is the option's text)."""
+    lls = sample_logliks(answer, n_choices)
+    texts = option_texts(doc_id, n_choices)
+    gold = gold_index(doc_id, n_choices)
     sample = {
         "doc_id": doc_id,
-        "doc": {
-            "question": f"item {doc_id + 1}",
-            "choices": [chr(65 + i) for i in range(n_choices)],
-        },
-        "target": "0",
+        "doc": {"question": f"item {doc_id + 1}", "choices": texts},
+        "target": [str(gold), gold, texts[gold]][doc_id % 3],
         "arguments": {
-            f"gen_args_{i}": {"arg_0": f"item {doc_id + 1}", "arg_1": f" {chr(65 + i)}"}
-            for i in range(n_choices)
+            f"gen_args_{i}": {"arg_0": f"item {doc_id + 1}", "arg_1": f" {text}"}
+            for i, text in enumerate(texts)
         },
         "resps": [[[str(ll), "False"]] for ll in lls],
         "filtered_resps": [[str(ll), "False"] for ll in lls],
         "filter": "none",
-        "metrics": ["acc"],
+        "metrics": ["acc", "acc_norm"],
         "doc_hash": "0" * 64,
         "prompt_hash": "0" * 64,
         "target_hash": "0" * 64,
-        "acc": float(chosen == 0),
+        "acc": harness_acc(lls, gold),
+        "acc_norm": harness_acc_norm(lls, texts, gold),
     }
     return json.dumps(sample, ensure_ascii=False)
+
+
+def harness_acc(lls: list[float], gold: int) -> float:
+    """lm_eval's ConfigurableTask.process_results, multiple_choice: ``acc``."""
+    return 1.0 if np.argmax(lls) == gold else 0.0
+
+
+def harness_acc_norm(lls: list[float], choices: list[str], gold: int) -> float:
+    """The same, ``acc_norm``: completion_len = len(choice) in characters."""
+    completion_len = np.array([float(len(i)) for i in choices])
+    return 1.0 if np.argmax(np.array(lls) / completion_len) == gold else 0.0
 
 
 def write_sources(project_copy: Path) -> tuple[list[dict], list[dict], int]:
@@ -144,10 +173,21 @@ def write_sources(project_copy: Path) -> tuple[list[dict], list[dict], int]:
 MARTS = ["+path:models/marts/mcq", "+dq_quarantine"]
 
 
-def test_long_files_and_sample_logs_give_the_marts_of_the_wide_files(project_copy, warehouse):
-    _, llama, not_letters = write_sources(project_copy)
-    database = project_copy / "concord.duckdb"
-    run_dbt(["build", "--select", *MARTS], project_copy, database)
+@pytest.fixture(scope="module")
+def sources_built(tmp_path_factory):
+    """A project copy whose GPT-4o and LLaMA 3.2 base runs are long files and sample logs,
+    built: (database, GPT-4o's answers, LLaMA's answers, LLaMA's answers that are no
+    letter)."""
+    project = copy_project(tmp_path_factory.mktemp("answer_sources") / "project")
+    gpt, llama, not_letters = write_sources(project)
+    database = project / "concord.duckdb"
+    run_dbt(["build", "--select", *MARTS], project, database)
+    return database, gpt, llama, not_letters
+
+
+@pytest.mark.warehouse
+def test_long_files_and_sample_logs_give_the_marts_of_the_wide_files(sources_built, warehouse):
+    database, _, llama, not_letters = sources_built
     with (
         duckdb.connect(str(database), read_only=True) as got,
         duckdb.connect(str(warehouse), read_only=True) as shipped,
@@ -208,12 +248,108 @@ def test_long_files_and_sample_logs_give_the_marts_of_the_wide_files(project_cop
         assert got_js == pytest.approx(want_js, abs=1e-12)
 
 
+ACCURACY = (
+    "select language, n_gold_items, n_items, n_correct, accuracy_pct, accuracy_std_error, "
+    "coverage_pct, n_scored_items, accuracy_norm_pct, accuracy_norm_std_error, brier_score, "
+    "expected_calibration_error, brier_score_norm, expected_calibration_error_norm "
+    "from marts.mcq_accuracy where model = ? and variant = 'base' order by language"
+)
+
+
+def brier_by_definition(p: list[list[float]], gold: list[int]) -> float:
+    """Mean over items of the sum over options of (p - y)^2, y the one-hot gold."""
+    terms = [sum((q - (k == g)) ** 2 for k, q in enumerate(row)) for row, g in zip(p, gold,
+             strict=True)]  # fmt: skip
+    return float(np.mean(terms))
+
+
+@pytest.mark.warehouse
+def test_sample_logs_give_accuracy_and_calibration_as_the_harness_and_the_definitions(
+    sources_built,
+):
+    """The logs' targets (an index as text, as a number, an option's text) are the gold
+    of every run: LLaMA 3.2's logs give acc and acc_norm as the harness computes them from
+    the logged log-likelihoods (its lm_eval code transcribed), its standard error as
+    mean_stderr, and Brier and ECE from the two softmaxes (the definitions transcribed);
+    GPT-4o's long files, letters only, are graded against the same golds with null
+    calibration. Per language, the two compared on the items both answered."""
+    from test_consistency import ece_by_definition, lm_eval_mean_stderr
+
+    database, gpt, llama, _ = sources_built
+    with duckdb.connect(str(database), read_only=True) as con:
+        got = {
+            model: {row[0]: row[1:] for row in con.execute(ACCURACY, [model]).fetchall()}
+            for model in ("LLaMA 3.2", "GPT-4o")
+        }
+        pairs = con.execute(
+            "select language, n_items, accuracy_pct_a, accuracy_pct_b, n_only_a, n_only_b "
+            "from marts.mcq_model_accuracy_comparison "
+            "where model_a = 'GPT-4o' and model_b = 'LLaMA 3.2' and variant = 'base' "
+            "order by language"
+        ).fetchall()
+        across = con.execute(
+            "select n_items, n_all_correct, n_none_correct, n_consistently_wrong "
+            "from marts.mcq_accuracy_across_languages "
+            "where model = 'LLaMA 3.2' and variant = 'base'"
+        ).fetchall()
+    gpt_answers = {(r["item_id"], r["language"]): r["answer"] for r in gpt}
+    by_item: dict[str, list[tuple[bool, str]]] = {}
+    for lang in LANGUAGES:
+        samples = [r for r in llama if r["language"] == lang and r["answer"] in LETTERS]
+        docs = [int(r["item_id"]) - 1 for r in samples]
+        gold = [gold_index(d) for d in docs]
+        lls = [sample_logliks(r["answer"]) for r in samples]
+        texts = [option_texts(d) for d in docs]
+        acc = [harness_acc(x, g) for x, g in zip(lls, gold, strict=True)]
+        acc_norm = [harness_acc_norm(x, t, g) for x, t, g in zip(lls, texts, gold, strict=True)]
+        assert 0 < sum(acc_norm) and acc_norm != acc  # the lengths change some picks
+        p = [softmax(x) for x in lls]
+        p_norm = [softmax([v / len(t) for v, t in zip(x, ts, strict=True)])
+                  for x, ts in zip(lls, texts, strict=True)]  # fmt: skip
+        n = len(samples)
+        want = (
+            n, n, sum(acc), 100 * np.mean(acc), 100 * lm_eval_mean_stderr(acc), 100.0,
+            n, 100 * np.mean(acc_norm), 100 * lm_eval_mean_stderr(acc_norm),
+            brier_by_definition(p, gold), ece_by_definition(np.array(p), np.array(gold)),
+            brier_by_definition(p_norm, gold),
+            ece_by_definition(np.array(p_norm), np.array(gold)),
+        )  # fmt: skip
+        assert got["LLaMA 3.2"][lang] == pytest.approx(want, abs=1e-9), lang
+        # GPT-4o answered every item: graded on the items the logs give a gold
+        gpt_correct = [
+            gpt_answers[(str(d + 1), lang)] == LETTERS[g] for d, g in zip(docs, gold, strict=True)
+        ]
+        n_correct = sum(gpt_correct)
+        assert got["GPT-4o"][lang][:6] == pytest.approx(
+            (n, n, n_correct, 100 * n_correct / n, 100 * lm_eval_mean_stderr(gpt_correct), 100.0)
+        )
+        assert got["GPT-4o"][lang][6] == 0 and all(v is None for v in got["GPT-4o"][lang][7:])
+        pair = next(row for row in pairs if row[0] == lang)
+        only_gpt = sum(g and not a for g, a in zip(gpt_correct, acc, strict=True))
+        only_llama = sum(a and not g for g, a in zip(gpt_correct, acc, strict=True))
+        assert pair[1:] == pytest.approx(
+            (n, 100 * n_correct / n, 100 * np.mean(acc), only_gpt, only_llama)
+        )
+        for r, d, a in zip(samples, docs, acc, strict=True):
+            by_item.setdefault(str(d + 1), []).append((bool(a), r["answer"]))
+    complete = [item for item in by_item.values() if len(item) == len(LANGUAGES)]
+    none = [item for item in complete if not any(c for c, _ in item)]
+    same_wrong = [item for item in none if len({answer for _, answer in item}) == 1]
+    assert across == [
+        (len(complete), sum(all(c for c, _ in item) for item in complete), len(none),
+         len(same_wrong))
+    ]  # fmt: skip
+    assert len(same_wrong) > 0
+
+
+def softmax(scores: list[float]) -> list[float]:
+    weights = [math.exp(x - max(scores)) for x in scores]
+    return [w / sum(weights) for w in weights]
+
+
 def sample_probabilities(answer: str, n_choices: int = 4) -> list[float]:
     """The softmax of the log-likelihoods sample_line logs for ``answer``."""
-    lls = [-3.5 - 0.25 * i for i in range(n_choices)]
-    lls[LETTERS.index(answer)] = -0.75
-    weights = [math.exp(ll - max(lls)) for ll in lls]
-    return [w / sum(weights) for w in weights]
+    return softmax(sample_logliks(answer, n_choices))
 
 
 def rank_c_by_definition(p1: list[float], p2: list[float]) -> float:

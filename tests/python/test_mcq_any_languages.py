@@ -2,16 +2,30 @@
 each) built by dbt with `mcq_languages: []` and held, mart by mart, to the independent pandas
 reference (tests/python/mcq_reference.py): eight languages with one always diverging, four
 split 2–2, two languages, one item, and a study with an invalid answer, a language missing
-from some items and a variant of its own. The declared language with no answer at all is a
-unit test of int_mcq_items_classified and a warning (tests/dbt/mcq/)."""
+from some items and a variant of its own; and two models against gold (accuracy, accuracy
+across languages, the models compared on accuracy, and two golds for one item failing the
+build). The declared language with no answer at all is a unit test of
+int_mcq_items_classified and a warning (tests/dbt/mcq/)."""
 
 from __future__ import annotations
+
+import shutil
 
 import duckdb
 import pandas as pd
 import pytest
 from bench_modules import bench_module
-from mcq_reference import agreement_summary, choice_entropy, item_agreement, option_frequency
+from mcq_reference import (
+    accuracy,
+    accuracy_across_languages,
+    agreement_summary,
+    choice_entropy,
+    item_agreement,
+    model_accuracy_pairs,
+    option_frequency,
+)
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
 
 from concord_io.project import copy_project, run_dbt
 
@@ -30,17 +44,19 @@ def planted_answers() -> pd.DataFrame:
     other.loc[(other.item_id == "3") & (other.language == "fr"), "answer"] = "E"
     other = other[~((other.language == "pt") & other.item_id.isin(["1", "2"]))]
     frames.append(other.assign(task="untidy"))
+    # two models against gold (the long file's gold column), task graded
+    frames.append(generate_mcq.planted_gold())
     return pd.concat(frames, ignore_index=True)
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
+def built_project(tmp_path_factory):
+    """The project copy with the planted studies, built."""
     project = copy_project(tmp_path_factory.mktemp("any_languages") / "project")
     sources = generate_mcq._replace_answer_registries(
         project / "seeds" / "mcq", "planted.parquet,long,,,,,,\n"
     )
-    answers = planted_answers()
-    answers.to_parquet(sources / "planted.parquet")
+    planted_answers().to_parquet(sources / "planted.parquet")
     database = project / "concord.duckdb"
     run_dbt(
         [
@@ -53,7 +69,12 @@ def built(tmp_path_factory):
         project,
         database,
     )
-    with duckdb.connect(str(database), read_only=True) as con:
+    return project
+
+
+@pytest.fixture(scope="module")
+def built(built_project):
+    with duckdb.connect(str(built_project / "concord.duckdb"), read_only=True) as con:
         marts = {
             name: con.sql(f"select * from marts.{name}").df()
             for name in (
@@ -62,9 +83,12 @@ def built(tmp_path_factory):
                 "mcq_option_frequency_v2",
                 "mcq_choice_entropy_v2",
                 "mcq_language_departures",
+                "mcq_accuracy",
+                "mcq_accuracy_across_languages",
+                "mcq_model_accuracy_comparison",
             )
         }
-    return generate_mcq.as_landed(answers), marts
+    return generate_mcq.as_landed(planted_answers()), marts
 
 
 def same(got: pd.DataFrame, want: pd.DataFrame, keys: list[str], columns: list[str]) -> None:
@@ -77,7 +101,7 @@ def same(got: pd.DataFrame, want: pd.DataFrame, keys: list[str], columns: list[s
                 for c in columns
                 if frame[c].dtype.kind in "iufO"
                 and c.startswith(("n_", "mean_", "entropy"))
-                or c.endswith("_pct")
+                or c.endswith(("_pct", "_std_error"))
             }
         )
 
@@ -140,7 +164,10 @@ def test_options_and_entropy_follow_any_language_set(built):
 
 def test_each_language_departs_as_planted(built):
     _, marts = built
-    departures = marts["mcq_language_departures"].set_index(["task", "language"])
+    # model M's base run (task graded has a second model)
+    departures = (
+        marts["mcq_language_departures"].query("model == 'M'").set_index(["task", "language"])
+    )
     assert departures.loc[("one_diverges", "it"), "odd_one_out_pct"] == 100
     assert departures.loc[("one_diverges", "en"), "departs_pct"] == 0
     assert departures.loc[("one_diverges", "it"), "pivot_agreement_pct"] == 0
@@ -180,3 +207,93 @@ def test_the_mean_pairwise_interval_is_the_delta_method_on_complete_and_gappy_ru
     assert row.mean_pairwise_agreement_ci_high == pytest.approx(
         min(100.0, row.mean_pairwise_agreement_pct + half), abs=1e-9
     )
+
+
+ACCURACY = ["n_gold_items", "n_items", "n_correct", "accuracy_pct", "accuracy_std_error",
+            "coverage_pct"]  # fmt: skip
+CALIBRATION = ["brier_score", "expected_calibration_error", "brier_score_norm",
+               "expected_calibration_error_norm"]  # fmt: skip
+
+
+def test_accuracy_is_the_harness_formula_on_the_items_with_gold(built):
+    """Every run and language of every task has its row: against gold where the task has
+    one (task graded), with n 0 and null figures where it has none; letters only, so no
+    acc_norm and no calibration."""
+    answers, marts = built
+    got = marts["mcq_accuracy"]
+    same(got, accuracy(answers, []), [*RUN, "language"], ACCURACY)
+    graded = got.query("task == 'graded'")
+    assert len(graded) == 6 and graded.accuracy_pct.notna().all()
+    others = got.query("task != 'graded'")
+    assert (others.n_gold_items == 0).all() and others.accuracy_pct.isna().all()
+    assert (got.n_scored_items == 0).all() and got.accuracy_norm_pct.isna().all()
+    assert got[CALIBRATION].isna().all().all()
+
+
+def test_accuracy_across_languages_is_the_definition(built):
+    answers, marts = built
+    columns = ["n_languages", "n_items", "n_all_correct", "n_none_correct",
+               "n_consistently_wrong", "all_correct_pct", "none_correct_pct",
+               "consistently_wrong_pct"]  # fmt: skip
+    got = marts["mcq_accuracy_across_languages"]
+    same(got, accuracy_across_languages(answers, []), RUN, columns)
+    assert got.query("task != 'graded'").all_correct_pct.isna().all()
+
+
+def test_models_are_compared_on_accuracy_per_language(built):
+    """Each pair of runs and language: the reference's counts, exact McNemar as
+    statsmodels computes it, Holm across the task and variant's pairs x languages as
+    multipletests, and an interval around the difference."""
+    answers, marts = built
+    model_of = dict(zip(answers.run_id, answers.model, strict=False))
+    want = model_accuracy_pairs(answers, []).assign(
+        model_a=lambda f: f.run_id_a.map(model_of), model_b=lambda f: f.run_id_b.map(model_of)
+    )
+    got = marts["mcq_model_accuracy_comparison"]
+    keys = ["task", "variant", "model_a", "model_b", "language"]
+    columns = ["n_items", "accuracy_pct_a", "accuracy_pct_b", "n_only_a", "n_only_b"]
+    same(got, want, keys, columns)
+    assert set(got.task) == {"graded"} and len(got) == 3
+    for row in got.itertuples():
+        table = [[0, row.n_only_a], [row.n_only_b, 0]]
+        p = mcnemar(table, exact=True).pvalue if row.n_only_a + row.n_only_b else 1.0
+        assert row.p_value == pytest.approx(p, abs=1e-12)
+        assert row.difference_pp == pytest.approx(row.accuracy_pct_a - row.accuracy_pct_b)
+        assert row.ci_low <= row.difference_pp <= row.ci_high
+    adjusted = multipletests(got.p_value, method="holm")[1]
+    assert got.p_value_holm.to_numpy() == pytest.approx(adjusted, abs=1e-12)
+
+
+def test_two_sources_that_give_one_item_different_golds_fail_the_build_naming_both(
+    built_project, tmp_path
+):
+    """A third run gives item 1 of task graded another gold in English: int_mcq_golds_gathered keeps
+    none for it, and its one test fails, naming the item and both golds with a source."""
+    project = tmp_path / "project"
+    shutil.copytree(built_project, project)
+    sources = project / "seeds" / "mcq" / "answer_sources"
+    (sources / "conflict.csv").write_text(
+        "model,run,task,item_id,language,answer,gold\nX,base,graded,1,en,A,D\n"
+    )
+    registry = project / "seeds" / "mcq" / "mcq_answer_sources.csv"
+    registry.write_text(registry.read_text() + "conflict.csv,long,,,,,,\n")
+    database = project / "concord.duckdb"
+    selection = ["stg_mcq__runs", "stg_mcq__answers", "stg_mcq__items", "int_mcq_golds_gathered"]
+    result = run_dbt(
+        ["build", "--select", *selection, "--vars", "{mcq_languages: []}"],
+        project,
+        database,
+        check=False,
+    )
+    assert result.returncode == 1 and "assert_mcq_gold_sources_agree" in result.stdout
+    with duckdb.connect(str(database), read_only=True) as con:
+        (problem,) = con.execute(
+            "select problem from dq_failures.assert_mcq_gold_sources_agree"
+        ).fetchall()
+        gold = con.execute(
+            "select gold_option, n_golds from intermediate.int_mcq_golds_gathered "
+            "where task = 'graded' and item_id = '1' and language = 'en'"
+        ).fetchall()
+    assert problem[0].startswith("task graded, item 1 (en): the sources give different golds: ")
+    assert "A (run m--base--" in problem[0] and "D (run x--base--" in problem[0]
+    assert gold == [(None, 2)]

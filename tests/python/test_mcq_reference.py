@@ -7,9 +7,12 @@ import pandas as pd
 import pytest
 from bench_modules import bench_module
 from mcq_reference import (
+    accuracy,
+    accuracy_across_languages,
     agreement_summary,
     choice_entropy,
     item_agreement,
+    model_accuracy_pairs,
     option_frequency,
     task_languages,
 )
@@ -155,3 +158,44 @@ def test_a_language_without_a_valid_answer_has_no_percentages_or_entropy():
     assert set(frequency.n_valid) == {0} and frequency.pct_option.isna().all()
     (es,) = choice_entropy(answers, languages).query("language == 'es'").to_dict("records")
     assert pd.isna(es["entropy_bits"]) and pd.isna(es["entropy_norm"])
+
+
+# --------------------------------------------------------------------------- against gold
+
+
+def test_accuracy_against_gold_by_hand():
+    """generate_mcq.planted_gold: an invalid answer is wrong, an unanswered item is left out
+    of n (N in fr: 4 of the 5 gold items), an item without gold is in no n, and a language
+    may have its own gold (item 5 in fr)."""
+    answers = generate_mcq.as_landed(generate_mcq.planted_gold())
+    got = accuracy(answers, []).set_index(["model", "language"])
+    want = {
+        ("M", "en"): (5, 3), ("M", "de"): (5, 2), ("M", "fr"): (5, 1),
+        ("N", "en"): (5, 4), ("N", "de"): (5, 3), ("N", "fr"): (4, 4),
+    }  # fmt: skip
+    for key, (n, n_correct) in want.items():
+        row = got.loc[key]
+        assert (row.n_gold_items, row.n_items, row.n_correct) == (5, n, n_correct), key
+        assert row.accuracy_pct == pytest.approx(100 * n_correct / n)
+        assert row.coverage_pct == pytest.approx(100 * n / 5)
+    # sqrt(p (1 - p) / (n - 1)): 0.6 of 5, and no spread when all are right
+    assert got.loc[("M", "en"), "accuracy_std_error"] == pytest.approx(100 * (0.24 / 4) ** 0.5)
+    assert got.loc[("N", "fr"), "accuracy_std_error"] == 0
+
+
+def test_accuracy_across_languages_and_model_pairs_by_hand():
+    answers = generate_mcq.as_landed(generate_mcq.planted_gold())
+    across = accuracy_across_languages(answers, []).set_index("model")
+    # M: items 1-5; 1 right everywhere, 2 (C, C, C) and 4 (A, B, C) right nowhere, 2 the
+    # same wrong option; N: items 1, 2, 4, 5 (3 is not answered in fr)
+    assert across.loc["M", ["n_items", "n_all_correct", "n_none_correct",
+                            "n_consistently_wrong"]].tolist() == [5, 1, 2, 1]  # fmt: skip
+    assert across.loc["N", ["n_items", "n_all_correct", "n_none_correct",
+                            "n_consistently_wrong"]].tolist() == [4, 2, 0, 0]  # fmt: skip
+    assert across.loc["M", "none_correct_pct"] == 40 and set(across.n_languages) == {3}
+    pairs = model_accuracy_pairs(answers, []).set_index("language")
+    assert pairs.loc["en", ["n_items", "n_only_a", "n_only_b"]].tolist() == [5, 1, 2]
+    assert pairs.loc["de", ["n_items", "n_only_a", "n_only_b"]].tolist() == [5, 2, 3]
+    assert pairs.loc["fr", ["n_items", "n_only_a", "n_only_b"]].tolist() == [4, 0, 3]
+    assert pairs.loc["fr", ["accuracy_pct_a", "accuracy_pct_b"]].tolist() == [25, 100]
+    assert set(pairs.run_id_a) == {"M--base"} and set(pairs.run_id_b) == {"N--base"}

@@ -223,6 +223,25 @@ def test_order_effect_consistency_matches(marts, expected):
         assert row.full_agreement_pct_diff == pytest.approx(agreement(shuf) - agreement(base))
 
 
+def test_without_gold_the_accuracy_marts_are_null_or_empty(marts):
+    """The 60 cloze items have no gold: every run and language has its accuracy row with n
+    0 and null figures (never 0), every run its row across languages with null shares, and
+    there is nothing to compare models on."""
+    accuracy = marts.execute("select * from marts.mcq_accuracy").df()
+    assert len(accuracy) == 8 * 3 and set(accuracy.language) == {"en", "it", "fa"}
+    counts = ["n_gold_items", "n_items", "n_correct", "n_scored_items", "n_correct_norm"]
+    assert (accuracy[counts] == 0).all().all()
+    figures = accuracy.drop(columns=[*counts, "run_id", "task", "language", "model",
+                                     "model_revision", "variant"])  # fmt: skip
+    assert len(figures.columns) == 9 and figures.isna().all().all()
+    across = marts.execute("select * from marts.mcq_accuracy_across_languages").df()
+    assert len(across) == 8 and (across.n_items == 0).all()
+    assert across.filter(like="_pct").isna().all().all()
+    assert marts.execute("select count(*) from marts.mcq_model_accuracy_comparison").fetchall() == [
+        (0,)
+    ]
+
+
 def test_bootstrap_marts_are_reproducible(warehouse, tmp_path):
     """The same seed gives the same marts: a second build into another file is identical."""
     import duckdb

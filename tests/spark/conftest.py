@@ -1,6 +1,7 @@
-"""One DuckDB build and one Spark build of the shipped seeds (plus two fake probe runs),
-shared by every Spark test, and one local SparkSession for the tests that call the Python
-models. Small data and few resamples keep `make test-spark` inside CI's time.
+"""One DuckDB build and one Spark build of the shipped seeds (plus two fake probe runs and
+two lm-eval runs with gold), shared by every Spark test, and one local SparkSession for the
+tests that call the Python models. Small data and few resamples keep `make test-spark`
+inside CI's time.
 
 The cross-lingual study's inputs are landed first (concord_io.landing): dbt-spark has no
 dbt-duckdb plugin to land them before its build (docs/spark.md), and both builds read the
@@ -17,7 +18,7 @@ import pytest
 import yaml
 
 from concord_io.landing import land_mcq
-from concord_io.project import NO_DATA_TESTS, PROJECT_ROOT, run_dbt
+from concord_io.project import NO_DATA_TESTS, PROJECT_ROOT, copy_project, run_dbt
 from concord_io.python_results import write_python_results
 
 # Few resamples: the comparisons are exact whatever the number, the build is faster.
@@ -56,6 +57,40 @@ def _land_fake_probe_run(landing: Path) -> None:
     land_run(landing, "run-spark-b", fake_run_tables(design, "run-spark-b", seed=8))
 
 
+def _add_gold_runs(project: Path) -> None:
+    """Two models' lm-eval sample logs with a target (task xgold, the study's languages,
+    three items each): the shipped items have no gold, and the models graded against it
+    (accuracy, calibration, the models compared on accuracy) need rows to compare."""
+    sources = project / "seeds" / "mcq" / "answer_sources" / "lm_eval"
+    lines = []
+    for model, offset in (("LM A", 0), ("LM B", 1)):
+        folder = sources / model.replace(" ", "_")
+        folder.mkdir(parents=True)
+        for language in ("en", "it", "fa"):
+            samples = []
+            for doc in range(3):
+                lls = [-1.0 - 0.5 * ((doc + i + offset) % 4) for i in range(4)]
+                texts = [" " + "x" * (i + 1) for i in range(4)]
+                sample = {
+                    "doc_id": doc,
+                    "target": doc % 4,
+                    "arguments": {
+                        f"gen_args_{i}": {"arg_0": "q", "arg_1": t} for i, t in enumerate(texts)
+                    },
+                    "resps": [[[str(ll), "False"]] for ll in lls],
+                    "filtered_resps": [[str(ll), "False"] for ll in lls],
+                }
+                samples.append(json.dumps(sample))
+            name = f"samples_xgold_{language}_2025-05-05T10-00-00.123456.jsonl"
+            (folder / name).write_text("\n".join(samples) + "\n", encoding="utf-8")
+            lines.append(
+                f"lm_eval/{folder.name}/samples_xgold_{language}_*.jsonl,lm_eval,{model},base,"
+                f"{language},,,\n"
+            )
+    registry = project / "seeds" / "mcq" / "mcq_answer_sources.csv"
+    registry.write_text(registry.read_text() + "".join(lines))
+
+
 def one_test_of_each_kind(manifest: dict) -> list[dict]:
     """The first data test (by id) of each generic test, and every singular test."""
     chosen: dict[str, dict] = {}
@@ -69,9 +104,12 @@ def one_test_of_each_kind(manifest: dict) -> list[dict]:
 @pytest.fixture(scope="session")
 def builds(tmp_path_factory) -> Builds:
     work = tmp_path_factory.mktemp("spark")
+    # the shipped seeds and two lm-eval runs with gold: both builds read this copy's landing
+    project = copy_project(work / "project")
+    _add_gold_runs(project)
     landing = work / "landing"
     _land_fake_probe_run(landing)
-    land_mcq(PROJECT_ROOT, landing)
+    land_mcq(project, landing)
     env = {"CONCORD_LANDING_DIR": str(landing)}
 
     duck = work / "duckdb" / "concord.duckdb"
@@ -79,7 +117,7 @@ def builds(tmp_path_factory) -> Builds:
     # tables only: every data and unit test runs on the session's shared warehouse (the same
     # models, the default resamples); Spark's tables are compared with these value by value,
     # so on Spark each kind of test needs to run only once (below)
-    run_dbt(["build", "--vars", VARS, *NO_DATA_TESTS], PROJECT_ROOT, duck, extra_env=env)
+    run_dbt(["build", "--vars", VARS, *NO_DATA_TESTS], project, duck, extra_env=env)
     manifest_path = duck.parent / "target" / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
     python_results = work / "python_results"
@@ -115,7 +153,7 @@ def builds(tmp_path_factory) -> Builds:
             "--indirect-selection",
             "empty",
         ],  # fmt: skip
-        PROJECT_ROOT,
+        project,
         spark_work / "unused.duckdb",
         extra_env=spark_env,
         check=False,

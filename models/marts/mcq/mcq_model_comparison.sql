@@ -9,23 +9,9 @@ with compared as (
 
 ),
 
-runs as (
-
-    select * from {{ ref('int_mcq_runs_versioned') }}
-
-),
-
 described as (
 
-    select
-        compared.*,
-        run_a.model as model_a,
-        run_a.model_revision as model_revision_a,
-        run_b.model as model_b,
-        run_b.model_revision as model_revision_b
-    from compared
-    inner join runs as run_a on compared.run_id_a = run_a.run_id
-    inner join runs as run_b on compared.run_id_b = run_b.run_id
+    {{ mcq_with_run_pair('compared') }}
 
 ),
 

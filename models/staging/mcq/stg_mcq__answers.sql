@@ -1,6 +1,7 @@
 -- depends_on: {{ source('mcq_landing', 'answers') }}
 {#- One row per landed answer: run, task, item and language, the option it points to (or
-    why none), and where it was read (docs/landing.md). -#}
+    why none), the item's gold where the record carries one, and where it was read
+    (docs/landing.md). -#}
 {{ config(materialized='table') }}
 
 with landed as (
@@ -12,6 +13,7 @@ with landed as (
         'chosen_option': dbt.type_string(),
         'raw_answer': dbt.type_string(),
         'invalid_reason': dbt.type_string(),
+        'gold_option': dbt.type_string(),
         'domain_label': dbt.type_string(),
         'domain': dbt.type_string(),
         'source_column': dbt.type_string(),

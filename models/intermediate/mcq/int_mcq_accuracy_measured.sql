@@ -1,0 +1,123 @@
+{#- Accuracy against gold per run, task and language of the task (every run that answered
+    the task): n, n_correct, acc and acc_norm in percent with the harness's standard error,
+    coverage, and the calibration of the scored options (int_mcq_calibration_estimated).
+    Where there is no gold or nothing was scored the figures are null, never 0
+    (docs/formulas.md, "Accuracy and calibration"). -#}
+with graded as (
+
+    select * from {{ ref('int_mcq_answers_graded') }}
+
+),
+
+gold as (
+
+    select * from {{ ref('int_mcq_golds_gathered') }}
+    where gold_option is not null
+
+),
+
+answered as (
+
+    select distinct
+        run_id,
+        task
+    from {{ ref('int_mcq_answers_normalised') }}
+
+),
+
+languages as (
+
+    select * from {{ ref('int_mcq_task_languages_declared') }}
+
+),
+
+calibration as (
+
+    select * from {{ ref('int_mcq_calibration_estimated') }}
+
+),
+
+cells as (
+
+    select
+        answered.run_id,
+        answered.task,
+        languages.language
+    from answered
+    inner join languages
+        on answered.task = languages.task
+
+),
+
+gold_counted as (
+
+    select
+        task,
+        language,
+        count(*) as n_gold_items
+    from gold
+    group by task, language
+
+),
+
+graded_counted as (
+
+    select
+        run_id,
+        task,
+        language,
+        count(*) as n_items,
+        count(case when is_correct then 1 end) as n_correct,
+        count(is_correct_norm) as n_scored_items,
+        count(case when is_correct_norm then 1 end) as n_correct_norm
+    from graded
+    group by run_id, task, language
+
+),
+
+counted as (
+
+    select
+        cells.run_id,
+        cells.task,
+        cells.language,
+        coalesce(gold_counted.n_gold_items, 0) as n_gold_items,
+        coalesce(graded_counted.n_items, 0) as n_items,
+        coalesce(graded_counted.n_correct, 0) as n_correct,
+        coalesce(graded_counted.n_scored_items, 0) as n_scored_items,
+        coalesce(graded_counted.n_correct_norm, 0) as n_correct_norm
+    from cells
+    left join gold_counted
+        on cells.task = gold_counted.task
+        and cells.language = gold_counted.language
+    left join graded_counted
+        on cells.run_id = graded_counted.run_id
+        and cells.task = graded_counted.task
+        and cells.language = graded_counted.language
+
+),
+
+final as (
+
+    select
+        counted.*,
+        {{ share_pct('counted.n_correct', 'counted.n_items') }} as accuracy_pct,
+        {{ share_std_error_pp('counted.n_correct', 'counted.n_items') }} as accuracy_std_error,
+        {{ share_pct('counted.n_items', 'counted.n_gold_items') }} as coverage_pct,
+        {{ share_pct('counted.n_correct_norm', 'counted.n_scored_items') }}
+            as accuracy_norm_pct,
+        {{ share_std_error_pp('counted.n_correct_norm', 'counted.n_scored_items') }}
+            as accuracy_norm_std_error,
+        calibration.brier_score,
+        calibration.expected_calibration_error,
+        calibration.brier_score_norm,
+        calibration.expected_calibration_error_norm
+    from counted
+    left join calibration
+        on counted.run_id = calibration.run_id
+        and counted.task = calibration.task
+        and counted.language = calibration.language
+
+)
+
+select * from final
