@@ -14,7 +14,9 @@ exact (binomial) form; Holm (1979).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 
@@ -422,3 +424,31 @@ def cohen_kappa(first: np.ndarray, second: np.ndarray) -> tuple[float, float]:
     )
     row = next(r for r in rows if r.coefficient == "cohen_kappa" and r.weights == "unweighted")
     return float(row.interval.estimate), float(row.std_error)
+
+
+def ratio_interval(
+    numerators: np.ndarray, denominators: np.ndarray, confidence: float
+) -> tuple[float, float, float, float, int]:
+    """A share pooled over clusters (an item's languages): R = Σ a_i / Σ m_i, its standard
+    error linearised with the cluster as the unit, SE² = n/(n − 1) · Σ (a_i − R m_i)² /
+    (Σ m_i)², a normal-approximation interval clipped to [0, 1], and n clusters. An item's
+    answers in its languages are not independent draws; the item is (as the mean pairwise
+    agreement's interval takes it). With one answer per item this is the harness's
+    standard error, √(R(1 − R)/(n − 1)).
+
+    Examples
+    --------
+    >>> [round(v, 4) for v in ratio_interval(np.array([1, 0, 1, 1]), np.ones(4), 0.95)[:4]]
+    [0.75, 0.25, 0.26, 1.0]
+    """
+    a = np.asarray(numerators, dtype=float)
+    m = np.asarray(denominators, dtype=float)
+    n = a.size
+    total = math.fsum(m)
+    if n == 0 or total == 0:
+        return float("nan"), float("nan"), float("nan"), float("nan"), n
+    ratio = math.fsum(a) / total
+    # fsum: the same bits however the clusters arrive
+    se = math.sqrt(n / (n - 1) * math.fsum((a - ratio * m) ** 2)) / total if n > 1 else math.nan
+    half = NormalDist().inv_cdf((1 + confidence) / 2) * se
+    return ratio, se, max(0.0, ratio - half), min(1.0, ratio + half), n

@@ -713,7 +713,59 @@ def fig_probe_comparison(m: Marts) -> alt.TopLevelMixin:
     )
 
 
+# ------------------------------------------------------------------- the model scorecard
+
+SCORECARD = "model_scorecard"
+#: The scorecard's figures in percent, each with its interval: (label, estimate, interval
+#: prefix); docs/scorecard.md says where each comes from
+SCORECARD_FIGURES = (
+    ("full agreement", "full_agreement_pct", "full_agreement"),
+    ("mean pairwise agreement", "mean_pairwise_agreement_pct", "mean_pairwise_agreement"),
+    ("accuracy (every language)", "accuracy_pct", "accuracy"),
+    ("same option under another order", "order_effect_same_option_pct", "order_effect"),
+)
+
+
+def fig_scorecard(m: Marts) -> alt.TopLevelMixin:
+    """Each model's headline figures under the baseline variant, one panel per figure, a
+    row per model and task; a figure the model has no data for is left out of its panel."""
+    t = SCORECARD
+    columns = [c for _, estimate, interval in SCORECARD_FIGURES
+               for c in (estimate, f"{interval}_ci_low", f"{interval}_ci_high")]  # fmt: skip
+    need(m, t, "model", "model_revision", "task", *columns)
+    rows = _nonempty(m.rows(f"select * from {SCHEMA}.{t} order by task, model"), t)
+    tasks = {r["task"] for r in rows}
+    drawn = []
+    for title, estimate, interval in SCORECARD_FIGURES:
+        for r in rows:
+            low, high = r[f"{interval}_ci_low"], r[f"{interval}_ci_high"]
+            if _finite(r[estimate]) and _finite(low) and _finite(high):
+                label = model_label(r) if len(tasks) == 1 else f"{model_label(r)} · {r['task']}"
+                drawn.append((title, label, r[estimate], low, high))
+    if not drawn:
+        raise NoData(f"marts.{t} has no figure with an interval yet")
+    frame = _intervals([d[1:] for d in drawn], panel=[d[0] for d in drawn])
+    frame["tip_estimate"] = [f"{r.panel} · {t}" for r, t in zip(frame.itertuples(),
+                             frame["tip_estimate"], strict=True)]  # fmt: skip
+    return charts.interval_chart(frame, "%", domain=(0.0, 100.0), column="panel")
+
+
 STUDIES: list[tuple[str, str, list[Figure]]] = [
+    (
+        "scorecard",
+        "Model scorecard",
+        [
+            Figure(
+                "model-scorecard",
+                "Each model's headline figures",
+                "Per model under the baseline variant: full and mean pairwise agreement across "
+                "languages, accuracy against gold over every language (items as the unit of "
+                "its interval) and the share of answers that point to the same option under "
+                "another option order, in its language that moved most (docs/scorecard.md).",
+                fig_scorecard,
+            ),
+        ],
+    ),
     (
         "mcq",
         "Cross-lingual agreement",

@@ -377,3 +377,31 @@ def model_accuracy_pairs(answers: pd.DataFrame, declared: list[str]) -> pd.DataF
                 }
             )
     return pd.DataFrame(rows)
+
+
+def accuracy_pooled(answers: pd.DataFrame, declared: list[str], z: float) -> pd.DataFrame:
+    """Per run and task with graded answers (docs/scorecard.md): accuracy over every graded
+    answer of every language, and its error with the item as the unit, SE² = n/(n − 1) ·
+    Σ (aᵢ − R mᵢ)² / (Σ mᵢ)², written out item by item."""
+    graded = _graded(_compared(answers, declared))
+    rows = []
+    for (run_id, model, variant, task), run in graded.groupby([*RUN, "task"], sort=True):
+        per_item = [(int(item["correct"].sum()), len(item)) for _, item in run.groupby("item_id")]
+        n = len(per_item)
+        total = sum(m for _, m in per_item)
+        share = sum(a for a, _ in per_item) / total
+        se = (
+            (n / (n - 1) * sum((a - share * m) ** 2 for a, m in per_item)) ** 0.5 / total
+            if n > 1
+            else None
+        )
+        rows.append(
+            {
+                "run_id": run_id, "model": model, "variant": variant, "task": task,
+                "n_items": n, "n_graded": total, "accuracy_pct": 100 * share,
+                "std_error": None if se is None else 100 * se,
+                "ci_low": None if se is None else max(0.0, 100 * (share - z * se)),
+                "ci_high": None if se is None else min(100.0, 100 * (share + z * se)),
+            }
+        )  # fmt: skip
+    return pd.DataFrame(rows)

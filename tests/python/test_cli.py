@@ -337,7 +337,7 @@ def test_install_completion_writes_the_script_and_sources_it(tmp_path):
     ("words", "expected"),
     [
         ("concord pro", ["probe"]),
-        ("concord probe ", ["run", "demo", "runs"]),
+        ("concord probe ", ["run", "demo", "runs", "mcq"]),
         ("concord --show-completion ", ["bash", "zsh", "fish", "powershell", "pwsh"]),
     ],
 )

@@ -28,6 +28,7 @@ from concord_stats.consistency import (
     option_probabilities,
     paired_shares,
     rank_c,
+    ratio_interval,
     top_option,
 )
 
@@ -294,3 +295,46 @@ def test_mean_interval_is_the_normal_approximation():
         (mean - 1.6448536269514722 * se, mean + 1.6448536269514722 * se)
     )
     assert math.isnan(mean_interval(np.array([1.0]), 0.95)[1])
+
+
+def test_ratio_interval_is_the_harness_error_with_one_answer_per_item():
+    rng = np.random.default_rng(3)
+    correct = rng.integers(0, 2, 50)
+    share, se, low, high, n = ratio_interval(correct, np.ones(50), 0.95)
+    p = correct.mean()
+    assert share == pytest.approx(p) and n == 50
+    assert se == pytest.approx(np.sqrt(p * (1 - p) / 49))  # lm-eval's mean_stderr
+    assert (low, high) == pytest.approx((p - 1.959963984540054 * se, p + 1.959963984540054 * se))
+
+
+def test_ratio_interval_is_the_cluster_bootstrap_error_with_items_as_the_unit():
+    """Items of 1-5 graded languages whose answers go together: the linearised error is the
+    standard deviation of the pooled share over items drawn with replacement."""
+    rng = np.random.default_rng(11)
+    graded = rng.integers(1, 6, 400)
+    ability = rng.uniform(0.1, 0.9, 400)  # an item's languages share its difficulty
+    correct = rng.binomial(graded, ability)
+    share, se, *_ = ratio_interval(correct, graded, 0.95)
+    draws = rng.integers(0, 400, (20_000, 400))
+    pooled = correct[draws].sum(1) / graded[draws].sum(1)
+    assert share == pytest.approx(correct.sum() / graded.sum())
+    assert se == pytest.approx(pooled.std(ddof=1), rel=0.03)
+    # answers counted as independent would understate it
+    assert se > np.sqrt(share * (1 - share) / graded.sum()) * 1.2
+
+
+@pytest.mark.parametrize(
+    ("correct", "graded", "want"),
+    [
+        ([1], [3], (1 / 3, None)),  # one item: a share, no error
+        ([], [], (None, None)),  # no item
+        ([0, 0], [0, 0], (None, None)),  # nothing graded
+        ([2, 3], [2, 3], (1.0, 0.0)),  # all correct: no spread
+    ],
+)
+def test_ratio_interval_degenerate_cases(correct, graded, want):
+    share, se, low, high, _ = ratio_interval(np.array(correct), np.array(graded), 0.95)
+    for got, expected in ((share, want[0]), (se, want[1])):
+        assert np.isnan(got) if expected is None else got == pytest.approx(expected)
+    if want[1] == 0.0:
+        assert (low, high) == (1.0, 1.0)

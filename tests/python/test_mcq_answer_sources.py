@@ -30,6 +30,7 @@ from concord_io.project import NO_DATA_TESTS, copy_project, run_dbt
 
 LANGUAGES = ("en", "it", "fa")
 LETTERS = "ABCD"
+LLAMA_HUB_ID = "meta-llama/Llama-3.2-3B"
 GPT4O = "GPT4o_Merged_Multilingual.csv"
 LLAMA = "LLaMA3.2_Merged_Multilingual.csv"
 # a run's figures, without what names the run (its id hashes the source it was read from)
@@ -163,14 +164,17 @@ def write_sources(project_copy: Path) -> tuple[list[dict], list[dict], int]:
         "gpt4o_fa.jsonl,long,,,,,,\n"
         + "".join(
             f"lm_eval/meta-llama__Llama-3.2-3B/samples_xcloze_{lang}_*.jsonl,"
-            f"lm_eval,LLaMA 3.2,base,{lang},,,\n"
+            f"lm_eval,{LLAMA_HUB_ID},base,{lang},,,\n"
             for lang in LANGUAGES
         )
     )
+    # the logs name LLaMA by its hub id; seed model_aliases gives every mart the study's name
+    with (project_copy / "seeds" / "models" / "model_aliases.csv").open("a") as aliases:
+        aliases.write(f"{LLAMA_HUB_ID},LLaMA 3.2\n")
     return gpt, llama, not_letters
 
 
-MARTS = ["+path:models/marts/mcq", "+dq_quarantine"]
+MARTS = ["+path:models/marts/mcq", "+dq_quarantine", "assert_mcq_runs_one_per_canonical_model"]
 
 
 @pytest.fixture(scope="module")
@@ -214,6 +218,9 @@ def test_long_files_and_sample_logs_give_the_marts_of_the_wide_files(sources_bui
             "order by all",
             ["LLaMA 3.2"],
         ).fetchall()
+        llama_as_landed = got.execute(
+            "select distinct model_as_landed from staging.stg_mcq__runs where model = 'LLaMA 3.2'"
+        ).fetchall()
         letters_only = got.execute(
             "select count(*) from marts.mcq_language_pair_consistency "
             "where model = 'GPT-4o' and variant = 'base' and n_scored_items = 0 and rank_c is null"
@@ -226,6 +233,8 @@ def test_long_files_and_sample_logs_give_the_marts_of_the_wide_files(sources_bui
         ),
     ]
     assert n_llama == len(llama) - not_letters
+    # the same figures as the wide file's LLaMA 3.2 (above), though the logs spell it otherwise
+    assert llama_as_landed == [(LLAMA_HUB_ID,)]
     # the sample logs' option scores: RankC and Jensen-Shannon per language pair, recomputed
     # from the logged log-likelihoods (a transcription of the definitions and scipy)
     assert letters_only == 3  # a model with letters only: the answer figures, no score figures

@@ -10,6 +10,7 @@ int_mcq_items_classified and a warning (tests/dbt/mcq/)."""
 from __future__ import annotations
 
 import shutil
+from statistics import NormalDist
 
 import duckdb
 import pandas as pd
@@ -18,6 +19,7 @@ from bench_modules import bench_module
 from mcq_reference import (
     accuracy,
     accuracy_across_languages,
+    accuracy_pooled,
     agreement_summary,
     choice_entropy,
     item_agreement,
@@ -63,6 +65,7 @@ def built_project(tmp_path_factory):
             "build",
             "--select",
             "+path:models/marts/mcq",
+            "+int_mcq_accuracy_pooled",
             "--vars",
             "{mcq_languages: [], bootstrap_resamples: 200}",
         ],
@@ -87,6 +90,11 @@ def built(built_project):
                 "mcq_accuracy_across_languages",
                 "mcq_model_accuracy_comparison",
             )
+        }
+        marts |= {
+            "int_mcq_accuracy_pooled": con.sql(
+                "select * from intermediate.int_mcq_accuracy_pooled"
+            ).df()
         }
     return generate_mcq.as_landed(planted_answers()), marts
 
@@ -238,6 +246,20 @@ def test_accuracy_across_languages_is_the_definition(built):
     got = marts["mcq_accuracy_across_languages"]
     same(got, accuracy_across_languages(answers, []), RUN, columns)
     assert got.query("task != 'graded'").all_correct_pct.isna().all()
+
+
+def test_accuracy_pooled_over_languages_has_the_item_as_the_unit_of_its_error(built):
+    """The scorecard's accuracy: every graded answer of every language, its interval from
+    the item-level sums (the planted task graded: two models, some answers wrong or
+    invalid)."""
+    answers, marts = built
+    got = marts["int_mcq_accuracy_pooled"].merge(
+        marts["mcq_accuracy"][["run_id", *RUN]].drop_duplicates(), on=["run_id", "task"]
+    )
+    want = accuracy_pooled(answers, [], NormalDist().inv_cdf(0.975))
+    assert set(got.task) == {"graded"} and len(got) == 2
+    same(got, want, RUN,
+         ["n_items", "n_graded", "accuracy_pct", "std_error", "ci_low", "ci_high"])  # fmt: skip
 
 
 def test_models_are_compared_on_accuracy_per_language(built):

@@ -1,0 +1,48 @@
+"""Per run and task: the accuracy over all the task's languages (every graded answer of
+every item with a gold), with the item as the unit of its standard error (an item's
+answers in its languages are not independent): concord_stats.consistency.ratio_interval
+over int_mcq_graded_items_counted. The scorecard's accuracy; per language it is
+mcq_accuracy."""
+
+import pandas as pd
+
+from concord_common.settings import dbt_vars
+from concord_io.frames import to_pandas
+from concord_stats.consistency import ratio_interval
+
+COLUMNS = {
+    "run_id": "string",
+    "task": "string",
+    "n_items": "int64",
+    "n_graded": "int64",
+    "accuracy_pct": "float64",
+    "std_error": "float64",
+    "ci_low": "float64",
+    "ci_high": "float64",
+    "confidence": "float64",
+}
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    (confidence,) = dbt_vars(dbt.config.get("vars"), "bootstrap_confidence")
+    items = to_pandas(dbt.ref("int_mcq_graded_items_counted"))
+    rows = []
+    for (run_id, task), run in items.groupby(["run_id", "task"], sort=True):
+        share, se, low, high, n = ratio_interval(
+            run["n_correct"].to_numpy(), run["n_graded"].to_numpy(), confidence
+        )
+        rows.append(
+            {
+                "run_id": run_id,
+                "task": task,
+                "n_items": n,
+                "n_graded": int(run["n_graded"].sum()),
+                "accuracy_pct": 100 * share,
+                "std_error": 100 * se,
+                "ci_low": 100 * low,
+                "ci_high": 100 * high,
+                "confidence": confidence,
+            }
+        )
+    return pd.DataFrame(rows, columns=list(COLUMNS)).astype(COLUMNS)
