@@ -150,6 +150,9 @@ result['nodes'] = len(run['results'])
 slowest = sorted(run['results'], key=lambda n: -n['execution_time'])[:12]
 result['slowest_nodes'] = [[n['unique_id'].split('.', 2)[-1], round(n['execution_time'], 2)]
                            for n in slowest]
+# every model's own time: a mart's chain against its own floor
+result['model_seconds'] = {{n['unique_id'].split('.', 2)[-1]: round(n['execution_time'], 3)
+                           for n in run['results'] if n['unique_id'].startswith('model.')}}
 """
     return _measure("import json\nfrom pathlib import Path\n" + code)
 

@@ -216,10 +216,97 @@ def floor_statements(
     ]
 
 
+#: The models between the answers' normalised table and mcq_language_pair_consistency
+PAIR_CHAIN = (
+    "intermediate.int_mcq_language_pairs_counted",
+    "intermediate.int_mcq_option_scores_normalised",
+    "intermediate.int_mcq_language_pairs_compared",
+    "marts.mcq_language_pair_consistency",
+)
+#: The pair consistency's floor: per run, task and pair of languages, on the items both
+#: answered validly, the agreement and Cohen's kappa from the pair's K x K table, the table's
+#: cells popcounts of two option masks ANDed (floor_summary's masks, kept as a table)
+PAIRS_FLOOR = """
+    create or replace temp table floor_pairs as
+    with masks as (
+        select
+            a.model, a.run, a.task, i.item_no // 64 as chunk, a.language, a.chosen,
+            bit_or(1::ubigint << (i.item_no % 64)::integer) as items
+        from floor_answers as a
+        inner join floor_items as i using (model, run, task, item_id)
+        where a.chosen is not null
+        group by all
+    ),
+    cells as (
+        select
+            l.model, l.run, l.task, l.language as language_1, r.language as language_2,
+            l.chosen as option_1, r.chosen as option_2,
+            sum(bit_count(l.items & r.items)) as n
+        from masks as l
+        inner join masks as r using (model, run, task, chunk)
+        where l.language < r.language
+        group by all
+    ),
+    margins as (
+        select model, run, task, language_1, language_2, option_1 as option, sum(n) as n_1,
+            0 as n_2
+        from cells group by all
+        union all
+        select model, run, task, language_1, language_2, option_2, 0, sum(n)
+        from cells group by all
+    ),
+    chance as (
+        select model, run, task, language_1, language_2,
+            sum(n_1_option * n_2_option) as n_chance
+        from (
+            select model, run, task, language_1, language_2, option,
+                sum(n_1) as n_1_option, sum(n_2) as n_2_option
+            from margins group by all
+        )
+        group by all
+    ),
+    tables as (
+        select model, run, task, language_1, language_2, sum(n) as n_items,
+            sum(n) filter (where option_1 = option_2) as n_agree
+        from cells group by all
+    )
+    select
+        tables.*,
+        100.0 * n_agree / n_items as agreement_pct,
+        (n_agree / n_items - n_chance / (n_items * n_items))
+            / nullif(1 - n_chance / (n_items * n_items), 0) as cohen_kappa
+    from tables
+    inner join chance using (model, run, task, language_1, language_2)
+    where n_items > 0
+"""
+
+
 def run_floor(con, files: list[Path], languages: list[str]) -> None:
     """Run the floor's statements on DuckDB connection ``con``."""
     for statement in floor_statements(files, languages):
         con.execute(statement)
+
+
+def time_pairs_floor(study: GeneratedStudy) -> dict:
+    """:data:`PAIRS_FLOOR` in a fresh interpreter, best of three, after the floor's tables
+    it reads (floor_items) are made."""
+    code = (
+        "import sys, time, duckdb\n"
+        "from pathlib import Path\n"
+        f"sys.path.insert(0, {str(HERE)!r})\n"
+        "from bench_mcq_languages import PAIRS_FLOOR, run_floor\n"
+        f"files = [Path(f) for f in {[str(f) for f in study.files]!r}]\n"
+        "connection = duckdb.connect()\n"
+        f"run_floor(connection, files, {study.languages!r})\n"
+        "times = []\n"
+        "for _ in range(3):\n"
+        "    start = time.perf_counter()\n"
+        "    connection.execute(PAIRS_FLOOR)\n"
+        "    times.append(time.perf_counter() - start)\n"
+        "(pairs,) = connection.execute('select count(*) from floor_pairs').fetchone()\n"
+        "result = {'seconds': min(times), 'first_seconds': times[0], 'pairs': pairs}\n"
+    )
+    return _measure(code)
 
 
 def time_floor(study: GeneratedStudy) -> dict:
@@ -275,6 +362,7 @@ def bench(size: dict, *, with_dbt: bool, wait_idle: float, memory_limit: str | N
             except RuntimeError as error:  # the build failed: its output's tail is the news
                 ours = {"error": str(error)[-2000:]}
         floor = time_floor(study)
+        pairs_floor = time_pairs_floor(study)
         load_after = load_average()
     result = {
         **size,
@@ -288,6 +376,13 @@ def bench(size: dict, *, with_dbt: bool, wait_idle: float, memory_limit: str | N
     }
     if ours and "seconds" in ours:
         result["vs_floor"] = ours["seconds"] / floor["seconds"]
+    result["pairs_floor"] = pairs_floor
+    if ours and "model_seconds" in ours:
+        # mcq_language_pair_consistency's own work: its chain of models, the pairs' K x K
+        # tables to the mart (issue "Beyond the peers": at most 3x the hand-written query)
+        chain = {k: v for k, v in ours["model_seconds"].items() if k in PAIR_CHAIN}
+        result["pairs_chain_seconds"] = sum(chain.values())
+        result["pairs_vs_floor"] = result["pairs_chain_seconds"] / pairs_floor["seconds"]
     return result
 
 
@@ -313,6 +408,17 @@ def markdown(report: dict) -> str:
             f"{floor['first_seconds']:.2f} | {floor['peak_rss_mb']:.0f} | "
             f"{before:.2f} / {after:.2f} |",
             "",
+            *(
+                [
+                    f"mcq_language_pair_consistency: its models {r['pairs_chain_seconds']:.2f} s "
+                    f"against the hand-written pair tables' {r['pairs_floor']['seconds']:.2f} s "
+                    f"({r['pairs_floor']['pairs']:,} run x language pairs): "
+                    f"{r['pairs_vs_floor']:.1f}x",
+                    "",
+                ]
+                if "pairs_vs_floor" in r
+                else []
+            ),
         ]
     )
 

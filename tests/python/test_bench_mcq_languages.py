@@ -4,6 +4,7 @@ one; and the harness's small run writes its results. No dbt."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import duckdb
@@ -11,6 +12,7 @@ import pandas as pd
 import pytest
 from bench_modules import bench_module
 from mcq_reference import agreement_summary, item_agreement, option_frequency
+from sklearn.metrics import cohen_kappa_score
 
 bench = bench_module("bench_mcq_languages")
 generate_mcq = bench_module("generate_mcq")
@@ -113,6 +115,36 @@ def test_the_floor_computes_the_references_figures_on_the_planted_studies(tmp_pa
     planted.answers.to_parquet(path)
     assert_floor_is_the_reference([path], planted.answers, planted.languages)
     assert_floor_is_the_reference([path], planted.answers, [])
+
+
+def test_the_pairs_floor_is_each_pairs_agreement_and_scikit_learns_kappa(tmp_path):
+    """The hand-written pair tables the pair consistency is timed against: on a generated
+    study with an invalid answer and a language missing from some items, each run and pair of
+    languages on the items both answered validly."""
+    study = generate_mcq.generate_languages(tmp_path, n_languages=4, n_items=150, n_models=2)
+    answers = pd.concat([pd.read_parquet(f) for f in study.files], ignore_index=True)
+    answers.loc[answers.index[7], "answer"] = "E"
+    answers = answers.drop(answers.query("language == 'fr' and item_id < '20'").index)
+    path = tmp_path / "gappy.parquet"
+    answers.to_parquet(path)
+    with duckdb.connect() as con:
+        bench.run_floor(con, [path], study.languages)
+        con.execute(bench.PAIRS_FLOOR)
+        got = (
+            con.sql("select * from floor_pairs").df().set_index([*RUN, "language_1", "language_2"])
+        )
+    valid = answers[answers.answer.isin(list("ABCD"))]
+    n_pairs = 0
+    for (model, run, task), group in valid.groupby(RUN):
+        wide = group.pivot(index="item_id", columns="language", values="answer")
+        for first, second in itertools.combinations(sorted(wide.columns), 2):
+            both = wide[[first, second]].dropna()
+            row = got.loc[(model, run, task, first, second)]
+            assert row.n_items == len(both)
+            assert row.agreement_pct == pytest.approx(100 * (both[first] == both[second]).mean())
+            assert row.cohen_kappa == pytest.approx(cohen_kappa_score(both[first], both[second]))
+            n_pairs += 1
+    assert n_pairs == len(got) == 2 * 2 * 6
 
 
 def test_generated_answers_are_reproducible_and_the_models_differ(tmp_path):
