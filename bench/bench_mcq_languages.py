@@ -216,12 +216,13 @@ def floor_statements(
     ]
 
 
-#: The models between the answers' normalised table and mcq_language_pair_consistency
+#: The models between the answers' normalised table and mcq_language_pair_consistency (as
+#: run_results names them)
 PAIR_CHAIN = (
-    "intermediate.int_mcq_language_pairs_counted",
-    "intermediate.int_mcq_option_scores_normalised",
-    "intermediate.int_mcq_language_pairs_compared",
-    "marts.mcq_language_pair_consistency",
+    "int_mcq_language_pairs_counted",
+    "int_mcq_option_scores_normalised",
+    "int_mcq_language_pairs_compared",
+    "mcq_language_pair_consistency",
 )
 #: The pair consistency's floor: per run, task and pair of languages, on the items both
 #: answered validly, the agreement and Cohen's kappa from the pair's K x K table, the table's

@@ -26,6 +26,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from concord_common import folders
+from concord_common.probe_landing import (  # noqa: F401 (the probe's names for them)
+    RUNS_SCHEMA,
+    SCHEMAS,
+    SCORES_SCHEMA,
+    STIMULI_SCHEMA,
+    STIMULUS_FIELDS,
+)
 from concord_common.settings import value
 from probe.errors import ProbeError, inside
 from probe.stimuli import PROJECT_ROOT
@@ -36,64 +43,6 @@ TABLES = ("runs", "scores", "stimuli")
 ROW_GROUP_ROWS = 65_536
 RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 
-RUNS_SCHEMA = pa.schema(
-    [
-        ("run_id", pa.string()),
-        ("model", pa.string()),
-        ("config_hash", pa.string()),
-        ("design_hash", pa.string()),
-        ("tokenizer", pa.string()),
-        ("dtype", pa.string()),
-        ("device", pa.string()),
-        ("device_map", pa.string()),
-        ("revision", pa.string()),
-        ("attention", pa.string()),
-        ("batch_size", pa.int32()),
-        ("world_size", pa.int32()),
-        ("rank_requests", pa.list_(pa.int32())),
-        ("rank_tokens", pa.list_(pa.int64())),
-        ("template_id", pa.string()),
-        ("prompt_template", pa.string()),
-        ("candidate_set", pa.list_(pa.string())),
-        ("candidate_groups", pa.list_(pa.string())),
-        ("n_stimuli", pa.int32()),
-        ("n_candidates", pa.int32()),
-        ("started_at", pa.timestamp("us", tz="UTC")),
-        ("finished_at", pa.timestamp("us", tz="UTC")),
-        ("scoring_seconds", pa.float64()),
-        ("torch_version", pa.string()),
-        ("transformers_version", pa.string()),
-    ]
-)
-# The columns that identify a stimulus, first in the scores and the stimulus indices.
-STIMULUS_FIELDS = [
-    ("run_id", pa.string()),
-    ("stimulus_id", pa.int32()),
-    ("msg_id", pa.int32()),
-    ("group_name", pa.string()),
-    ("sender_name", pa.string()),
-    ("stimulus", pa.string()),
-]
-SCORES_SCHEMA = pa.schema(
-    [
-        *STIMULUS_FIELDS,
-        ("candidate_id", pa.int32()),
-        ("candidate", pa.string()),
-        ("candidate_group", pa.string()),
-        ("logprob", pa.float64()),
-        ("n_tokens", pa.int32()),
-        ("token_logprobs", pa.list_(pa.float64())),
-        ("token_ids", pa.list_(pa.int64())),
-    ]
-)
-STIMULI_SCHEMA = pa.schema(
-    [
-        *STIMULUS_FIELDS,
-        ("prompt", pa.string()),
-        ("n_prompt_tokens", pa.int32()),
-    ]
-)
-SCHEMAS = {"runs": RUNS_SCHEMA, "scores": SCORES_SCHEMA, "stimuli": STIMULI_SCHEMA}
 FINITE_COLUMNS = {"scores": ("logprob", "token_logprobs")}
 
 
@@ -191,7 +140,13 @@ def landed_run_ids(landing_dir: Path | str) -> set[str]:
     folder = runs_dir(landing_dir)
     if not folder.is_dir():
         return set()
-    return {p.name.removeprefix("run_id=") for p in folder.glob("run_id=*") if p.is_dir()}
+    # run_id=_empty: the warehouse reader's empty tables before the first run (Spark reads
+    # them: concord_io.landing.placeholders), never a run
+    return {
+        p.name.removeprefix("run_id=")
+        for p in folder.glob("run_id=*")
+        if p.is_dir() and p.name != "run_id=_empty"
+    }
 
 
 def list_runs(landing_dir: Path | str) -> list[dict]:

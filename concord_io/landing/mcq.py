@@ -36,6 +36,7 @@ from concord_io.landing.identities import canonical_language, run_id
 from concord_io.landing.items import read_items, read_translations
 from concord_io.landing.lm_eval import Provenance, provenance, read_samples, task_of
 from concord_io.landing.long import read_long
+from concord_io.landing.placeholders import PLACEHOLDER, keep_placeholders
 from concord_io.landing.registries import Line, answer_registry, answer_sources, item_registry
 from concord_io.landing.sources import SourceFile, load
 from concord_io.landing.study import Study, load_study
@@ -603,9 +604,12 @@ def land_mcq(
         prefix = "run_id=" if area == "mcq" else "task="
         for path in sorted(folder.glob(f"{prefix}*")):
             relative = f"{area}/{path.name}"
+            if path.name == f"{prefix}{PLACEHOLDER}":
+                continue  # kept below, while the area has no real folder
             if relative not in relatives and path.is_dir():
                 remove_folder(root, relative)
                 report.outcomes.append(Outcome("removed", relative, "no longer registered"))
+    keep_placeholders(root)
     # Arrow's allocator keeps freed pages for reuse; in dbt's process the models need them
     pa.default_memory_pool().release_unused()
     return report

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from concord_io.landing import land_mcq
 from concord_io.project import PROJECT_ROOT, run_dbt
 
 PASSED = {"success", "pass"}
@@ -202,3 +203,26 @@ def test_constraints_that_hold_pass_on_spark(builds):
         extra_env=builds.spark_env,
     )
     assert "metricflow_time_spine: every constraint holds" in result.stdout
+
+
+def test_before_the_first_probe_run_the_probe_models_build_empty_on_spark(builds, tmp_path):
+    """Spark's reader refuses a glob that matches nothing; the landing keeps the area's empty
+    tables (run_id=_empty) until a probe run lands, so the probe's staging builds empty."""
+    landing = tmp_path / "landing"
+    land_mcq(PROJECT_ROOT, landing)
+    assert sorted(p.name for p in (landing / "probe").iterdir()) == ["run_id=_empty"]
+    models = ["stg_probe__runs", "stg_probe__scores", "stg_probe__stimuli"]
+    result = run_dbt(
+        ["run", "--target", "spark", "--select", *models],
+        PROJECT_ROOT,
+        builds.spark_database,
+        # its own Spark folder: the session's tables stay as the fixture built them
+        extra_env={
+            **builds.spark_env,
+            "CONCORD_LANDING_DIR": str(landing),
+            "CONCORD_SPARK_DIR": str(tmp_path / "spark"),
+        },
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "Completed successfully" in result.stdout and "PASS=3" in result.stdout

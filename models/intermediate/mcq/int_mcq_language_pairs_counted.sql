@@ -1,9 +1,56 @@
 {#- Per run, task and pair of languages, the contingency table of the options the two chose
     on the items both answered validly: the sufficient statistics of their agreement and
-    Cohen's kappa (int_mcq_language_pairs_compared). -#}
-with pairs as (
+    Cohen's kappa (int_mcq_language_pairs_compared). Each language's items of each option are
+    a set of bits (macros/cross_db/bits.sql), so a cell is a sum of popcounts over the run's
+    chunks of 63 items. -#}
+with answers as (
 
-    {{ mcq_language_pairs() }}
+    select run_id, task, item_id, language, chosen_option
+    from {{ ref('int_mcq_answers_normalised') }}
+    where is_valid
+
+),
+
+numbered as (
+
+    select
+        *,
+        dense_rank() over (partition by run_id, task order by item_id) - 1 as item_no
+    from answers
+
+),
+
+option_sets as (
+
+    select
+        run_id,
+        task,
+        {{ item_chunk('item_no') }} as chunk,
+        language,
+        chosen_option,
+        bit_or({{ item_bit('item_no') }}) as items
+    from numbered
+    group by run_id, task, {{ item_chunk('item_no') }}, language, chosen_option
+
+),
+
+cells as (
+
+    select
+        a.run_id,
+        a.task,
+        a.language as language_a,
+        b.language as language_b,
+        a.chosen_option as option_a,
+        b.chosen_option as option_b,
+        sum(bit_count(a.items & b.items)) as n_items
+    from option_sets as a
+    inner join option_sets as b
+        on a.run_id = b.run_id
+        and a.task = b.task
+        and a.chunk = b.chunk
+        and a.language < b.language
+    group by a.run_id, a.task, a.language, b.language, a.chosen_option, b.chosen_option
 
 ),
 
@@ -16,9 +63,9 @@ final as (
         language_b,
         option_a,
         option_b,
-        count(*) as n_items
-    from pairs
-    group by run_id, task, language_a, language_b, option_a, option_b
+        cast(n_items as {{ dbt.type_bigint() }}) as n_items
+    from cells
+    where n_items > 0
 
 )
 
