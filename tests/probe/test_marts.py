@@ -40,13 +40,24 @@ def _dbt_build(landing: Path, db: Path) -> None:
     """Build the probe's models into ``db`` (target and logs beside it)."""
     selection = [
         "path:seeds/probe",
+        "model_aliases",  # the staged runs' canonical model names
         "path:models/staging/probe+",
         "path:models/intermediate/probe+",
     ]
     variables = f"{{bootstrap_resamples: {RESAMPLES}, bootstrap_seed: {SEED}}}"
     run_dbt(
         # dq_quarantine also reads the other studies: the test reads the probe's own part
-        ["build", "--select", *selection, "--exclude", "dq_quarantine", "--vars", variables],
+        # (and the scorecard reads every study's marts)
+        [
+            "build",
+            "--select",
+            *selection,
+            "--exclude",
+            "dq_quarantine",
+            "path:models/marts/scorecard",
+            "--vars",
+            variables,
+        ],  # fmt: skip
         PROJECT_ROOT,
         db,
         extra_env={"CONCORD_LANDING_DIR": str(landing)},
