@@ -432,7 +432,8 @@ def markdown(report: dict) -> str:
             "",
             *(
                 [
-                    f"mcq_language_pair_consistency: its models, run alone, {r['pairs_chain_seconds']:.2f} s "
+                    "mcq_language_pair_consistency: its models, run alone, "
+                    f"{r['pairs_chain_seconds']:.2f} s "
                     f"against the hand-written pair tables' {r['pairs_floor']['seconds']:.2f} s "
                     f"({r['pairs_floor']['pairs']:,} run x language pairs): "
                     f"{r['pairs_vs_floor']:.1f}x",
