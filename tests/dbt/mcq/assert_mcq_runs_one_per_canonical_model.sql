@@ -17,8 +17,9 @@ final as (
         count(*) as n_runs,
         'model ' || model || coalesce(' revision ' || model_revision, '') || ', variant '
             || variant || ' is ' || cast(count(*) as {{ dbt.type_string() }}) || ' runs: '
-            || {{ string_agg_ordered("run_id || ' (' || model_as_landed || ')'", "', '", 'run_id') }}
-            as problem
+            || {{ string_agg_ordered(
+                "run_id || ' (' || model_as_landed || ')'", "', '", 'run_id'
+            ) }} as problem
     from runs
     group by model, model_revision, variant
     having count(*) > 1
