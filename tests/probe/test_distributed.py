@@ -1,5 +1,6 @@
-"""torchrun: two CPU ranks (gloo) land exactly what one process lands, once, and write the
-MCQ items' sample logs one process writes; a rank that fails or dies leaves nothing landed."""
+"""torchrun: two CPU ranks (gloo) land exactly what one process lands, once; the MCQ items
+split over two ranks score as in one process; a rank that fails or dies leaves nothing
+landed."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from mcq_project import make_mcq_project
+import torch
+from mcq_project import MCQ_ITEMS
 
 from probe import runner
 
@@ -85,27 +87,32 @@ def _samples(folder: Path) -> list[dict]:
     ]
 
 
-def test_two_ranks_write_the_mcq_logs_one_process_writes(tmp_path, tiny_model_dirs):
-    """The multiple-choice items go through the same shares: each rank scores two of the
-    four prompts (a two- and a four-option item in two languages), rank 0 writes."""
-    model, project = tiny_model_dirs["llama"], make_mcq_project(tmp_path / "project")
-    args = ["mcq", "--model", str(model), "--items", str(project), "--out",
-            str(tmp_path / "two"), "--device", "cpu", "--no-progress"]  # fmt: skip
-    done = _torchrun(args, tmp_path, ["-m", "probe"])
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.count("mcq xcloze:") == 1  # only rank 0 reports
-    one = runner.run_mcq(
-        str(model), project=project, out=tmp_path / "one", device="cpu", progress=False
-    )
-    (two,) = (tmp_path / "two").iterdir()
-    got, want = _samples(two), _samples(one.folder)
-    assert [s["arguments"] for s in got] == [s["arguments"] for s in want]
-    scores = [[[float(r[0]) for r in s["filtered_resps"]] for s in x] for x in (got, want)]
-    for got_lls, want_lls in zip(*scores, strict=True):
-        np.testing.assert_allclose(got_lls, want_lls, rtol=0, atol=1e-5)
-    (results,) = two.glob("results_*.json")
-    probe = json.loads(results.read_text(encoding="utf-8"))["probe"]
-    assert probe["world_size"] == 2 and probe["rank_requests"] == [2, 2]
+def test_mcq_requests_shared_over_two_ranks_score_as_in_one_process(tiny_model_dirs):
+    """The multiple-choice items go through the name probe's shares (runner.score_inputs,
+    under torchrun in the test above): items of two and four options, split over two ranks
+    by token count, score what one process scores."""
+    from probe.modeling import load_model
+    from probe.scoring import build_requests, score_batched, shard
+
+    model, tokenizer = load_model(str(tiny_model_dirs["llama"]), torch.device("cpu"), torch.float32)
+    rows = [row for rows in MCQ_ITEMS.values() for row in rows]
+    prompts = [f"{row[1]}\nAnswer:" for row in rows]
+    candidates = [[" " + text for text in row[2:] if text] for row in rows]
+    requests = build_requests(tokenizer, prompts, candidates)
+    shares = shard(requests, 2)
+    assert sorted(len(s) for s in shares) == [2, 2]
+    by_rank = {
+        r.index: scores
+        for share in shares
+        for r, scores in zip(
+            sorted(share, key=lambda r: r.index), score_batched(model, share)[0], strict=True
+        )
+    }
+    whole, _ = score_batched(model, requests)
+    for request, scores in zip(requests, whole, strict=True):
+        assert [len(c) for c in by_rank[request.index]] == [len(c) for c in scores]
+        for got, want in zip(by_rank[request.index], scores, strict=True):
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
 
 
 @pytest.mark.parametrize("mode", ["raise", "die"])
