@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export CONCORD_DB_PATH ?= warehouse/concord.duckdb
 
-.PHONY: install lint-python lint-sql warehouse-install semantic-install probe-install install-spark build land \
+.PHONY: install warehouse-install semantic-install probe-install install-spark build land \
 	dbt-build quality publish report chromium java summary test test-fast test-spark lint \
 	sql-fix bench clean
 
@@ -95,17 +95,12 @@ chromium:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; } \
 		|| echo "chromium could not be installed: the report's browser tests will fail"
 
-lint: lint-python lint-sql
-
-lint-python: install
+lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy  # the packages named in pyproject.toml's [tool.mypy]
-
-# the dbt templater compiles the project: point it at a throw-away database
-SQLFLUFF_LINT = CONCORD_DB_PATH=$$(mktemp -d)/lint.duckdb $(BIN)/sqlfluff lint models tests/dbt
-lint-sql: install
-	$(SQLFLUFF_LINT) --processes 2
+	# the dbt templater compiles the project: point it at a throw-away database
+	CONCORD_DB_PATH=$$(mktemp -d)/lint.duckdb $(BIN)/sqlfluff lint models tests/dbt --processes 2
 
 # sqlfluff's mechanical fixes of every SQL file (layout, case, trailing commas); what it
 # cannot fix (a comma a Jinja loop leaves after the last column, a long line) `make lint`
@@ -119,15 +114,8 @@ sql-fix: install
 # The budget is 8 minutes on a fresh 2-core machine, installs included
 # (bench/results/tests.md); a change that breaks it is not done.
 TEST_PATHS := tests/python tests/probe tests/spark
-# sqlfluff (lint-sql) runs beside pytest, not before it: its 48 CPU-seconds fill what the
-# workers leave idle; its report follows pytest's, and either failing fails the target.
-test: install install-spark lint-python chromium java
-	@log=$$(mktemp); \
-	( $(SQLFLUFF_LINT) --processes 1 > $$log 2>&1; echo $$? > $$log.rc ) & \
-	$(BIN)/pytest -n 2 --dist loadgroup $(TEST_PATHS); status=$$?; wait; \
-	echo "== make lint-sql (beside pytest)"; cat $$log; \
-	if [ "$$(cat $$log.rc)" != 0 ]; then echo "sqlfluff found the SQL above: make lint-sql"; exit 1; fi; \
-	exit $$status
+test: install install-spark lint chromium java
+	$(BIN)/pytest -n 2 --dist loadgroup $(TEST_PATHS)
 
 java:
 	@command -v java >/dev/null || { echo "Spark needs Java 17: apt-get install openjdk-17-jre-headless"; exit 2; }
