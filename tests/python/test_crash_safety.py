@@ -29,18 +29,11 @@ from probe_fakes import fake_run_tables
 
 from concord_io.project import NO_DATA_TESTS, run_dbt, start_dbt
 
-# a small subgraph: the cross-lingual agreement summary and what it is built from, its
-# tables only (the data tests of these inputs run on the shared warehouse)
-# (few resamples: the builds are compared with each other, whatever the number)
-SELECT = [
-    "--select",
-    "+mcq_agreement_summary",
-    *NO_DATA_TESTS,
-    "--vars",
-    "{bootstrap_resamples: 200}",
-]
+# a small subgraph: the option frequencies and what they are built from, tables only (the
+# data tests of these inputs run on the shared warehouse)
+SELECT = ["--select", "+mcq_option_frequency", *NO_DATA_TESTS]
 # killed the moment dbt starts replacing the mart
-KILL_ON = "START sql table model marts.mcq_agreement_summary_v2"
+KILL_ON = "START sql table model marts.mcq_option_frequency_v2"
 
 
 def marts_fingerprint(database: Path) -> dict[str, str]:
@@ -107,7 +100,7 @@ def test_dbt_build_killed_mid_model_leaves_database_and_serving_version_intact(p
     built_after = marts_fingerprint(database)
     with duckdb.connect(str(database), read_only=True) as con:
         models = {
-            m for (m,) in con.execute("select model from marts.mcq_agreement_summary_v2").fetchall()
+            m for (m,) in con.execute("select model from marts.mcq_option_frequency_v2").fetchall()
         }
     assert "GPT-4o-renamed" in models and "GPT-4o" not in models
     # the mart being replaced when the build was killed is whole: all old rows or all new

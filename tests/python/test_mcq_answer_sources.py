@@ -443,8 +443,6 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
         )
     )
     build_marts(project_copy, incremental, *NO_DATA_TESTS)
-    build_marts(project_copy, full, "--full-refresh")
-    assert_same_tables(incremental, full)
     with duckdb.connect(str(incremental), read_only=True) as got:
         (n_copy,) = got.execute(
             "select n_items from marts.mcq_agreement_summary_v2 where model = 'GPT-4o copy'"
@@ -486,7 +484,9 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
             "where model like 'GPT-4o c%'"
         ).fetchall()
     assert paired == [("GPT-4o",)] and renamed == [("GPT-4o copy 2",)]
-    build_marts(project_copy, full, "--full-refresh")
+    # one full rebuild of the final inputs: what the three incremental builds left (a file
+    # added, one changed, one removed, a run unregistered, a model renamed) is what it makes
+    build_marts(project_copy, full)
     assert_same_tables(incremental, full)
 
 
