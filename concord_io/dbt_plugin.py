@@ -9,7 +9,9 @@ and ``dbt run`` it lands the cross-lingual study's inputs first
 (:func:`concord_io.landing.land_mcq`, docs/landing.md), which the staging models read: the
 dbt project folder's registered files, into the landing folder (the var ``landing_dir``
 where the call gives one, else ``CONCORD_LANDING_DIR``, relative to the project), with the
-vars the call was given (``--vars``). Bad input stops dbt with the reader's one line."""
+vars the call was given (``--vars``); for ``dbt build`` and ``dbt seed`` it checks every seed
+file first (:func:`concord_io.landing.seeds.check_seeds`). Bad input stops dbt with the reader's
+one line."""
 
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ from concord_io.paths import check_build_db_path, landing_dir, prepare_build_db
 
 #: The dbt commands that build models, and so read the landing.
 LANDING_COMMANDS = ("build", "run")
+#: The dbt commands that load seeds.
+SEED_COMMANDS = ("build", "seed")
 
 logger = AdapterLogger("concord")
 
@@ -39,15 +43,20 @@ def _project_dir() -> Path:
 
 
 def _land() -> None:
-    """Land the cross-lingual study for the dbt call in progress (its flags)."""
+    """Check the seed files and land the cross-lingual study, as the dbt call in progress
+    needs (its command and vars)."""
     from dbt.flags import get_flags
 
     from concord_io.landing import land_mcq
+    from concord_io.landing.seeds import check_seeds
 
     flags = get_flags()
-    if getattr(flags, "WHICH", None) not in LANDING_COMMANDS:
-        return
+    which = getattr(flags, "WHICH", None)
     project = _project_dir()
+    if which in SEED_COMMANDS:
+        check_seeds(project)
+    if which not in LANDING_COMMANDS:
+        return
     variables = dict(getattr(flags, "VARS", None) or {})
     given = variables.get("landing_dir")
     if isinstance(given, str) and given.strip():

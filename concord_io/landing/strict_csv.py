@@ -191,6 +191,25 @@ def check_line_endings(text: str, label: str) -> None:
     )
 
 
+def check_csv(
+    data: bytes,
+    label: str,
+    *,
+    declared: list[str] | None = None,
+    required: list[str] | None = None,
+    one_line_ending: bool = False,
+) -> tuple[str, list[str], list[str]]:
+    """``data`` (a CSV file's bytes) checked, not parsed: its text, its header as Arrow will
+    name the columns and as checked. ``label`` names the file in every message."""
+    text = text_of(data, label, "the file is empty (no header row)")
+    raw, header = _header(text)
+    check_header(header, label, declared=declared, required=required)
+    check_records(text, header, label)
+    if one_line_ending:
+        check_line_endings(text, label)
+    return text, raw, header
+
+
 def read_csv(
     data: bytes,
     label: str,
@@ -200,16 +219,12 @@ def read_csv(
     one_line_ending: bool = True,
     allow_no_rows: bool = False,
 ) -> CsvTable:
-    """``data`` (a CSV file's bytes) checked and parsed; ``label`` names the file in every
-    message. ``one_line_ending``: refuse mixed line endings (data files; the registries are
-    dbt seeds, which dbt loads whatever their line endings). ``allow_no_rows``: a header
-    alone is a valid file (an empty registry)."""
-    text = text_of(data, label, "the file is empty (no header row)")
-    raw, header = _header(text)
-    check_header(header, label, declared=declared, required=required)
-    check_records(text, header, label)
-    if one_line_ending:
-        check_line_endings(text, label)
+    """``data`` checked (:func:`check_csv`) and parsed. ``one_line_ending``: refuse mixed
+    line endings (data files; the registries are dbt seeds, which dbt loads whatever their
+    line endings). ``allow_no_rows``: a header alone is a valid file (an empty registry)."""
+    text, raw, header = check_csv(
+        data, label, declared=declared, required=required, one_line_ending=one_line_ending
+    )
     table = pa_csv.read_csv(
         io.BytesIO(text.encode("utf-8")),
         parse_options=pa_csv.ParseOptions(newlines_in_values=True),

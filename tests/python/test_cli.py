@@ -71,7 +71,7 @@ def test_build_stages_are_the_pipeline_in_order(tmp_path):
     # the cross-lingual inputs land first, and the stage prints its one line per folder
     assert stages[0].steps == [[sys.executable, "-m", "concord_io.landing"]]
     assert stages[0].show_output
-    assert any("concord_io.input_encoding" in " ".join(s) for s in stages[1].steps)
+    assert any("concord_io.landing.seeds" in " ".join(s) for s in stages[1].steps)
     publish = " ".join(stages[3].steps[0])
     assert "concord_io.publish" in publish and "--keep 2" in publish
     assert str(tmp_path / "serving") in publish

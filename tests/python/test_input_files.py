@@ -1,48 +1,90 @@
-"""The strict input reader's checks that run outside dbt: `make build` refuses a non-UTF-8
-seed before dbt parses the project (dbt's parser would stop with a traceback)."""
+"""The strict input reader's checks of a file's bytes and of the seed files, and of the build
+database's path: a non-UTF-8 seed is refused before dbt parses the project (dbt's parser
+would stop with a traceback)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
 import pytest
 
-from concord_io.input_encoding import first_bad_line
+from concord_io.errors import ConcordError
+from concord_io.landing.seeds import check_seeds
+from concord_io.landing.strict_csv import text_of
 
-TEXT = "group,name\nUS,Emily\nIT,Niccolò\n"
+TEXT = "group_name,name\nUS,Emily\nIT,Niccolò\n"
 
 
 @pytest.mark.parametrize(
-    ("data", "line"),
+    ("data", "problem"),
     [
         (TEXT.encode("utf-8"), None),
         (b"\xef\xbb\xbf" + TEXT.encode("utf-8"), None),
-        (TEXT.encode("latin-1"), 3),
-        (TEXT.encode("utf-16"), 1),  # byte order mark FF FE
-        (TEXT.encode("utf-16-le"), 1),  # no mark: NUL bytes from the first character
-        (b"a\r\nb\r\n\xff", 3),
+        (TEXT.encode("latin-1"), "first byte that is not valid UTF-8 is on line 3"),
+        (TEXT.encode("utf-16"), "first byte that is not valid UTF-8 is on line 1"),  # mark FF FE
+        ("a,b\n1,2\n".encode("utf-16-le"), "contains NUL bytes (a UTF-16 file?)"),  # no mark
+        (b"a\r\nb\r\n\xff", "first byte that is not valid UTF-8 is on line 3"),
+        (b"", "f.csv: the file is empty"),
     ],
 )
-def test_first_bad_line(data, line):
-    assert first_bad_line(data) == line
+def test_a_files_bytes_are_utf8_text_or_refused_naming_the_line(data, problem):
+    if problem is None:
+        assert text_of(data, "f.csv") == TEXT
+    else:
+        with pytest.raises(ConcordError, match=re.escape(problem)):
+            text_of(data, "f.csv")
+
+
+def seed_project(folder, files: dict[str, bytes]):
+    """A project of seeds: dbt_project.yml, a .dbtignore'd data folder, the files given,
+    probe_names declaring its two columns."""
+    (folder / "seeds" / "probe").mkdir(parents=True)
+    (folder / "seeds" / "data").mkdir()
+    (folder / "dbt_project.yml").write_text("name: t\nseed-paths: [seeds]\n")
+    (folder / ".dbtignore").write_text("seeds/data/\n")
+    (folder / "seeds" / "data" / "answers.csv").write_bytes(TEXT.encode("latin-1"))
+    (folder / "seeds" / "probe" / "_probe__seeds.yml").write_text(
+        "version: 2\nseeds:\n  - name: probe_names\n    config:\n      column_types:\n"
+        "        group_name: string\n        name: string\n"
+    )
+    for name, data in files.items():
+        (folder / "seeds" / "probe" / name).write_bytes(data)
+    return folder
+
+
+def test_every_seed_is_checked_and_every_refused_one_named_on_its_line(tmp_path):
+    good = seed_project(tmp_path / "good", {"probe_names.csv": TEXT.encode(), "x.csv": b"a\n1\n"})
+    assert check_seeds(good) == 2  # the ignored data folder is the reader's, not dbt's
+    bad = seed_project(
+        tmp_path / "bad",
+        {"probe_names.csv": b"group_name,label\nUS,Emily\n", "x.csv": b"a,b\n1\n"},
+    )
+    with pytest.raises(ConcordError) as refused:
+        check_seeds(bad)
+    assert refused.value.message.splitlines() == [
+        "seed probe_names (seeds/probe/probe_names.csv), header row: declared column(s) name "
+        "missing from the header; header column(s) label not declared in column_types "
+        "(header: group_name, label; declared: group_name, name). Rename the column in the "
+        "file or declare it.",
+        "seed x (seeds/probe/x.csv): row 1 (line 2) has 1 fields, the header has 2; first "
+        "missing column: b. fix the row; no seed was loaded.",
+    ]
 
 
 @pytest.mark.parametrize("encoding", ["latin-1", "utf-16"])
-def test_make_build_refuses_a_non_utf8_seed_in_one_line(tmp_path, encoding):
-    folder = tmp_path / "seeds" / "probe"
-    folder.mkdir(parents=True)
-    (folder / "ok.csv").write_text(TEXT, encoding="utf-8")
-    (folder / "probe_names.csv").write_bytes(TEXT.encode(encoding))
+def test_a_non_utf8_seed_is_refused_in_one_line_before_dbt(tmp_path, encoding):
+    project = seed_project(tmp_path, {"probe_names.csv": TEXT.encode(encoding)})
     result = subprocess.run(
-        [sys.executable, "-m", "concord_io.input_encoding", str(tmp_path / "seeds")],
+        [sys.executable, "-m", "concord_io.landing.seeds", "--project", str(project)],
         capture_output=True,
         text=True,
     )
     assert result.returncode == 2
     first = result.stderr.splitlines()[0]
     line = 3 if encoding == "latin-1" else 1
-    assert first.startswith("error: ") and "probe_names.csv: not UTF-8" in first
+    assert first.startswith("error: ") and "probe_names.csv): not UTF-8" in first
     assert f"is on line {line}." in first
     assert "Traceback" not in result.stderr
 

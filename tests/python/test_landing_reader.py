@@ -1242,7 +1242,8 @@ def test_a_landing_cut_off_between_its_renames_is_recovered(project):
 def test_the_command_prints_one_line_per_folder_and_refuses_in_one_line(project, capsys):
     assert main(["--project", str(project), "--landing", str(project.parent / "landing")]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 2 and out[0].startswith("landed    mcq/run_id=m--base--")
+    assert len(out) == 3 and out[0] == "seeds: 7 file(s) checked"
+    assert out[1].startswith("landed    mcq/run_id=m--base--")
     registry(project, "w.csv,M,P,base,DCBB\n")
     from concord_io.errors import run_main
 
@@ -1266,7 +1267,7 @@ def test_the_shipped_study_lands_as_the_warehouse_reads_it(tmp_path, capsys):
     landing = tmp_path / "landing"
     with pytest.raises(SystemExit) as exit_:
         concord(["land", "--landing", str(landing)])
-    assert exit_.value.code == 0 and len(capsys.readouterr().out.splitlines()) == 9
+    assert exit_.value.code == 0 and len(capsys.readouterr().out.splitlines()) == 1 + 9
     runs = pd.concat([pq.read_table(p).to_pandas() for p in landing.glob("mcq/*/runs.parquet")])
     answers = pd.concat(
         [pq.read_table(p).to_pandas() for p in landing.glob("mcq/*/answers.parquet")]
