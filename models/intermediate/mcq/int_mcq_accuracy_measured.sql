@@ -3,11 +3,7 @@
     coverage, and the calibration of the scored options (int_mcq_calibration_estimated).
     Where there is no gold or nothing was scored the figures are null, never 0
     (docs/formulas.md, "Accuracy and calibration"). -#}
-with graded as (
-
-    select * from {{ ref('int_mcq_answers_graded') }}
-
-),
+with graded as (select * from {{ ref('int_mcq_answers_graded') }}),
 
 gold as (
 
@@ -25,17 +21,9 @@ answered as (
 
 ),
 
-languages as (
+languages as (select * from {{ ref('int_mcq_task_languages_declared') }}),
 
-    select * from {{ ref('int_mcq_task_languages_declared') }}
-
-),
-
-calibration as (
-
-    select * from {{ ref('int_mcq_calibration_estimated') }}
-
-),
+calibration as (select * from {{ ref('int_mcq_calibration_estimated') }}),
 
 cells as (
 

@@ -3,11 +3,7 @@
     (an invalid answer is wrong) and, where the run scored the item's options, whether
     acc_norm's pick is (null where it did not). An item without gold, or one the run did
     not answer, is not here: it is left out of every n, never counted as 0. -#}
-with answers as (
-
-    select * from {{ ref('int_mcq_answers_normalised') }}
-
-),
+with answers as (select * from {{ ref('int_mcq_answers_normalised') }}),
 
 gold as (
 

@@ -22,11 +22,7 @@ with answers as (
 
 ),
 
-runs as (
-
-    select * from {{ ref('stg_mcq__runs') }}
-
-),
+runs as (select * from {{ ref('stg_mcq__runs') }}),
 
 versioned as (
 

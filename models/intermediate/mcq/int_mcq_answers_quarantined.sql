@@ -3,11 +3,7 @@
     the records each run set aside (stg_mcq__quarantine: every record of an item and
     language given more than once in a run, a language outside mcq_languages), in the
     standard quarantine shape; they are never counted as answers. -#}
-with answers as (
-
-    select * from {{ ref('int_mcq_answers_normalised') }}
-
-),
+with answers as (select * from {{ ref('int_mcq_answers_normalised') }}),
 
 records as (
 
@@ -16,11 +12,7 @@ records as (
 
 ),
 
-set_aside as (
-
-    select * from {{ ref('stg_mcq__quarantine') }}
-
-),
+set_aside as (select * from {{ ref('stg_mcq__quarantine') }}),
 
 final as (
 

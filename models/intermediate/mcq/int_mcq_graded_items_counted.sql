@@ -1,11 +1,7 @@
 {#- Per run, task and item with a gold: the languages whose answer was graded and how many
     of them were correct (an invalid answer is wrong): the sufficient statistics of the
     accuracy pooled over languages, items as the unit (int_mcq_accuracy_pooled). -#}
-with graded as (
-
-    select * from {{ ref('int_mcq_answers_graded') }}
-
-),
+with graded as (select * from {{ ref('int_mcq_answers_graded') }}),
 
 final as (
 

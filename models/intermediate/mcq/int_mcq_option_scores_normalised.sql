@@ -3,11 +3,7 @@
     Jensen-Shannon divergence compare), and the same of the length-normalised scores
     (log-likelihood per character, what the harness's acc_norm ranks), with the option
     acc_norm picks. Empty when no run scores its options. -#}
-with scores as (
-
-    select * from {{ ref('stg_mcq__option_scores') }}
-
-),
+with scores as (select * from {{ ref('stg_mcq__option_scores') }}),
 
 per_character as (
 

@@ -1,11 +1,7 @@
 {#- Valid answers per run, task, language and option key (mcq_options, in order): how many
     chose the option (n_option) and how many chose whatever was shown at the option's
     position (n_position: position bias); every option is present, zero where unused. -#}
-with answers as (
-
-    select * from {{ ref('int_mcq_answers_normalised') }}
-
-),
+with answers as (select * from {{ ref('int_mcq_answers_normalised') }}),
 
 options as (
 

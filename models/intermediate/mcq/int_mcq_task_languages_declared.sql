@@ -2,11 +2,7 @@
     mcq_languages (the same list for every task), or, when that list is empty, every
     language present in any of the task's answers, valid or not. An item is complete when
     each of its task's languages has a valid answer (docs/formulas.md). -#}
-with answers as (
-
-    select * from {{ ref('int_mcq_answers_normalised') }}
-
-),
+with answers as (select * from {{ ref('int_mcq_answers_normalised') }}),
 
 tasks as (
 

@@ -1,9 +1,5 @@
 {#- Items per run and task in each disagreement type, zero where a type does not occur. -#}
-with items as (
-
-    select * from {{ ref('int_mcq_items_classified') }}
-
-),
+with items as (select * from {{ ref('int_mcq_items_classified') }}),
 
 final as (
 

@@ -1,9 +1,7 @@
 {#- Paired by message: delta = index_rel_minus_unrel(group, msg) - index_rel_minus_unrel(baseline,
     msg), for every group other than the baseline (var probe_baseline_group). A message
     without its baseline row is caught by tests/dbt/probe/assert_probe_baseline_on_every_message. -#}
-with group_averages as (
-    select * from {{ ref('int_probe_indices_group_averaged') }}
-),
+with group_averages as (select * from {{ ref('int_probe_indices_group_averaged') }}),
 
 baseline as (
     select

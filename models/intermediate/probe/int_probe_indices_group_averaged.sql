@@ -1,8 +1,6 @@
 {#- The reference's df_group: the indices of one message averaged over the group's names,
     which damps the idiosyncrasies of a single name. -#}
-with stimuli as (
-    select * from {{ ref('int_probe_stimuli_indexed') }}
-),
+with stimuli as (select * from {{ ref('int_probe_stimuli_indexed') }}),
 
 final as (
     select

@@ -2,13 +2,9 @@
     (design_hash), group and message, each run's paired delta vs the baseline and their
     difference delta_a - delta_b (run_id_a < run_id_b, so each pair appears once). The
     message is the pairing unit, as within a run. -#}
-with deltas as (
-    select * from {{ ref('int_probe_deltas_paired') }}
-),
+with deltas as (select * from {{ ref('int_probe_deltas_paired') }}),
 
-runs as (
-    select * from {{ ref('int_probe_runs_accepted') }}
-),
+runs as (select * from {{ ref('int_probe_runs_accepted') }}),
 
 located as (
     select

@@ -1,12 +1,8 @@
 {#- The landed runs that passed the boundary checks (int_probe_runs_quarantined): the only
     runs the marts read. -#}
-with runs as (
-    select * from {{ ref('stg_probe__runs') }}
-),
+with runs as (select * from {{ ref('stg_probe__runs') }}),
 
-quarantined as (
-    select * from {{ ref('int_probe_runs_quarantined') }}
-),
+quarantined as (select * from {{ ref('int_probe_runs_quarantined') }}),
 
 final as (
     select

@@ -5,29 +5,17 @@
     hand-edited or foreign file), a group, name, message or candidate the seeds do not
     define, or a run that does not cover the whole design. One bad row quarantines the whole
     run: a partial run would bias every paired comparison. -#}
-with runs as (
-    select * from {{ ref('stg_probe__runs') }}
-),
+with runs as (select * from {{ ref('stg_probe__runs') }}),
 
-scores as (
-    select * from {{ ref('stg_probe__scores') }}
-),
+scores as (select * from {{ ref('stg_probe__scores') }}),
 
-stimuli as (
-    select * from {{ ref('stg_probe__stimuli') }}
-),
+stimuli as (select * from {{ ref('stg_probe__stimuli') }}),
 
-messages as (
-    select * from {{ ref('stg_probe__messages') }}
-),
+messages as (select * from {{ ref('stg_probe__messages') }}),
 
-names as (
-    select * from {{ ref('stg_probe__names') }}
-),
+names as (select * from {{ ref('stg_probe__names') }}),
 
-candidates as (
-    select * from {{ ref('stg_probe__candidates') }}
-),
+candidates as (select * from {{ ref('stg_probe__candidates') }}),
 
 design as (
     select

@@ -1,13 +1,9 @@
 {#- The softmax over each stimulus's candidate set, recomputed from the landed log-probs:
     P(c) = exp(lp_c - m) / sum_j exp(lp_j - m), m = max_j lp_j (shifting by m avoids
     underflow; it cancels in the ratio). -#}
-with landed_scores as (
-    select * from {{ ref('stg_probe__scores') }}
-),
+with landed_scores as (select * from {{ ref('stg_probe__scores') }}),
 
-accepted_runs as (
-    select * from {{ ref('int_probe_runs_accepted') }}
-),
+accepted_runs as (select * from {{ ref('int_probe_runs_accepted') }}),
 
 scores as (
     select landed_scores.*

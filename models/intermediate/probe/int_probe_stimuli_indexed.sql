@@ -2,9 +2,7 @@
     index_reliable_like = sum of P(c) over reliable_like candidates, likewise unreliable_like,
     index_rel_minus_unrel = their difference in [-1, 1]; the top choice is the candidate with
     the highest log-prob (ties to the lower candidate_id) and p_top its probability. -#}
-with normalised as (
-    select * from {{ ref('int_probe_scores_normalised') }}
-),
+with normalised as (select * from {{ ref('int_probe_scores_normalised') }}),
 
 indexed as (
     select

@@ -1,17 +1,9 @@
 {#- Every (rater, scenario) pair without a valid ranking: the rater never ranked the
     scenario, or the ranking was quarantined. Pairwise statistics use only the scenarios
     both raters ranked; consensus and W use the raters present. -#}
-with rankings as (
+with rankings as (select * from {{ ref('stg_ranking__rankings') }}),
 
-    select * from {{ ref('stg_ranking__rankings') }}
-
-),
-
-validated as (
-
-    select * from {{ ref('int_ranking_orders_validated') }}
-
-),
+validated as (select * from {{ ref('int_ranking_orders_validated') }}),
 
 raters as (
 

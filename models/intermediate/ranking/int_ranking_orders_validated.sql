@@ -2,17 +2,9 @@
     scenario, position), with each task's index in its scenario. The rank of a task is its
     position: the Python models build rank vectors (position per task index) from these
     rows, never correlate the orders themselves. -#}
-with checked as (
+with checked as (select * from {{ ref('int_ranking_rankings_checked') }}),
 
-    select * from {{ ref('int_ranking_rankings_checked') }}
-
-),
-
-scenario_tasks as (
-
-    select * from {{ ref('int_ranking_scenario_tasks_derived') }}
-
-),
+scenario_tasks as (select * from {{ ref('int_ranking_scenario_tasks_derived') }}),
 
 final as (
 

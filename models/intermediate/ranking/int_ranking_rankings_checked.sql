@@ -4,17 +4,9 @@
     scenario's tasks: one bad row (missing key, non-integer position, duplicate row, extra
     or repeated task, repeated or out-of-range position) or one missing task rejects the
     whole ranking, since its ranks would otherwise be wrong, never just incomplete. -#}
-with rankings as (
+with rankings as (select * from {{ ref('stg_ranking__rankings') }}),
 
-    select * from {{ ref('stg_ranking__rankings') }}
-
-),
-
-scenario_tasks as (
-
-    select * from {{ ref('int_ranking_scenario_tasks_derived') }}
-
-),
+scenario_tasks as (select * from {{ ref('int_ranking_scenario_tasks_derived') }}),
 
 task_positions as (
 

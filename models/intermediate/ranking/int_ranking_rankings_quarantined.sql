@@ -1,11 +1,7 @@
 {#- Rankings rows that never enter the statistics, in the standard quarantine columns.
     Rows with a defect carry its reason; the valid rows of a rejected ranking are listed
     too, so that nothing is left out silently. -#}
-with checked as (
-
-    select * from {{ ref('int_ranking_rankings_checked') }}
-
-),
+with checked as (select * from {{ ref('int_ranking_rankings_checked') }}),
 
 final as (
 

@@ -3,11 +3,7 @@
     scenario include it. A task only a minority names is an extra task; a scenario task
     missing from a ranking leaves a gap. task_index numbers the tasks 0.. in task_id order,
     which is also the order every consensus tie-break follows ("smaller task id"). -#}
-with rankings as (
-
-    select * from {{ ref('stg_ranking__rankings') }}
-
-),
+with rankings as (select * from {{ ref('stg_ranking__rankings') }}),
 
 keyed as (
 

@@ -1,16 +1,8 @@
 {#- The possible categories K of every dataset: as declared in the rater_categories seed for
     user datasets, var('mcq_options') for the datasets derived from the cross-lingual study. -#}
-with user_categories as (
+with user_categories as (select * from {{ ref('stg_rater__categories') }}),
 
-    select * from {{ ref('stg_rater__categories') }}
-
-),
-
-ratings as (
-
-    select * from {{ ref('int_rater_ratings_unioned') }}
-
-),
+ratings as (select * from {{ ref('int_rater_ratings_unioned') }}),
 
 derived_datasets as (
 

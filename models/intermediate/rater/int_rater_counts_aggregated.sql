@@ -1,16 +1,8 @@
 {#- How many raters put each item in each declared category, with a zero row for a declared
     category nobody chose (K counts the declared categories, not the observed ones). -#}
-with ratings as (
+with ratings as (select * from {{ ref('int_rater_ratings_validated') }}),
 
-    select * from {{ ref('int_rater_ratings_validated') }}
-
-),
-
-declared as (
-
-    select * from {{ ref('int_rater_categories_declared') }}
-
-),
+declared as (select * from {{ ref('int_rater_categories_declared') }}),
 
 items as (
 

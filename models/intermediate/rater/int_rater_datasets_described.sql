@@ -1,22 +1,10 @@
 {#- One row per dataset: where it comes from and, for derived datasets, which language,
     model and run it holds, so that the generated name never has to be parsed. -#}
-with ratings as (
+with ratings as (select * from {{ ref('int_rater_ratings_unioned') }}),
 
-    select * from {{ ref('int_rater_ratings_unioned') }}
+declared as (select * from {{ ref('int_rater_categories_declared') }}),
 
-),
-
-declared as (
-
-    select * from {{ ref('int_rater_categories_declared') }}
-
-),
-
-weightings as (
-
-    select * from {{ ref('stg_rater__datasets') }}
-
-),
+weightings as (select * from {{ ref('stg_rater__datasets') }}),
 
 datasets as (
 

@@ -1,10 +1,6 @@
 {#- Every per-item measure of the rater document, by the macros in rater_measures.sql over
     the item's category counts. -#}
-with counts as (
-
-    select * from {{ ref('int_rater_counts_aggregated') }}
-
-),
+with counts as (select * from {{ ref('int_rater_counts_aggregated') }}),
 
 aggregated as (
 

@@ -1,17 +1,9 @@
 {#- Each rating with why it cannot enter the measures (null when it can): a missing key, a
     duplicate (the same rater rating the same item twice: neither is kept, since which one
     is right is unknown), or a category that is not declared for the dataset. -#}
-with ratings as (
+with ratings as (select * from {{ ref('int_rater_ratings_unioned') }}),
 
-    select * from {{ ref('int_rater_ratings_unioned') }}
-
-),
-
-declared as (
-
-    select * from {{ ref('int_rater_categories_declared') }}
-
-),
+declared as (select * from {{ ref('int_rater_categories_declared') }}),
 
 counted as (
 

@@ -1,9 +1,5 @@
 {#- Ratings that never enter the measures, in the standard quarantine columns. -#}
-with checked as (
-
-    select * from {{ ref('int_rater_ratings_checked') }}
-
-),
+with checked as (select * from {{ ref('int_rater_ratings_checked') }}),
 
 final as (
 

@@ -4,17 +4,9 @@
       models_as_raters_…: per task, variant and language, the models' answers to each item;
       languages_as_raters_…: per run and task, one model's answers in each language.
     Invalid cross-lingual answers never enter. -#}
-with user_ratings as (
+with user_ratings as (select * from {{ ref('stg_rater__ratings') }}),
 
-    select * from {{ ref('stg_rater__ratings') }}
-
-),
-
-mcq_answers as (
-
-    select * from {{ ref('int_mcq_answers_normalised') }}
-
-),
+mcq_answers as (select * from {{ ref('int_mcq_answers_normalised') }}),
 
 valid_answers as (
 

@@ -1,9 +1,5 @@
 {#- The ratings that enter the measures: every check in int_rater_ratings_checked passed. -#}
-with checked as (
-
-    select * from {{ ref('int_rater_ratings_checked') }}
-
-),
+with checked as (select * from {{ ref('int_rater_ratings_checked') }}),
 
 final as (
 

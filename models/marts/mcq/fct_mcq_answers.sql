@@ -17,11 +17,7 @@ with answers as (
 
 ),
 
-items as (
-
-    select * from {{ ref('int_mcq_items_classified') }}
-
-),
+items as (select * from {{ ref('int_mcq_items_classified') }}),
 
 departing as (
 

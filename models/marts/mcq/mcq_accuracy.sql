@@ -4,11 +4,7 @@
     the task has a row for every run that answered the task; where it has no gold, or the
     run scored no option, the figures are null, never 0 (docs/formulas.md, "Accuracy and
     calibration"). -#}
-with measured as (
-
-    select * from {{ ref('int_mcq_accuracy_measured') }}
-
-),
+with measured as (select * from {{ ref('int_mcq_accuracy_measured') }}),
 
 described as (
 

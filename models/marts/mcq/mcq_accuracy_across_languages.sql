@@ -3,11 +3,7 @@
     every language, in none, and consistently but wrongly (the same wrong option in every
     language), each with its standard error and n. A run and task with no such item has
     null shares, never 0 (docs/formulas.md, "Accuracy and calibration"). -#}
-with graded as (
-
-    select * from {{ ref('int_mcq_answers_graded') }}
-
-),
+with graded as (select * from {{ ref('int_mcq_answers_graded') }}),
 
 answered as (
 
@@ -18,11 +14,7 @@ answered as (
 
 ),
 
-languages as (
-
-    select * from {{ ref('int_mcq_task_languages_declared') }}
-
-),
+languages as (select * from {{ ref('int_mcq_task_languages_declared') }}),
 
 task_languages as (
 

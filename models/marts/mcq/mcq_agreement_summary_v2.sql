@@ -2,11 +2,7 @@
     agreement and the headlines that do not shrink as languages are added (mean pairwise
     agreement; Fleiss' kappa with languages as raters, the rater study's figure), each with
     its interval. -#}
-with type_counts as (
-
-    select * from {{ ref('int_mcq_types_counted') }}
-
-),
+with type_counts as (select * from {{ ref('int_mcq_types_counted') }}),
 
 bootstrapped as (
 
@@ -15,11 +11,7 @@ bootstrapped as (
 
 ),
 
-pairwise as (
-
-    select * from {{ ref('int_mcq_pairwise_agreement_estimated') }}
-
-),
+pairwise as (select * from {{ ref('int_mcq_pairwise_agreement_estimated') }}),
 
 kappas as (
 

@@ -1,9 +1,5 @@
 {#- Per run, task and domain: the items of each disagreement type. -#}
-with items as (
-
-    select * from {{ ref('int_mcq_items_classified') }}
-
-),
+with items as (select * from {{ ref('int_mcq_items_classified') }}),
 
 counted as (
 

@@ -2,11 +2,7 @@
     of complete items on which it departs from the majority answer, and on which it is the
     odd one out, and its answer agreement with the pivot language (mcq_pivot_language), each
     with its interval and n; any number of languages. -#}
-with departures as (
-
-    select * from {{ ref('int_mcq_language_departures_estimated') }}
-
-),
+with departures as (select * from {{ ref('int_mcq_language_departures_estimated') }}),
 
 described as (
 
@@ -14,11 +10,7 @@ described as (
 
 ),
 
-pairs as (
-
-    select * from {{ ref('int_mcq_language_pairs_compared') }}
-
-),
+pairs as (select * from {{ ref('int_mcq_language_pairs_compared') }}),
 
 with_pivot as (
 

@@ -2,11 +2,7 @@
     answer agreement and Cohen's kappa on the items both answered, and where the options
     were scored, RankC and the Jensen-Shannon divergence of the option distributions; each
     with its interval and n. -#}
-with compared as (
-
-    select * from {{ ref('int_mcq_language_pairs_compared') }}
-
-),
+with compared as (select * from {{ ref('int_mcq_language_pairs_compared') }}),
 
 described as (
 

@@ -4,11 +4,7 @@
     with a paired bootstrap interval, the discordant items and the exact McNemar p-value,
     raw and Holm-adjusted over the task and variant's pairs of runs × languages. Empty
     where no item has a gold. -#}
-with compared as (
-
-    select * from {{ ref('int_mcq_model_accuracy_pairs_compared') }}
-
-),
+with compared as (select * from {{ ref('int_mcq_model_accuracy_pairs_compared') }}),
 
 described as (
 

@@ -3,11 +3,7 @@
     completely, their difference in percentage points with a paired bootstrap interval, the
     discordant items and the exact McNemar p-value, raw and Holm-adjusted over the pairs of
     the task and variant. -#}
-with compared as (
-
-    select * from {{ ref('int_mcq_model_pairs_compared') }}
-
-),
+with compared as (select * from {{ ref('int_mcq_model_pairs_compared') }}),
 
 described as (
 

@@ -1,11 +1,7 @@
 {#- Per run, task, language and option key: how often the option was chosen, and how often
     whatever was shown at its position was chosen (position bias), as counts and shares of
     the language's valid answers. -#}
-with option_counts as (
-
-    select * from {{ ref('int_mcq_options_counted') }}
-
-),
+with option_counts as (select * from {{ ref('int_mcq_options_counted') }}),
 
 shares as (
 

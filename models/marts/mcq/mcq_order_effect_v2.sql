@@ -3,11 +3,7 @@
     answers point to the same option, with its bootstrap interval, beside the two runs' full
     agreement and its shift (variant − baseline). Shifts of option and position shares are
     in mcq_option_frequency (one row per run). -#}
-with consistency as (
-
-    select * from {{ ref('int_mcq_order_consistency_estimated') }}
-
-),
+with consistency as (select * from {{ ref('int_mcq_order_consistency_estimated') }}),
 
 described as (
 
@@ -15,11 +11,7 @@ described as (
 
 ),
 
-type_counts as (
-
-    select * from {{ ref('int_mcq_types_counted') }}
-
-),
+type_counts as (select * from {{ ref('int_mcq_types_counted') }}),
 
 agreement as (
 

@@ -1,6 +1,4 @@
-with deltas as (
-    select * from {{ ref('int_probe_deltas_paired') }}
-),
+with deltas as (select * from {{ ref('int_probe_deltas_paired') }}),
 
 final as (
     select

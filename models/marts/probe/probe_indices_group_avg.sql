@@ -1,6 +1,4 @@
-with group_averages as (
-    select * from {{ ref('int_probe_indices_group_averaged') }}
-),
+with group_averages as (select * from {{ ref('int_probe_indices_group_averaged') }}),
 
 final as (
     select

@@ -1,6 +1,4 @@
-with stimuli as (
-    select * from {{ ref('int_probe_stimuli_indexed') }}
-),
+with stimuli as (select * from {{ ref('int_probe_stimuli_indexed') }}),
 
 final as (
 

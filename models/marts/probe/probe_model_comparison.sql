@@ -1,13 +1,9 @@
 {#- Models side by side on the same messages: per pair of runs over one design and group,
     each model's mean paired delta vs the baseline and the mean of their per-message
     difference, with its bootstrap interval and sign-flip p-value (paired by message). -#}
-with pairs as (
-    select * from {{ ref('int_probe_model_deltas_paired') }}
-),
+with pairs as (select * from {{ ref('int_probe_model_deltas_paired') }}),
 
-resampled as (
-    select * from {{ ref('int_probe_model_differences_resampled') }}
-),
+resampled as (select * from {{ ref('int_probe_model_differences_resampled') }}),
 
 summarised as (
     select

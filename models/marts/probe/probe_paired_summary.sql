@@ -1,14 +1,8 @@
-with deltas as (
-    select * from {{ ref('int_probe_deltas_paired') }}
-),
+with deltas as (select * from {{ ref('int_probe_deltas_paired') }}),
 
-resampled as (
-    select * from {{ ref('int_probe_deltas_resampled') }}
-),
+resampled as (select * from {{ ref('int_probe_deltas_resampled') }}),
 
-runs as (
-    select * from {{ ref('int_probe_runs_accepted') }}
-),
+runs as (select * from {{ ref('int_probe_runs_accepted') }}),
 
 summarised as (
     select

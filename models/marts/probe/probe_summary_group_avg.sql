@@ -1,7 +1,5 @@
 {#- The same summary after averaging over each group's names: one row per message enters. -#}
-with group_averages as (
-    select * from {{ ref('int_probe_indices_group_averaged') }}
-),
+with group_averages as (select * from {{ ref('int_probe_indices_group_averaged') }}),
 
 final as (
     select

@@ -1,8 +1,4 @@
-with consensus as (
-
-    select * from {{ ref('int_ranking_consensus_built') }}
-
-),
+with consensus as (select * from {{ ref('int_ranking_consensus_built') }}),
 
 final as (
 

@@ -1,8 +1,4 @@
-with pair_taus as (
-
-    select * from {{ ref('int_ranking_pair_taus_averaged') }}
-
-),
+with pair_taus as (select * from {{ ref('int_ranking_pair_taus_averaged') }}),
 
 final as (
 

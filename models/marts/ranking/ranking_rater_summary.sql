@@ -1,10 +1,6 @@
 {#- Row means of the A matrix: how close each rater stays to each consensus. Means are
     rounded to 9 decimals for ranking so that float noise never splits equal means. -#}
-with consensus_taus as (
-
-    select * from {{ ref('int_ranking_consensus_taus_computed') }}
-
-),
+with consensus_taus as (select * from {{ ref('int_ranking_consensus_taus_computed') }}),
 
 averaged as (
 

@@ -1,8 +1,4 @@
-with consensus_taus as (
-
-    select * from {{ ref('int_ranking_consensus_taus_computed') }}
-
-),
+with consensus_taus as (select * from {{ ref('int_ranking_consensus_taus_computed') }}),
 
 final as (
 

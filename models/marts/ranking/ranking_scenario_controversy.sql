@@ -1,16 +1,8 @@
 {#- Column means of the A matrix plus Kendall's W: how contested each scenario is. Means
     are rounded to 9 decimals for ranking so that float noise never splits equal means. -#}
-with consensus_taus as (
+with consensus_taus as (select * from {{ ref('int_ranking_consensus_taus_computed') }}),
 
-    select * from {{ ref('int_ranking_consensus_taus_computed') }}
-
-),
-
-concordance as (
-
-    select * from {{ ref('int_ranking_scenario_concordance_computed') }}
-
-),
+concordance as (select * from {{ ref('int_ranking_scenario_concordance_computed') }}),
 
 averaged as (
 

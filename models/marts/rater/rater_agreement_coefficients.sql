@@ -1,8 +1,4 @@
-with coefficients as (
-
-    select * from {{ ref('int_rater_coefficients_estimated') }}
-
-),
+with coefficients as (select * from {{ ref('int_rater_coefficients_estimated') }}),
 
 final as (
 

@@ -1,20 +1,8 @@
-with datasets as (
+with datasets as (select * from {{ ref('int_rater_datasets_described') }}),
 
-    select * from {{ ref('int_rater_datasets_described') }}
+items as (select * from {{ ref('int_rater_items_measured') }}),
 
-),
-
-items as (
-
-    select * from {{ ref('int_rater_items_measured') }}
-
-),
-
-coefficients as (
-
-    select * from {{ ref('int_rater_coefficients_estimated') }}
-
-),
+coefficients as (select * from {{ ref('int_rater_coefficients_estimated') }}),
 
 kappas as (
 

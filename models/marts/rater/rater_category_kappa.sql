@@ -1,8 +1,4 @@
-with category_kappas as (
-
-    select * from {{ ref('int_rater_category_kappas_estimated') }}
-
-),
+with category_kappas as (select * from {{ ref('int_rater_category_kappas_estimated') }}),
 
 final as (
 

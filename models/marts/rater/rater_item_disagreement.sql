@@ -1,8 +1,4 @@
-with items as (
-
-    select * from {{ ref('int_rater_items_measured') }}
-
-),
+with items as (select * from {{ ref('int_rater_items_measured') }}),
 
 final as (
 

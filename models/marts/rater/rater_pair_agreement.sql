@@ -1,14 +1,6 @@
-with coefficients as (
+with coefficients as (select * from {{ ref('int_rater_coefficients_estimated') }}),
 
-    select * from {{ ref('int_rater_coefficients_estimated') }}
-
-),
-
-datasets as (
-
-    select * from {{ ref('int_rater_datasets_described') }}
-
-),
+datasets as (select * from {{ ref('int_rater_datasets_described') }}),
 
 pairs as (
 

@@ -2,59 +2,23 @@
     headline figure from each study it appears in, each with its interval and n, and the
     run's provenance. Every figure is read from the mart or model that computes it; none is
     computed again here (docs/scorecard.md). model_scorecard keeps the baseline variant. -#}
-with summary as (
+with summary as (select * from {{ ref('mcq_agreement_summary', v=2) }}),
 
-    select * from {{ ref('mcq_agreement_summary', v=2) }}
+runs as (select * from {{ ref('stg_mcq__runs') }}),
 
-),
+accuracy as (select * from {{ ref('int_mcq_accuracy_pooled') }}),
 
-runs as (
+across_languages as (select * from {{ ref('mcq_accuracy_across_languages') }}),
 
-    select * from {{ ref('stg_mcq__runs') }}
+order_effect as (select * from {{ ref('mcq_order_effect', v=2) }}),
 
-),
+task_languages as (select * from {{ ref('int_mcq_task_languages_declared') }}),
 
-accuracy as (
+rater_pairs as (select * from {{ ref('rater_pair_agreement') }}),
 
-    select * from {{ ref('int_mcq_accuracy_pooled') }}
+probe_summary as (select * from {{ ref('probe_paired_summary') }}),
 
-),
-
-across_languages as (
-
-    select * from {{ ref('mcq_accuracy_across_languages') }}
-
-),
-
-order_effect as (
-
-    select * from {{ ref('mcq_order_effect', v=2) }}
-
-),
-
-task_languages as (
-
-    select * from {{ ref('int_mcq_task_languages_declared') }}
-
-),
-
-rater_pairs as (
-
-    select * from {{ ref('rater_pair_agreement') }}
-
-),
-
-probe_summary as (
-
-    select * from {{ ref('probe_paired_summary') }}
-
-),
-
-probe_runs as (
-
-    select * from {{ ref('stg_probe__runs') }}
-
-),
+probe_runs as (select * from {{ ref('stg_probe__runs') }}),
 
 -- the order effect: where the answers moved most between a revision's baseline run and a
 -- run under another variant, on the items both answered; a variant's row compares itself

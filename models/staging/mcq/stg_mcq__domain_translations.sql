@@ -1,8 +1,4 @@
-with source as (
-
-    select * from {{ ref('mcq_domain_translations') }}
-
-),
+with source as (select * from {{ ref('mcq_domain_translations') }}),
 
 final as (
 

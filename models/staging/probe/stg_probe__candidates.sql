@@ -1,7 +1,5 @@
 {#- The design's candidates, with their leading space (what the model continues with). -#}
-with source as (
-    select * from {{ ref('probe_candidates') }}
-),
+with source as (select * from {{ ref('probe_candidates') }}),
 
 final as (
     select

@@ -1,7 +1,5 @@
 {#- The design's messages, trimmed as the probe trims them (probe/stimuli.py). -#}
-with source as (
-    select * from {{ ref('probe_messages') }}
-),
+with source as (select * from {{ ref('probe_messages') }}),
 
 final as (
     select

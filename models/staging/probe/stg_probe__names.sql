@@ -1,7 +1,5 @@
 {#- The design's names and their groups, trimmed as the probe trims them. -#}
-with source as (
-    select * from {{ ref('probe_names') }}
-),
+with source as (select * from {{ ref('probe_names') }}),
 
 final as (
     select

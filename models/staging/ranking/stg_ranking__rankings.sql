@@ -3,11 +3,7 @@
     the quarantine with its row instead of failing the load; position_text keeps the value
     as written. source_row is the row's number in the seed (1 = first data row): DuckDB
     loads seeds in file order and the project sets preserve_insertion_order. -#}
-with source as (
-
-    select * from {{ ref('ranking_rankings') }}
-
-),
+with source as (select * from {{ ref('ranking_rankings') }}),
 
 numbered as (
 

@@ -1,8 +1,4 @@
-with source as (
-
-    select * from {{ ref('rater_categories') }}
-
-),
+with source as (select * from {{ ref('rater_categories') }}),
 
 renamed as (
 

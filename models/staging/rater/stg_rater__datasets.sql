@@ -1,8 +1,4 @@
-with source as (
-
-    select * from {{ ref('rater_datasets') }}
-
-),
+with source as (select * from {{ ref('rater_datasets') }}),
 
 renamed as (
 

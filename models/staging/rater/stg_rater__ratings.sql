@@ -1,8 +1,4 @@
-with source as (
-
-    select * from {{ ref('rater_ratings') }}
-
-),
+with source as (select * from {{ ref('rater_ratings') }}),
 
 renamed as (
 

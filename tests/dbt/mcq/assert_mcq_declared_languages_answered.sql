@@ -3,11 +3,7 @@
     language that makes it so (drop it from mcq_languages, or land its answers). -#}
 {{ config(severity='warn') }}
 
-with declared as (
-
-    select * from {{ ref('int_mcq_task_languages_declared') }}
-
-),
+with declared as (select * from {{ ref('int_mcq_task_languages_declared') }}),
 
 answered as (
 

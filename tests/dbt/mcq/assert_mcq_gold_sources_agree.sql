@@ -2,11 +2,7 @@
     item different golds: int_mcq_golds_gathered leaves its gold null, and every figure
     against gold would be wrong for one of them. The row names the item and each gold with a source that
     gives it; correct the source that is wrong (or the item ids that pair two items). -#}
-with gold as (
-
-    select * from {{ ref('int_mcq_golds_gathered') }}
-
-),
+with gold as (select * from {{ ref('int_mcq_golds_gathered') }}),
 
 final as (
 

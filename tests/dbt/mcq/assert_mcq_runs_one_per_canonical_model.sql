@@ -2,11 +2,7 @@
     canonical name (seed model_aliases) with the same revision and variant: the marts would
     hold the model twice. The row names both runs and their spellings; register the answers
     under one spelling, or give the runs different variants. -#}
-with runs as (
-
-    select * from {{ ref('stg_mcq__runs') }}
-
-),
+with runs as (select * from {{ ref('stg_mcq__runs') }}),
 
 final as (
 

@@ -1,8 +1,6 @@
 {#- Every run and message scored for some group is also scored for the baseline group:
     otherwise the paired deltas of that message would silently drop out. -#}
-with group_averages as (
-    select * from {{ ref('int_probe_indices_group_averaged') }}
-),
+with group_averages as (select * from {{ ref('int_probe_indices_group_averaged') }}),
 
 baseline as (
     select run_id, msg_id

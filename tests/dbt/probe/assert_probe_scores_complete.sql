@@ -1,12 +1,8 @@
 {#- An accepted run is complete: n_stimuli stimuli, each with all n_candidates candidates
     (runs that fail the boundary checks are in int_probe_runs_quarantined instead). -#}
-with landed_runs as (
-    select * from {{ ref('stg_probe__runs') }}
-),
+with landed_runs as (select * from {{ ref('stg_probe__runs') }}),
 
-accepted_runs as (
-    select * from {{ ref('int_probe_runs_accepted') }}
-),
+accepted_runs as (select * from {{ ref('int_probe_runs_accepted') }}),
 
 runs as (
     select landed_runs.*

@@ -1,11 +1,7 @@
 {#- Every consensus order (scenario, method) holds exactly the scenario's tasks: none
     missing, none foreign. is_permutation checks positions 1..k and distinct tasks; this
     checks that the k tasks are the right ones. -#}
-with consensus as (
-
-    select * from {{ ref('ranking_consensus') }}
-
-),
+with consensus as (select * from {{ ref('ranking_consensus') }}),
 
 validated as (
 

@@ -1,10 +1,6 @@
 {#- K is symmetric with a unit diagonal: (i, j) and (j, i) carry the same mean, count and
     interval, and a rater agrees perfectly with itself on every scenario it ranked. -#}
-with pairs as (
-
-    select * from {{ ref('ranking_pair_kendall') }}
-
-),
+with pairs as (select * from {{ ref('ranking_pair_kendall') }}),
 
 mirrored as (
 

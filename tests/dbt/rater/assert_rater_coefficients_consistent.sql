@@ -2,23 +2,11 @@
     mart's Cohen's kappas (unweighted and with the declared weights), every dataset with two
     or more raters has all its pairs, and the summary's kappas are rows of the coefficients
     mart, not copies computed elsewhere. -#}
-with coefficients as (
+with coefficients as (select * from {{ ref('rater_agreement_coefficients') }}),
 
-    select * from {{ ref('rater_agreement_coefficients') }}
+pairs as (select * from {{ ref('rater_pair_agreement') }}),
 
-),
-
-pairs as (
-
-    select * from {{ ref('rater_pair_agreement') }}
-
-),
-
-summary as (
-
-    select * from {{ ref('rater_agreement_summary') }}
-
-),
+summary as (select * from {{ ref('rater_agreement_summary') }}),
 
 pair_means as (
 

@@ -7,17 +7,9 @@ with validated as (
 
 ),
 
-summary as (
+summary as (select * from {{ ref('rater_agreement_summary') }}),
 
-    select * from {{ ref('rater_agreement_summary') }}
-
-),
-
-answers as (
-
-    select * from {{ ref('int_mcq_answers_normalised') }}
-
-),
+answers as (select * from {{ ref('int_mcq_answers_normalised') }}),
 
 expected_derived as (
 

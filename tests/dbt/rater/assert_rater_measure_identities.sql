@@ -1,11 +1,7 @@
 {#- The identities of the rater measures hold on every item of every dataset:
     GD = 1 - Pi = Simpson, DI = GD * K (n - 1) / ((K - 1) n), Gini-Simpson = (n - 1)/n * GD,
     and the per-item Pi averages to P-bar used by the kappas. -#}
-with items as (
-
-    select * from {{ ref('rater_item_disagreement') }}
-
-),
+with items as (select * from {{ ref('rater_item_disagreement') }}),
 
 violations as (
 
