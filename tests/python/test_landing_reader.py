@@ -1105,15 +1105,23 @@ def test_the_results_file_gives_the_runs_provenance(project):
 # -------------------------------------------------------------------------------- items
 
 
+def land_order_control(project: Path, shuffled: str, registry: str) -> pd.DataFrame:
+    """Land with ``shuffled`` as the order-control file en_shfl.csv and ``registry`` as the
+    item registry's lines: the landed items."""
+    write(mcq(project) / "items" / "en_shfl.csv", shuffled)
+    item_files(project, registry)
+    land(project)
+    return landed_items(project)
+
+
 def test_items_land_with_english_domains_and_an_order_control_file_lands_once(project):
     shuffled = (
         "Domain,Prompt,D,C,B,A\nHealth,A nurse is [ADJ].,Shy,Bold,Calm,Kind\n"
         "Art,A painter likes [ADJ].,Gray,Green,Blue,Red\n"
     )
-    write(mcq(project) / "items" / "en_shfl.csv", shuffled)
-    item_files(project, "en.csv,en,base,\nit.csv,it,base,\nen_shfl.csv,en,shuffled,\n")
-    land(project)
-    frame = landed_items(project)
+    frame = land_order_control(
+        project, shuffled, "en.csv,en,base,\nit.csv,it,base,\nen_shfl.csv,en,shuffled,\n"
+    )
     assert len(frame) == 16 and set(frame.source_file) == {"en.csv", "it.csv"}
     it_1 = frame.query("language == 'it' and item_id == '1'")
     assert it_1.option_text.tolist() == ["Gentile", "Calmo", "Audace", "Timido"]
@@ -1139,10 +1147,11 @@ def test_an_item_files_gold_column_lands_on_every_option_of_the_item(project):
         "Domain,Prompt,D,C,B,A,Answer\nHealth,A nurse is [ADJ].,Shy,Bold,Calm,Kind,C\n"
         "Art,A painter likes [ADJ].,Gray,Green,Blue,Red,\n"
     )
-    write(mcq(project) / "items" / "en_shfl.csv", shuffled)
-    item_files(project, "en.csv,en,base,Answer\nit.csv,it,base,\nen_shfl.csv,en,shuffled,Answer\n")
-    land(project)
-    frame = landed_items(project)
+    frame = land_order_control(
+        project,
+        shuffled,
+        "en.csv,en,base,Answer\nit.csv,it,base,\nen_shfl.csv,en,shuffled,Answer\n",
+    )
     by_item = frame.groupby(["language", "item_id"]).gold.agg(lambda g: set(g.fillna("-")))
     assert by_item.to_dict() == {
         ("en", "1"): {"C"}, ("en", "2"): {"-"}, ("it", "1"): {"-"}, ("it", "2"): {"-"},
