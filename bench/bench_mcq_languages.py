@@ -53,6 +53,20 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+#: The items on which a language chose an option, as bits of 64-item chunks: a pair's counts
+#: are then popcounts of two masks ANDed, where joining the answers pair by pair would make a
+#: row per item and pair (156 M rows at 40 languages, 10 000 items and 20 runs)
+OPTION_MASKS = """
+    select
+        a.model, a.run, a.task, i.item_no // 64 as chunk, a.language, a.chosen,
+        bit_or(1::ubigint << (i.item_no % 64)::integer) as items
+    from floor_answers as a
+    inner join floor_items as i using (model, run, task, item_id)
+    where a.chosen is not null
+    group by all
+"""
+
+
 def _pair_sums(masks: str, within: str, name: str) -> str:
     """Per run, task and pair of languages: the items set in both masks of ``masks``
     (``items`` by ``language``), over the rows alike in ``within``."""
@@ -140,19 +154,7 @@ def floor_statements(
         """,
         f"""
         create or replace temp table floor_summary as
-        with masks as (
-            -- the items on which a language chose an option, as bits of 64-item chunks:
-            -- a pair's counts are then popcounts of two masks ANDed, where joining the
-            -- answers pair by pair would make a row per item and pair (156 M rows at
-            -- 40 languages, 10 000 items and 20 runs)
-            select
-                a.model, a.run, a.task, i.item_no // 64 as chunk, a.language, a.chosen,
-                bit_or(1::ubigint << (i.item_no % 64)::integer) as items
-            from floor_answers as a
-            inner join floor_items as i using (model, run, task, item_id)
-            where a.chosen is not null
-            group by all
-        ),
+        with masks as ({OPTION_MASKS}),
         answered as (
             select model, run, task, chunk, language, bit_or(items) as items
             from masks
@@ -227,18 +229,10 @@ PAIR_CHAIN = (
 )
 #: The pair consistency's floor: per run, task and pair of languages, on the items both
 #: answered validly, the agreement and Cohen's kappa from the pair's K x K table, the table's
-#: cells popcounts of two option masks ANDed (floor_summary's masks, kept as a table)
-PAIRS_FLOOR = """
+#: cells popcounts of two option masks ANDed (:data:`OPTION_MASKS`, as in floor_summary)
+PAIRS_FLOOR = f"""
     create or replace temp table floor_pairs as
-    with masks as (
-        select
-            a.model, a.run, a.task, i.item_no // 64 as chunk, a.language, a.chosen,
-            bit_or(1::ubigint << (i.item_no % 64)::integer) as items
-        from floor_answers as a
-        inner join floor_items as i using (model, run, task, item_id)
-        where a.chosen is not null
-        group by all
-    ),
+    with masks as ({OPTION_MASKS}),
     cells as (
         select
             l.model, l.run, l.task, l.language as language_1, r.language as language_2,

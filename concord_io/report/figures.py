@@ -138,6 +138,18 @@ def _task_variant_panels(m: Marts, rows: list[dict]) -> list[str]:
     return [f"{r['task']} · {r['variant']}" for r in rows]
 
 
+def _sorted_runs(m: Marts, query: str, value: str) -> tuple[list[dict], list[str]]:
+    """The rows of ``query`` (over the agreement summary) and their variants, the baseline
+    first; the rows in the order of each model's ``value`` under the first variant, best
+    first (a null as 0): by variant, task, value, then model."""
+    rows = _nonempty(m.rows(query), AGREEMENT_SUMMARY)
+    variants = variant_order(m, [r["variant"] for r in rows])
+    rows.sort(
+        key=lambda r: (variants.index(r["variant"]), r["task"], -(r[value] or 0), model_label(r))
+    )
+    return rows, variants
+
+
 def _per_run(m: Marts, estimate: str, interval: str, x_title: str, **scale) -> alt.TopLevelMixin:
     """One of the summary's headline figures, ``estimate`` with its interval (the columns
     ``<interval>_ci_low`` and ``_ci_high``): a row per model, a dot per variant within it, a
@@ -145,17 +157,11 @@ def _per_run(m: Marts, estimate: str, interval: str, x_title: str, **scale) -> a
     t = AGREEMENT_SUMMARY
     low, high = f"{interval}_ci_low", f"{interval}_ci_high"
     need(m, t, *RUN_COLUMNS, estimate, low, high)
-    rows = _nonempty(
-        m.rows(
-            f"select {', '.join(RUN_COLUMNS)}, {estimate} as estimate, {low} as low, "
-            f"{high} as high from {SCHEMA}.{t} where {estimate} is not null"
-        ),
-        t,
-    )
-    variants = variant_order(m, [r["variant"] for r in rows])
-    # rows in the order of each model's value under the first variant, best first
-    rows.sort(
-        key=lambda r: (variants.index(r["variant"]), r["task"], -r["estimate"], model_label(r))
+    rows, variants = _sorted_runs(
+        m,
+        f"select {', '.join(RUN_COLUMNS)}, {estimate} as estimate, {low} as low, "
+        f"{high} as high from {SCHEMA}.{t} where {estimate} is not null",
+        "estimate",
     )
     frame = _intervals(
         [(model_label(r), r["estimate"], r["low"], r["high"]) for r in rows],
@@ -195,21 +201,11 @@ def fig_disagreement_types(m: Marts) -> alt.TopLevelMixin:
     t = AGREEMENT_SUMMARY
     counts = [f"n_{kind}" for kind in MCQ_TYPES]
     need(m, t, *RUN_COLUMNS, "n_items", "full_agreement_pct", *counts)
-    rows = _nonempty(
-        m.rows(
-            f"select {', '.join(RUN_COLUMNS)}, n_items, full_agreement_pct, "
-            f"{', '.join(counts)} from {SCHEMA}.{t}"
-        ),
-        t,
-    )
-    variants = variant_order(m, [r["variant"] for r in rows])
-    rows.sort(
-        key=lambda r: (
-            variants.index(r["variant"]),
-            r["task"],
-            -(r["full_agreement_pct"] or 0),
-            model_label(r),
-        )
+    rows, _ = _sorted_runs(
+        m,
+        f"select {', '.join(RUN_COLUMNS)}, n_items, full_agreement_pct, "
+        f"{', '.join(counts)} from {SCHEMA}.{t}",
+        "full_agreement_pct",
     )
     data = []
     for r in rows:

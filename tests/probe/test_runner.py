@@ -11,14 +11,20 @@ from probe import runner
 from probe.scoring import NonFiniteScoreError
 
 
-def test_run_lands_a_complete_run(tmp_path, tiny_model_dirs):
-    result = runner.run_probe(
+def run_tiny(tmp_path, tiny_model_dirs, run_id: str, **options) -> runner.RunResult:
+    """The tiny GPT-2 on CPU, landed under ``tmp_path``, with no progress bar."""
+    return runner.run_probe(
         str(tiny_model_dirs["gpt2"]),
         device="cpu",
-        run_id="r1",
+        run_id=run_id,
         landing_dir=tmp_path,
         progress=False,
+        **options,
     )
+
+
+def test_run_lands_a_complete_run(tmp_path, tiny_model_dirs):
+    result = run_tiny(tmp_path, tiny_model_dirs, "r1")
     runs = pq.read_table(result.folder / "runs.parquet").to_pylist()
     scores = pq.read_table(result.folder / "scores.parquet").to_pandas()
     stimuli = pq.read_table(result.folder / "stimuli.parquet").to_pandas()
@@ -33,14 +39,7 @@ def test_run_lands_a_complete_run(tmp_path, tiny_model_dirs):
     assert (scores.token_logprobs.map(len) == scores.n_tokens).all()
     np.testing.assert_allclose(scores.token_logprobs.map(sum), scores.logprob, atol=1e-12)
     # same design, model and dtype: same config hash on a second run id
-    again = runner.run_probe(
-        str(tiny_model_dirs["gpt2"]),
-        device="cpu",
-        run_id="r2",
-        landing_dir=tmp_path,
-        progress=False,
-        batch_size=3,
-    )
+    again = run_tiny(tmp_path, tiny_model_dirs, "r2", batch_size=3)
     assert pq.read_table(again.folder / "runs.parquet")["config_hash"].to_pylist() == [
         runs[0]["config_hash"]
     ]
@@ -56,13 +55,7 @@ def test_nan_scores_are_refused_before_anything_lands(tmp_path, tiny_model_dirs,
 
     monkeypatch.setattr(runner, "score_batched", poisoned)
     with pytest.raises(NonFiniteScoreError, match="stimulus 5 .*nothing was landed"):
-        runner.run_probe(
-            str(tiny_model_dirs["gpt2"]),
-            device="cpu",
-            run_id="bad",
-            landing_dir=tmp_path,
-            progress=False,
-        )
+        run_tiny(tmp_path, tiny_model_dirs, "bad")
     assert not (tmp_path / "probe").exists()
 
 
@@ -165,14 +158,7 @@ def test_a_model_that_ignores_the_candidate_mask_falls_back(
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
 def test_half_precision_runs_record_their_dtype(tmp_path, tiny_model_dirs, dtype):
-    result = runner.run_probe(
-        str(tiny_model_dirs["gpt2"]),
-        device="cpu",
-        dtype=dtype,
-        run_id=dtype,
-        landing_dir=tmp_path,
-        progress=False,
-    )
+    result = run_tiny(tmp_path, tiny_model_dirs, dtype, dtype=dtype)
     meta = pq.read_table(result.folder / "runs.parquet").to_pylist()[0]
     assert meta["dtype"] == dtype
     scores = pq.read_table(result.folder / "scores.parquet")["logprob"].to_numpy()

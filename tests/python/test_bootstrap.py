@@ -16,6 +16,17 @@ from concord_stats.bootstrap import (
 from concord_stats.entropy import shannon_entropy
 
 
+def share_summary(counts: list[int], n_resamples: int, seed: int) -> dict[str, float]:
+    """The 95 % bootstrap summary of the share (%) of the first of two categories' counts."""
+    return bootstrap(
+        np.array(counts),
+        lambda c: share_pct(c, [0], [0, 1]),
+        n_resamples=n_resamples,
+        confidence=0.95,
+        seed=seed,
+    ).summary()
+
+
 def test_percentile_interval_matches_scipy_percentile_bootstrap():
     data = np.random.default_rng(1).normal(size=40)
     res = stats.bootstrap(
@@ -34,13 +45,7 @@ def test_percentile_interval_matches_scipy_percentile_bootstrap():
 
 def test_thirty_of_sixty_converges_to_the_documented_interval():
     # docs/formulas.md: the percentile CI of 30/60 converges to [36.67 %, 63.33 %]
-    result = bootstrap(
-        np.array([30, 30]),
-        lambda c: share_pct(c, [0], [0, 1]),
-        n_resamples=20000,
-        confidence=0.95,
-        seed=3,
-    ).summary()
+    result = share_summary([30, 30], n_resamples=20000, seed=3)
     assert result["estimate"] == 50.0
     assert result["ci_low"] == pytest.approx(100 * 22 / 60, abs=1e-9)
     assert result["ci_high"] == pytest.approx(100 * 38 / 60, abs=1e-9)
@@ -77,26 +82,14 @@ def test_bootstrap_rows_and_counts_agree_on_agreement_rate():
         confidence=0.95,
         seed=1,
     ).summary()
-    by_counts = bootstrap(
-        np.array([30, 30]),
-        lambda c: share_pct(c, [0], [0, 1]),
-        n_resamples=20000,
-        confidence=0.95,
-        seed=2,
-    ).summary()
+    by_counts = share_summary([30, 30], n_resamples=20000, seed=2)
     assert by_rows["estimate"] == by_counts["estimate"] == 50.0
     assert abs(by_rows["ci_low"] - by_counts["ci_low"]) <= 100 / 60 + 1e-9
     assert abs(by_rows["ci_high"] - by_counts["ci_high"]) <= 100 / 60 + 1e-9
 
 
 def test_degenerate_samples():
-    one_item = bootstrap(
-        np.array([1, 0]),
-        lambda c: share_pct(c, [0], [0, 1]),
-        n_resamples=100,
-        confidence=0.95,
-        seed=0,
-    ).summary()
+    one_item = share_summary([1, 0], n_resamples=100, seed=0)
     assert one_item == {"estimate": 100.0, "boot_mean": 100.0, "ci_low": 100.0, "ci_high": 100.0}
     all_same = bootstrap(
         np.array([60, 0, 0, 0]), shannon_entropy, n_resamples=100, confidence=0.95, seed=0

@@ -108,6 +108,17 @@ def landed(project: Path, table: str = "answers") -> pd.DataFrame:
     return pd.concat([pq.read_table(f).to_pandas() for f in files], ignore_index=True)
 
 
+def landed_items(project: Path) -> pd.DataFrame:
+    """The task's landed items."""
+    path = project.parent / "landing" / "items" / "task=xcloze" / "items.parquet"
+    return pq.read_table(path).to_pandas()
+
+
+def item_files(project: Path, lines: str) -> None:
+    """The item registry: ``lines`` under its header."""
+    write(mcq(project) / "mcq_item_files.csv", ITEM_FILES_HEADER + lines)
+
+
 def wide(project: Path, header: str = HEADER, rows: list[str] | None = None, **kw) -> None:
     newline = kw.get("newline", "\n")
     text = newline.join([header, *(WIDE_ROWS if rows is None else rows)]) + newline
@@ -274,7 +285,7 @@ def test_registry_lines_are_checked(project, line, expected):
 def test_item_registry_lines_are_checked(project, lines, expected):
     """What the item registry's seed tests stated (a blank cell, a repeated file, a variant
     other than base or shuffled) and a language tag that is not one."""
-    write(mcq(project) / "mcq_item_files.csv", ITEM_FILES_HEADER + lines)
+    item_files(project, lines)
     refused(project, *expected)
 
 
@@ -882,8 +893,7 @@ def test_each_answer_names_its_column_and_its_items_domain(project):
         ["w.csv", "2", "en", "P_EN", "Art", "Art"],
         ["w.csv", "2", "it", "P_IT", "Arte", "Art"],
     ]
-    items = pq.read_table(project.parent / "landing" / "items" / "task=xcloze" / "items.parquet")
-    labels = items.to_pandas().query("item_id == '1'").groupby("language").domain_label.first()
+    labels = landed_items(project).query("item_id == '1'").groupby("language").domain_label.first()
     assert labels.to_dict() == {"en": "Health", "it": "Salute"}
 
 
@@ -1095,19 +1105,23 @@ def test_the_results_file_gives_the_runs_provenance(project):
 # -------------------------------------------------------------------------------- items
 
 
+def land_order_control(project: Path, shuffled: str, registry: str) -> pd.DataFrame:
+    """Land with ``shuffled`` as the order-control file en_shfl.csv and ``registry`` as the
+    item registry's lines: the landed items."""
+    write(mcq(project) / "items" / "en_shfl.csv", shuffled)
+    item_files(project, registry)
+    land(project)
+    return landed_items(project)
+
+
 def test_items_land_with_english_domains_and_an_order_control_file_lands_once(project):
     shuffled = (
         "Domain,Prompt,D,C,B,A\nHealth,A nurse is [ADJ].,Shy,Bold,Calm,Kind\n"
         "Art,A painter likes [ADJ].,Gray,Green,Blue,Red\n"
     )
-    write(mcq(project) / "items" / "en_shfl.csv", shuffled)
-    write(
-        mcq(project) / "mcq_item_files.csv",
-        ITEM_FILES_HEADER + "en.csv,en,base,\nit.csv,it,base,\nen_shfl.csv,en,shuffled,\n",
+    frame = land_order_control(
+        project, shuffled, "en.csv,en,base,\nit.csv,it,base,\nen_shfl.csv,en,shuffled,\n"
     )
-    land(project)
-    items = pq.read_table(project.parent / "landing" / "items" / "task=xcloze" / "items.parquet")
-    frame = items.to_pandas()
     assert len(frame) == 16 and set(frame.source_file) == {"en.csv", "it.csv"}
     it_1 = frame.query("language == 'it' and item_id == '1'")
     assert it_1.option_text.tolist() == ["Gentile", "Calmo", "Audace", "Timido"]
@@ -1133,15 +1147,11 @@ def test_an_item_files_gold_column_lands_on_every_option_of_the_item(project):
         "Domain,Prompt,D,C,B,A,Answer\nHealth,A nurse is [ADJ].,Shy,Bold,Calm,Kind,C\n"
         "Art,A painter likes [ADJ].,Gray,Green,Blue,Red,\n"
     )
-    write(mcq(project) / "items" / "en_shfl.csv", shuffled)
-    write(
-        mcq(project) / "mcq_item_files.csv",
-        ITEM_FILES_HEADER + "en.csv,en,base,Answer\nit.csv,it,base,\n"
-        "en_shfl.csv,en,shuffled,Answer\n",
+    frame = land_order_control(
+        project,
+        shuffled,
+        "en.csv,en,base,Answer\nit.csv,it,base,\nen_shfl.csv,en,shuffled,Answer\n",
     )
-    land(project)
-    items = pq.read_table(project.parent / "landing" / "items" / "task=xcloze" / "items.parquet")
-    frame = items.to_pandas()
     by_item = frame.groupby(["language", "item_id"]).gold.agg(lambda g: set(g.fillna("-")))
     assert by_item.to_dict() == {
         ("en", "1"): {"C"}, ("en", "2"): {"-"}, ("it", "1"): {"-"}, ("it", "2"): {"-"},
@@ -1157,10 +1167,7 @@ def test_an_item_files_gold_column_lands_on_every_option_of_the_item(project):
         project,
         "en_shfl.csv: row 1, column Answer: gold 'c' is not one of the options A, B, C, D",
     )
-    write(
-        mcq(project) / "mcq_item_files.csv",
-        ITEM_FILES_HEADER + "en.csv,en,base,Gold\nit.csv,it,base,\nen_shfl.csv,en,shuffled,\n",
-    )
+    item_files(project, "en.csv,en,base,Gold\nit.csv,it,base,\nen_shfl.csv,en,shuffled,\n")
     refused(project, "en.csv, header row: missing column(s) Gold")
 
 

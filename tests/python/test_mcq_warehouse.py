@@ -64,12 +64,19 @@ def expected() -> pd.DataFrame:
     return answers.rename(columns={"run": "variant"})
 
 
-def test_item_agreement_matches(marts, expected):
-    got = marts.sql(
-        "select model, variant, task, item_id, n_languages, n_valid, disagreement_type, "
-        "departing_languages, full_agreement from marts.fct_mcq_item_agreement_v2"
-    ).df()
+def by_item_number(marts, query: str) -> pd.DataFrame:
+    """The rows of ``query``, ``item_id`` as the number that ``expected`` gives it."""
+    got = marts.sql(query).df()
     got["item_id"] = got["item_id"].astype(int)
+    return got
+
+
+def test_item_agreement_matches(marts, expected):
+    got = by_item_number(
+        marts,
+        "select model, variant, task, item_id, n_languages, n_valid, disagreement_type, "
+        "departing_languages, full_agreement from marts.fct_mcq_item_agreement_v2",
+    )
     merged = expected.merge(got, on=["model", "variant", "item_id"], validate="one_to_one")
     assert len(merged) == len(expected) == 8 * 60
     assert (merged["task"] == "xcloze").all() and (merged["n_languages"] == 3).all()
@@ -79,11 +86,11 @@ def test_item_agreement_matches(marts, expected):
 
 
 def test_answers_give_the_option_and_where_it_was_shown(marts, expected):
-    got = marts.sql(
+    got = by_item_number(
+        marts,
         "select model, variant, item_id, language, chosen_option, presented_position, departs "
-        "from marts.fct_mcq_answers"
-    ).df()
-    got["item_id"] = got["item_id"].astype(int)
+        "from marts.fct_mcq_answers",
+    )
     assert len(got) == 8 * 60 * 3
     for lang in ("en", "it", "fa"):
         cell = expected.merge(

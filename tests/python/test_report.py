@@ -310,21 +310,26 @@ PROBE_SUMMARY = """
 """
 
 
+def built_page(tmp_path: Path, tables: dict[str, str]) -> str:
+    """The report page built from a serving file holding only ``tables``."""
+    serving = serving_file(tmp_path / "serving.duckdb", tables)
+    return build_report(serving, tmp_path / "site").read_text(encoding="utf-8")
+
+
 def panel_header(model: str, run_id: str) -> re.Pattern:
     """A panel's header: the model, then the run on a second line."""
     return re.compile(f">{re.escape(model)}</tspan><tspan[^>]*>run {re.escape(run_id)}</tspan>")
 
 
 def test_probe_figure_names_run_and_model(tmp_path):
-    serving = serving_file(
-        tmp_path / "serving.duckdb",
+    page = built_page(
+        tmp_path,
         {
             "probe_paired_summary": PROBE_SUMMARY,
             "probe_runs": "select * from (values ('run-a', 'sshleifer/tiny-gpt2')) "
             "as t(run_id, model)",
         },
     )
-    page = build_report(serving, tmp_path / "site").read_text(encoding="utf-8")
     figure = figure_html(page, "probe-delta")
     assert 'data-state="ok"' in figure
     # one panel per run, headed by its model and run
@@ -337,8 +342,8 @@ def test_probe_figure_names_run_and_model(tmp_path):
 
 def test_text_from_the_marts_is_escaped_in_charts(tmp_path):
     """Names come from data: inside an SVG they stay text, never markup."""
-    serving = serving_file(
-        tmp_path / "serving.duckdb",
+    page = built_page(
+        tmp_path,
         {
             "probe_paired_summary": """
                 select '<script>alert(1)</script>' as run_id, 'A&B "q"' as group_name,
@@ -346,7 +351,6 @@ def test_text_from_the_marts_is_escaped_in_charts(tmp_path):
             """
         },
     )
-    page = build_report(serving, tmp_path / "site").read_text(encoding="utf-8")
     figure = figure_html(page, "probe-delta")
     assert 'data-state="ok"' in figure
     assert "<script>alert" not in page
@@ -356,8 +360,8 @@ def test_text_from_the_marts_is_escaped_in_charts(tmp_path):
 
 def test_probe_models_side_by_side(tmp_path):
     """Where the summary carries each run's model, every model and run gets its panel."""
-    serving = serving_file(
-        tmp_path / "serving.duckdb",
+    page = built_page(
+        tmp_path,
         {
             "probe_paired_summary": """
                 select * from (values
@@ -369,7 +373,7 @@ def test_probe_models_side_by_side(tmp_path):
             """,
         },
     )
-    figure = figure_html(build_report(serving, tmp_path / "site").read_text(), "probe-delta")
+    figure = figure_html(page, "probe-delta")
     assert panel_header("model-x", "run-a").search(figure)
     assert panel_header("model-y", "run-c").search(figure)
     assert "<title>model-y · run run-c · AR: 0.000</title>" in figure
@@ -377,8 +381,8 @@ def test_probe_models_side_by_side(tmp_path):
 
 
 def test_probe_model_comparison(tmp_path):
-    serving = serving_file(
-        tmp_path / "serving.duckdb",
+    page = built_page(
+        tmp_path,
         {
             "probe_model_comparison": """
                 select * from (values
@@ -389,7 +393,6 @@ def test_probe_model_comparison(tmp_path):
             """,
         },
     )
-    page = build_report(serving, tmp_path / "site").read_text()
     figure = figure_html(page, "probe-model-comparison")
     assert 'data-state="ok"' in figure
     assert re.search(r">model-x − model-y</tspan><tspan[^>]*>runs run-a − run-c</tspan>", figure)
@@ -461,8 +464,7 @@ MANY_LANGUAGES = {
 def test_cross_lingual_figures_at_40_languages_and_two_tasks(tmp_path):
     """Any number of languages, tasks and variants, from the version-2 marts alone: one
     panel per task (and variant), one cell per language, every figure drawn."""
-    serving = serving_file(tmp_path / "serving.duckdb", MANY_LANGUAGES)
-    page = build_report(serving, tmp_path / "site").read_text(encoding="utf-8")
+    page = built_page(tmp_path, MANY_LANGUAGES)
     mcq = [key for key, study in FIGURES.items() if study == "mcq"]
     figures = parse(page).figures
     for key in mcq:
@@ -497,8 +499,8 @@ def test_cross_lingual_figures_at_40_languages_and_two_tasks(tmp_path):
 
 
 def test_rater_coefficients_figure(tmp_path):
-    serving = serving_file(
-        tmp_path / "serving.duckdb",
+    page = built_page(
+        tmp_path,
         {
             "rater_agreement_coefficients": """
                 select * from (values
@@ -513,7 +515,7 @@ def test_rater_coefficients_figure(tmp_path):
             """
         },
     )
-    figure = figure_html(build_report(serving, tmp_path / "site").read_text(), "rater-coefficients")
+    figure = figure_html(page, "rater-coefficients")
     assert 'data-state="ok"' in figure
     # the legend names the weights, where there are any
     assert ">krippendorff_alpha (ordinal)</text>" in figure and ">fleiss_kappa</text>" in figure

@@ -5,6 +5,7 @@ mcq_agreement_summary_v2 (never the deprecated version-1 view)."""
 from __future__ import annotations
 
 import duckdb
+from test_report import serving_file
 
 from concord_io.summary import summarise
 
@@ -42,17 +43,17 @@ def test_summary_shows_each_runs_agreement(warehouse):
 
 def test_summary_of_a_run_without_a_complete_item(tmp_path):
     """A run with no complete item has no rates: dashes, not a crash; a revision is named."""
-    database = tmp_path / "build.duckdb"
-    with duckdb.connect(str(database)) as con:
-        con.execute("create schema marts")
-        con.execute(
-            "create table marts.mcq_agreement_summary_v2 as select * from (values "
+    database = serving_file(
+        tmp_path / "build.duckdb",
+        {
+            "mcq_agreement_summary_v2": "select * from (values "
             "('xcopa', 'model-y', 'v2', 'base', null, null, null, null, null), "
             "('xcopa', 'model-x', null, 'base', 50.0, 40.0, 60.0, 70.0, 0.25)) "
             "as t(task, model, model_revision, variant, full_agreement_pct, "
             "full_agreement_ci_low, full_agreement_ci_high, mean_pairwise_agreement_pct, "
             "fleiss_kappa)"
-        )
+        },
+    )
     assert agreement_lines(summarise(database)) == [
         "  xcopa        model-x (base)                50.0 %  [ 40.0,  60.0]   70.0 %  κ  0.250",
         "  xcopa        model-y @ v2 (base)              – %  [    –,     –]      – %  κ      –",
