@@ -126,3 +126,17 @@
 {% macro probe_folder_run_id(landing_file) -%}
     regexp_extract({{ landing_file }}, 'run_id=([^/]*)/[^/]*$', 1)
 {%- endmacro %}
+
+{#- `columns`, then the provenance that every row table of the cross-lingual landing but the
+    quarantine ends with (concord_io.landing.schemas.PROVENANCE): the file and row a record
+    was read from and the file's content hash. -#}
+{% macro with_landing_provenance(columns) -%}
+    {%- set all = {} -%}
+    {%- do all.update(columns) -%}
+    {%- do all.update({
+        'source_file': dbt.type_string(),
+        'source_row': dbt.type_bigint(),
+        'content_hash': dbt.type_string(),
+    }) -%}
+    {{ return(all) }}
+{%- endmacro %}

@@ -128,6 +128,49 @@
         on {{ relation }}.run_id_b = run_b.run_id
 {%- endmacro %}
 
+{#- The last step of a mart keyed by run (mcq_with_run) or by a pair of runs
+    (mcq_with_run_pair): `relation`'s rows described by their run(s), as the contract's
+    columns and types (contract_columns). -#}
+{% macro mcq_run_mart_columns(relation) -%}
+    select {{ contract_columns('described') }}
+    from ({{ mcq_with_run(relation) }}) as described
+{%- endmacro %}
+
+{% macro mcq_run_pair_mart_columns(relation) -%}
+    select {{ contract_columns('described') }}
+    from ({{ mcq_with_run_pair(relation) }}) as described
+{%- endmacro %}
+
+{#- Two runs of one task and variant on the same items (and the same `by`, further key
+    columns): per unordered pair of runs (run_id_a < run_id_b) and `by`, the items both
+    have in `relation`, counted by the boolean `outcome` of each: the 2 × 2 table of a
+    paired comparison, all that concord_io.frames.model_pair_comparisons reads. -#}
+{% macro mcq_run_pairs_2x2(relation, outcome, by=[]) -%}
+    select
+        a.task,
+        a.variant,
+        a.run_id as run_id_a,
+        b.run_id as run_id_b,
+        {%- for key in by %}
+        a.{{ key }},
+        {%- endfor %}
+        count(*) as n_items,
+        count(*) filter (where a.{{ outcome }} and b.{{ outcome }}) as n_both,
+        count(*) filter (where a.{{ outcome }} and not b.{{ outcome }}) as n_only_a,
+        count(*) filter (where b.{{ outcome }} and not a.{{ outcome }}) as n_only_b
+    from {{ relation }} as a
+    inner join {{ relation }} as b
+        on a.task = b.task
+        and a.variant = b.variant
+        and a.item_id = b.item_id
+        {%- for key in by %}
+        and a.{{ key }} = b.{{ key }}
+        {%- endfor %}
+        and a.run_id < b.run_id
+    group by a.task, a.variant, a.run_id, b.run_id
+        {%- for key in by %}, a.{{ key }}{% endfor %}
+{%- endmacro %}
+
 {#- Items per run, task and `by` (further grouping columns) in each disagreement type, zero
     where a type does not occur, from int_mcq_items_classified rows in `relation`. -#}
 {% macro mcq_type_counts(relation, by=[]) -%}

@@ -6,24 +6,7 @@ with graded as (select * from {{ ref('int_mcq_answers_graded') }}),
 
 final as (
 
-    select
-        a.task,
-        a.variant,
-        a.run_id as run_id_a,
-        b.run_id as run_id_b,
-        a.language,
-        count(*) as n_items,
-        count(*) filter (where a.is_correct and b.is_correct) as n_both,
-        count(*) filter (where a.is_correct and not b.is_correct) as n_only_a,
-        count(*) filter (where b.is_correct and not a.is_correct) as n_only_b
-    from graded as a
-    inner join graded as b
-        on a.task = b.task
-        and a.variant = b.variant
-        and a.item_id = b.item_id
-        and a.language = b.language
-        and a.run_id < b.run_id
-    group by a.task, a.variant, a.run_id, b.run_id, a.language
+    {{ mcq_run_pairs_2x2('graded', 'is_correct', by=['language']) }}
 
 )
 

@@ -12,22 +12,7 @@ with items as (
 
 final as (
 
-    select
-        a.task,
-        a.variant,
-        a.run_id as run_id_a,
-        b.run_id as run_id_b,
-        count(*) as n_items,
-        count(*) filter (where a.full_agreement and b.full_agreement) as n_both,
-        count(*) filter (where a.full_agreement and not b.full_agreement) as n_only_a,
-        count(*) filter (where b.full_agreement and not a.full_agreement) as n_only_b
-    from items as a
-    inner join items as b
-        on a.task = b.task
-        and a.variant = b.variant
-        and a.item_id = b.item_id
-        and a.run_id < b.run_id
-    group by a.task, a.variant, a.run_id, b.run_id
+    {{ mcq_run_pairs_2x2('items', 'full_agreement') }}
 
 )
 

@@ -6,16 +6,9 @@
     calibration"). -#}
 with measured as (select * from {{ ref('int_mcq_accuracy_measured') }}),
 
-described as (
-
-    {{ mcq_with_run('measured') }}
-
-),
-
 final as (
 
-    select {{ contract_columns('described') }}
-    from described
+    {{ mcq_run_mart_columns('measured') }}
 
 )
 

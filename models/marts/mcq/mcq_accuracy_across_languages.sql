@@ -104,16 +104,9 @@ measured as (
 
 ),
 
-described as (
-
-    {{ mcq_with_run('measured') }}
-
-),
-
 final as (
 
-    select {{ contract_columns('described') }}
-    from described
+    {{ mcq_run_mart_columns('measured') }}
 
 )
 

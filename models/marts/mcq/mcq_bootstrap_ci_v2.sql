@@ -2,16 +2,9 @@
     (for entropy) language, with the settings that drew it. -#}
 with bootstrapped as (select * from {{ ref('int_mcq_metrics_bootstrapped') }}),
 
-described as (
-
-    {{ mcq_with_run('bootstrapped') }}
-
-),
-
 final as (
 
-    select {{ contract_columns('described') }}
-    from described
+    {{ mcq_run_mart_columns('bootstrapped') }}
 
 )
 

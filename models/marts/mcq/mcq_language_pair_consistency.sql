@@ -4,16 +4,9 @@
     with its interval and n. -#}
 with compared as (select * from {{ ref('int_mcq_language_pairs_compared') }}),
 
-described as (
-
-    {{ mcq_with_run('compared') }}
-
-),
-
 final as (
 
-    select {{ contract_columns('described') }}
-    from described
+    {{ mcq_run_mart_columns('compared') }}
 
 )
 

@@ -6,16 +6,9 @@
     where no item has a gold. -#}
 with compared as (select * from {{ ref('int_mcq_model_accuracy_pairs_compared') }}),
 
-described as (
-
-    {{ mcq_with_run_pair('compared') }}
-
-),
-
 final as (
 
-    select {{ contract_columns('described') }}
-    from described
+    {{ mcq_run_pair_mart_columns('compared') }}
 
 )
 

@@ -5,16 +5,9 @@
     the task and variant. -#}
 with compared as (select * from {{ ref('int_mcq_model_pairs_compared') }}),
 
-described as (
-
-    {{ mcq_with_run_pair('compared') }}
-
-),
-
 final as (
 
-    select {{ contract_columns('described') }}
-    from described
+    {{ mcq_run_pair_mart_columns('compared') }}
 
 )
 

@@ -5,7 +5,7 @@
 {{ config(materialized='table') }}
 
 with landed as (
-    {{ read_landing('mcq', 'answers', {
+    {{ read_landing('mcq', 'answers', with_landing_provenance({
         'run_id': dbt.type_string(),
         'task': dbt.type_string(),
         'item_id': dbt.type_string(),
@@ -17,10 +17,7 @@ with landed as (
         'domain_label': dbt.type_string(),
         'domain': dbt.type_string(),
         'source_column': dbt.type_string(),
-        'source_file': dbt.type_string(),
-        'source_row': dbt.type_bigint(),
-        'content_hash': dbt.type_string(),
-    }) }}
+    })) }}
 ),
 
 final as (

@@ -4,7 +4,7 @@
 {{ config(materialized='table') }}
 
 with landed as (
-    {{ read_landing('items', 'items', {
+    {{ read_landing('items', 'items', with_landing_provenance({
         'task': dbt.type_string(),
         'item_id': dbt.type_string(),
         'language': dbt.type_string(),
@@ -14,10 +14,7 @@ with landed as (
         'gold': dbt.type_string(),
         'domain_label': dbt.type_string(),
         'domain': dbt.type_string(),
-        'source_file': dbt.type_string(),
-        'source_row': dbt.type_bigint(),
-        'content_hash': dbt.type_string(),
-    }) }}
+    })) }}
 ),
 
 final as (

@@ -5,7 +5,7 @@
 {{ config(materialized='table') }}
 
 with landed as (
-    {{ read_landing('mcq', 'option_scores', {
+    {{ read_landing('mcq', 'option_scores', with_landing_provenance({
         'run_id': dbt.type_string(),
         'task': dbt.type_string(),
         'item_id': dbt.type_string(),
@@ -15,10 +15,7 @@ with landed as (
         'loglik': 'double',
         'option_chars': dbt.type_int(),
         'option_bytes': dbt.type_int(),
-        'source_file': dbt.type_string(),
-        'source_row': dbt.type_bigint(),
-        'content_hash': dbt.type_string(),
-    }) }}
+    })) }}
 ),
 
 final as (

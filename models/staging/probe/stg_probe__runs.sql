@@ -37,10 +37,7 @@ with landed as (
 
 final as (
     -- the model by its canonical name (seed model_aliases), as every mart names it
-    select
-        {{- canonical_model_columns('landed', columns) }}
-    from landed
-    {{ model_aliases_join('landed') }}
+    {{ canonical_model_select('landed', columns) }}
 )
 
 select * from final
