@@ -17,3 +17,19 @@
         else sqrt({{ p_value }} * (1 - {{ p_value }}) / {{ n_permutations }})
     end
 {%- endmacro %}
+
+{#- What a paired resampling (int_probe_deltas_resampled, int_probe_model_differences_resampled)
+    reports, in the marts' order: the bootstrap interval, then the sign-flip p-value with its
+    Monte Carlo error. `resampled` is the relation (a CTE or alias) that holds them. -#}
+{% macro probe_resampling_columns(resampled) -%}
+    {{ resampled }}.ci_low,
+    {{ resampled }}.ci_high,
+    {{ resampled }}.confidence,
+    {{ resampled }}.n_resamples,
+    {{ resampled }}.p_value,
+    {{ probe_p_value_mc_error(
+        resampled ~ ".p_value", resampled ~ ".n_permutations", resampled ~ ".permutation_exact"
+    ) }} as p_value_mc_error,
+    {{ resampled }}.n_permutations,
+    {{ resampled }}.permutation_exact
+{%- endmacro %}

@@ -11,7 +11,9 @@ final as (
         runs.config_hash,
         runs.design_hash,
         runs.dtype,
-        runs.finished_at
+        runs.finished_at,
+        runs.n_stimuli,
+        runs.n_candidates
     from runs
     where {{ probe_folder_run_id('runs.landing_file') }} = runs.run_id
         and not exists (

@@ -28,33 +28,28 @@ design as (
     cross join names
 ),
 
-landed_rows as (
-    {%- for table in ['runs', 'scores', 'stimuli'] %}
+{%- set landed_tables = ['runs', 'scores', 'stimuli'] %}
+{%- for table in landed_tables %}
+
+{{ table }}_located as (
     select
-        '{{ table }}' as table_name,
-        run_id,
-        landing_file,
+        {{ table }}.*,
         regexp_extract(landing_file, '^(.*)/[^/]*$', 1) as folder,
         {{ probe_folder_run_id('landing_file') }} as folder_run_id
     from {{ table }}
+),
+{%- endfor %}
+
+landed_rows as (
+    {%- for table in landed_tables %}
+    select
+        '{{ table }}' as table_name,
+        run_id,
+        folder,
+        folder_run_id
+    from {{ table }}_located
     {% if not loop.last %}union all{% endif %}
     {%- endfor %}
-),
-
-stimuli_located as (
-    select
-        stimuli.*,
-        regexp_extract(landing_file, '^(.*)/[^/]*$', 1) as folder,
-        {{ probe_folder_run_id('landing_file') }} as folder_run_id
-    from stimuli
-),
-
-scores_located as (
-    select
-        scores.*,
-        regexp_extract(landing_file, '^(.*)/[^/]*$', 1) as folder,
-        {{ probe_folder_run_id('landing_file') }} as folder_run_id
-    from scores
 ),
 
 distinct_stimuli as (

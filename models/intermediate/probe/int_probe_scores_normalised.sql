@@ -15,31 +15,9 @@ scores as (
 
 shifted as (
     select
-        run_id,
-        stimulus_id,
-        msg_id,
-        group_name,
-        sender_name,
-        stimulus,
-        candidate_id,
-        candidate,
-        candidate_group,
-        logprob,
-        n_tokens,
-        exp(-logprob / n_tokens) as ppl,
+        scores.*,
         exp(logprob - max(logprob) over (partition by run_id, stimulus_id)) as shifted_prob
     from scores
-),
-
-normalised as (
-    select
-        *,
-        shifted_prob
-        / sum(shifted_prob) over (partition by run_id, stimulus_id) as prob_over_candidates,
-        row_number() over (
-            partition by run_id, stimulus_id order by logprob desc, candidate_id
-        ) as logprob_rank
-    from shifted
 ),
 
 final as (
@@ -55,10 +33,13 @@ final as (
         candidate_group,
         logprob,
         n_tokens,
-        ppl,
-        prob_over_candidates,
-        logprob_rank
-    from normalised
+        exp(-logprob / n_tokens) as ppl,
+        shifted_prob
+        / sum(shifted_prob) over (partition by run_id, stimulus_id) as prob_over_candidates,
+        row_number() over (
+            partition by run_id, stimulus_id order by logprob desc, candidate_id
+        ) as logprob_rank
+    from shifted
 )
 
 select * from final

@@ -32,16 +32,7 @@ final as (
         summarised.mean_delta_a,
         summarised.mean_delta_b,
         summarised.mean_difference,
-        resampled.ci_low,
-        resampled.ci_high,
-        resampled.confidence,
-        resampled.n_resamples,
-        resampled.p_value,
-        {{ probe_p_value_mc_error(
-            "resampled.p_value", "resampled.n_permutations", "resampled.permutation_exact"
-        ) }} as p_value_mc_error,
-        resampled.n_permutations,
-        resampled.permutation_exact
+        {{ probe_resampling_columns('resampled') }}
     from summarised
     inner join resampled
         on summarised.run_id_a = resampled.run_id_a

@@ -28,16 +28,7 @@ final as (
         summarised.mean_delta,
         summarised.std_delta,
         summarised.frac_negative,
-        resampled.ci_low,
-        resampled.ci_high,
-        resampled.confidence,
-        resampled.n_resamples,
-        resampled.p_value,
-        {{ probe_p_value_mc_error(
-            "resampled.p_value", "resampled.n_permutations", "resampled.permutation_exact"
-        ) }} as p_value_mc_error,
-        resampled.n_permutations,
-        resampled.permutation_exact
+        {{ probe_resampling_columns('resampled') }}
     from summarised
     inner join resampled
         on summarised.run_id = resampled.run_id

@@ -1,5 +1,4 @@
-{#- Row means of the A matrix: how close each rater stays to each consensus. Means are
-    rounded to 9 decimals for ranking so that float noise never splits equal means. -#}
+{#- Row means of the A matrix: how close each rater stays to each consensus. -#}
 with consensus_taus as (select * from {{ ref('int_ranking_consensus_taus_computed') }}),
 
 averaged as (
@@ -18,19 +17,14 @@ ranked as (
 
     select
         averaged.*,
-        rank() over (partition by method order by round(mean_tau_b, 9) desc) as closeness_rank
+        {{ ranking_mean_tau_rank('desc') }} as closeness_rank
     from averaged
 
 ),
 
 final as (
 
-    select
-        cast(rater_id as {{ dbt.type_string() }}) as rater_id,
-        cast(method as {{ dbt.type_string() }}) as method,
-        cast(mean_tau_b as double) as mean_tau_b,
-        cast(n_scenarios as bigint) as n_scenarios,
-        cast(closeness_rank as bigint) as closeness_rank
+    select {{ contract_columns('ranked') }}
     from ranked
 
 )

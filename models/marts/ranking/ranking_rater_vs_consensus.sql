@@ -2,11 +2,7 @@ with consensus_taus as (select * from {{ ref('int_ranking_consensus_taus_compute
 
 final as (
 
-    select
-        cast(rater_id as {{ dbt.type_string() }}) as rater_id,
-        cast(scenario_id as {{ dbt.type_string() }}) as scenario_id,
-        cast(method as {{ dbt.type_string() }}) as method,
-        cast(tau_b as double) as tau_b
+    select {{ contract_columns('consensus_taus') }}
     from consensus_taus
 
 )

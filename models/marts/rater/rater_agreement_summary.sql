@@ -50,44 +50,36 @@ item_means as (
 
 ),
 
-final as (
+joined as (
 
     select
-        item_means.dataset,
+        item_means.*,
         datasets.dataset_kind,
         datasets.language,
         datasets.model,
         datasets.run,
         datasets.n_categories,
-        cast(item_means.n_items as {{ dbt.type_bigint() }}) as n_items,
-        cast(item_means.n_items_pairable as {{ dbt.type_bigint() }}) as n_items_pairable,
-        item_means.min_raters_per_item,
-        item_means.max_raters_per_item,
-        {{ rater_as_double('kappas.fleiss_kappa') }} as fleiss_kappa,
-        {{ rater_as_double('kappas.fleiss_kappa_ci_low') }} as fleiss_kappa_ci_low,
-        {{ rater_as_double('kappas.fleiss_kappa_ci_high') }} as fleiss_kappa_ci_high,
-        {{ rater_as_double('kappas.bootstrap_confidence') }} as bootstrap_confidence,
-        cast(kappas.bootstrap_resamples as {{ dbt.type_bigint() }}) as bootstrap_resamples,
-        cast(kappas.bootstrap_undefined_resamples as {{ dbt.type_bigint() }})
-            as bootstrap_undefined_resamples,
-        {{ rater_as_double('kappas.randolph_kappa') }} as randolph_kappa,
-        {{ rater_as_double('kappas.krippendorff_alpha_nominal') }} as krippendorff_alpha_nominal,
-        item_means.mean_dispersion_index,
-        item_means.mean_fleiss_pi,
-        item_means.mean_one_minus_pi,
-        item_means.mean_group_disagreement,
-        item_means.mean_simpson_index,
-        item_means.mean_gini_simpson,
-        item_means.mean_entropy_bits,
-        item_means.mean_entropy_nats,
-        item_means.mean_entropy_norm_k,
-        item_means.mean_entropy_norm_n,
-        cast(kappas.null_reason as {{ dbt.type_string() }}) as null_reason
+        kappas.fleiss_kappa,
+        kappas.fleiss_kappa_ci_low,
+        kappas.fleiss_kappa_ci_high,
+        kappas.bootstrap_confidence,
+        kappas.bootstrap_resamples,
+        kappas.bootstrap_undefined_resamples,
+        kappas.randolph_kappa,
+        kappas.krippendorff_alpha_nominal,
+        kappas.null_reason
     from item_means
     inner join datasets
         on item_means.dataset = datasets.dataset
     inner join kappas
         on item_means.dataset = kappas.dataset
+
+),
+
+final as (
+
+    select {{ contract_columns('joined') }}
+    from joined
 
 )
 

@@ -27,34 +27,30 @@ expected as (
 
 ),
 
-missing as (
+compared as (
 
-    select expected.scenario_id, expected.method, expected.task_id, 'missing' as problem
+    {#- `expected` pairs every (scenario, method) of the consensus with all the scenario's
+        tasks, so a consensus row that matches none of it holds a foreign task -#}
+    select
+        coalesce(expected.scenario_id, consensus.scenario_id) as scenario_id,
+        coalesce(expected.method, consensus.method) as method,
+        coalesce(expected.task_id, consensus.task_id) as task_id,
+        case
+            when consensus.task_id is null then 'missing'
+            when expected.task_id is null then 'foreign'
+        end as problem
     from expected
-    left join consensus
+    full outer join consensus
         on expected.scenario_id = consensus.scenario_id
         and expected.method = consensus.method
         and expected.task_id = consensus.task_id
-    where consensus.task_id is null
-
-),
-
-foreign_tasks as (
-
-    select consensus.scenario_id, consensus.method, consensus.task_id, 'foreign' as problem
-    from consensus
-    left join validated
-        on consensus.scenario_id = validated.scenario_id
-        and consensus.task_id = validated.task_id
-    where validated.task_id is null
 
 ),
 
 final as (
 
-    select * from missing
-    union all
-    select * from foreign_tasks
+    select * from compared
+    where problem is not null
 
 )
 

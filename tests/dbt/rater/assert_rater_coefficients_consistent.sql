@@ -19,28 +19,37 @@ pair_means as (
 
 ),
 
+unweighted as (
+
+    select
+        coefficients.dataset,
+        coefficients.coefficient,
+        coefficients.estimate,
+        coefficients.n_raters,
+        coalesce(pair_means.n_pairs, 0) as n_pairs,
+        pair_means.mean_cohen_kappa
+    from coefficients
+    left join pair_means
+        on coefficients.dataset = pair_means.dataset
+    where coefficients.weights = 'unweighted'
+
+),
+
 light_mismatch as (
 
-    select coefficients.dataset, 'light_kappa is not the mean pairwise kappa' as problem
-    from coefficients
-    inner join pair_means
-        on coefficients.dataset = pair_means.dataset
-    where coefficients.coefficient = 'light_kappa'
-        and coefficients.weights = 'unweighted'
-        and abs(coefficients.estimate - pair_means.mean_cohen_kappa) > 1e-9
+    select dataset, 'light_kappa is not the mean pairwise kappa' as problem
+    from unweighted
+    where coefficient = 'light_kappa'
+        and abs(estimate - mean_cohen_kappa) > 1e-9
 
 ),
 
 missing_pairs as (
 
-    select coefficients.dataset, 'rater pairs missing' as problem
-    from coefficients
-    left join pair_means
-        on coefficients.dataset = pair_means.dataset
-    where coefficients.coefficient = 'fleiss_kappa'
-        and coefficients.weights = 'unweighted'
-        and coalesce(pair_means.n_pairs, 0)
-        <> coefficients.n_raters * (coefficients.n_raters - 1) / 2
+    select dataset, 'rater pairs missing' as problem
+    from unweighted
+    where coefficient = 'fleiss_kappa'
+        and n_pairs <> n_raters * (n_raters - 1) / 2
 
 ),
 
@@ -48,13 +57,12 @@ summary_mismatch as (
 
     select summary.dataset, 'summary fleiss_kappa differs from the coefficients mart' as problem
     from summary
-    inner join coefficients
-        on summary.dataset = coefficients.dataset
-    where coefficients.coefficient = 'fleiss_kappa'
-        and coefficients.weights = 'unweighted'
+    inner join unweighted
+        on summary.dataset = unweighted.dataset
+    where unweighted.coefficient = 'fleiss_kappa'
         and not (
-            summary.fleiss_kappa = coefficients.estimate
-            or (summary.fleiss_kappa is null and coefficients.estimate is null)
+            summary.fleiss_kappa = unweighted.estimate
+            or (summary.fleiss_kappa is null and unweighted.estimate is null)
         )
 
 )
