@@ -109,12 +109,13 @@ sql-fix: install
 	CONCORD_DB_PATH=$$(mktemp -d)/lint.duckdb $(BIN)/sqlfluff fix models tests/dbt --processes 2 \
 		|| echo "sqlfluff fixed what it could: make lint names what is left"
 
-# Every check: lint, then one pytest session over tests/python, tests/probe and tests/spark
-# on both cores (pytest-xdist; a module's tests stay on one worker, see tests/conftest.py).
-# The budget is 8 minutes on a fresh 2-core machine, installs included
-# (bench/results/tests.md); a change that breaks it is not done.
+# Every test: one pytest session over tests/python, tests/probe and tests/spark on both
+# cores (pytest-xdist; a module's tests stay on one worker, see tests/conftest.py). The
+# budget is 8 minutes on a fresh 2-core machine, installs included
+# (bench/results/tests.md); a change that breaks it is not done. CI (.ci/run) runs
+# `make lint` first.
 TEST_PATHS := tests/python tests/probe tests/spark
-test: install install-spark lint chromium java
+test: install install-spark chromium java
 	$(BIN)/pytest -n 2 --dist loadgroup $(TEST_PATHS)
 
 java:
