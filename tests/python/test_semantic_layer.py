@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -30,7 +27,6 @@ HEADLINE_METRICS = {
     "mean_tau_b",
     "probe_mean_delta",
 }
-MF = Path(sys.executable).parent / "mf"
 
 
 def test_dbt_parses_the_semantic_models_and_metrics(warehouse):
@@ -47,24 +43,28 @@ def test_dbt_parses_the_semantic_models_and_metrics(warehouse):
 
 
 def mf_query(project: Path, database: Path, metrics: str, group_by: str) -> list[dict]:
+    """`mf query ... --csv` as MetricFlow's command line runs it, in this process (its
+    imports and adapter set-up are paid once, not per query: 0.1 s a query instead of 3.7 s)."""
+    from click.testing import CliRunner
+    from dbt_metricflow.cli.main import cli
+
+    from concord_io.project import _close_duckdb, _environment
+
     out = project / "out.csv"
     env = {
-        **os.environ,
         "CONCORD_DB_PATH": str(database),
         "DBT_PROFILES_DIR": str(project),
         "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
     }
-    env.pop("DBT_TARGET_PATH", None)
     grouping = ["--group-by", group_by] if group_by else []
-    subprocess.run(
-        [str(MF), "query", "--metrics", metrics, *grouping, "--csv", str(out)],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
+    with _environment(env, project):
+        try:
+            ran = CliRunner().invoke(
+                cli, ["query", "--metrics", metrics, *grouping, "--csv", str(out)]
+            )
+        finally:
+            _close_duckdb()  # MetricFlow opened the database through dbt-duckdb
+    assert ran.exit_code == 0, (ran.output, ran.exception)
     with out.open(encoding="utf-8", newline="") as f:
         return list(csv.DictReader(f))
 
