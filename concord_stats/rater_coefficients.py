@@ -52,7 +52,13 @@ from functools import cached_property
 
 import numpy as np
 
-from concord_stats.bootstrap import Interval, interval_of, unit_resample_blocks
+from concord_stats.bootstrap import (
+    Interval,
+    interval_of,
+    make_rng,
+    resample_counts,
+    unit_resample_blocks,
+)
 from concord_stats.rater import category_counts
 
 #: irrCAC's weight names, in its order; "identity" is reported as "unweighted".
@@ -304,6 +310,9 @@ def _pairs(r: int) -> tuple[np.ndarray, np.ndarray]:
 # --------------------------------------------------------------------------------------------
 #: resamples whose statistic is evaluated together (memory: a chunk's pair tables)
 STATISTIC_CHUNK = 1000
+#: the bootstrap resamples patterns of ratings instead of items where there are at least
+#: this many items per pattern
+PATTERN_SHARE = 4
 
 
 class _Terms:
@@ -433,10 +442,18 @@ class _Terms:
     def replicate_sums(self, n_resamples: int, seed: int) -> dict[str, np.ndarray]:
         """The sums for ``n_resamples`` bootstrap resamples of the items, (R, ...) each.
 
-        The resample counts come block of items by block of items
+        Items that repeat one pattern of ratings have the same terms: where the patterns are
+        few (a model's answers in three languages: at most (q + 1)³ patterns, however many
+        items), each resample is how often it draws each pattern, Multinomial(n, pattern
+        counts / n) (:func:`concord_stats.bootstrap.resample_counts`), exactly the
+        distribution of resampling the items, in O(patterns) per resample instead of
+        O(items). Otherwise the resample counts come block of items by block of items
         (:func:`concord_stats.bootstrap.unit_resample_blocks`), so each block's terms are
         built once and meet every resample in one matrix product per chunk of resamples.
         """
+        patterns = self._repeated_patterns()
+        if patterns is not None:
+            return self._pattern_replicate_sums(*patterns, n_resamples, seed)
         columns = self._columns()
         matrix = np.empty((sum(w for _, w in columns), min(ITEM_BLOCK, self.data.n_items)))
         total = np.zeros((int(n_resamples), matrix.shape[0]))
@@ -448,6 +465,39 @@ class _Terms:
                 terms, built = self._block(lo, hi, matrix), lo
             assert terms is not None
             total[r0 : r0 + counts.shape[0]] += counts.astype(float) @ terms.T
+        return self._as_sums(total)
+
+    def _repeated_patterns(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The distinct rows of ratings and how many items have each, where they are at most
+        a quarter of the items (None otherwise; not looked for where (q + 1)^raters patterns
+        are possible, more than the items)."""
+        d = self.data
+        if (int(d.q) + 1) ** int(d.n_raters) > d.n_items:
+            return None
+        patterns, multiplicity = np.unique(d.codes, axis=0, return_counts=True)
+        if len(patterns) * PATTERN_SHARE > d.n_items:
+            return None
+        return patterns, multiplicity
+
+    def _pattern_replicate_sums(
+        self, patterns: np.ndarray, multiplicity: np.ndarray, n_resamples: int, seed: int
+    ) -> dict[str, np.ndarray]:
+        distinct = _Terms(Ratings(patterns, self.data.q), self.weights)
+        columns = distinct._columns()
+        terms = distinct._block(
+            0, len(patterns), np.empty((sum(w for _, w in columns), len(patterns)))
+        )
+        rng = make_rng(seed)
+        total = np.concatenate([
+            resample_counts(multiplicity, min(STATISTIC_CHUNK, int(n_resamples) - r0), rng)
+            @ terms.T
+            for r0 in range(0, int(n_resamples), STATISTIC_CHUNK)
+        ])  # fmt: skip
+        return self._as_sums(total)
+
+    def _as_sums(self, total: np.ndarray) -> dict[str, np.ndarray]:
+        """(R, columns) replicate sums as the dict of named sums the statistic reads."""
+        columns = self._columns()
         widths = [width for _, width in columns]
         out = dict(zip([name for name, _ in columns],
                        np.split(total, np.cumsum(widths)[:-1], axis=1), strict=True))  # fmt: skip

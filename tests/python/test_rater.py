@@ -37,7 +37,7 @@ from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 from concord_io.paths import PROJECT_ROOT as ROOT
 from concord_stats import rater
 from concord_stats import rater_coefficients as rcoef
-from concord_stats.bootstrap import unit_resample_blocks
+from concord_stats.bootstrap import make_rng, resample_counts, unit_resample_blocks
 from concord_stats.rater_coefficients import (
     Ratings,
     dataset_coefficients,
@@ -562,6 +562,32 @@ def test_bootstrap_equals_an_explicit_resampling_loop(missing, item_block, monke
     assert [float(r.interval.ci_low) for r in again] == pytest.approx(
         [float(r.interval.ci_low) for r in rows], abs=1e-12, nan_ok=True
     )
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+def test_bootstrap_of_repeated_patterns_equals_an_explicit_resampling_loop(missing):
+    # 400 items of three raters repeat few patterns: the bootstrap draws patterns
+    # (Multinomial(n, pattern counts / n), the distribution of resampling the items); the
+    # loop of estimates on the items those draws stand for must give the same intervals
+    patterns = random_codes(5, 12, 3, 3, missing=missing)
+    codes = patterns[np.random.default_rng(3).integers(0, len(patterns), 400)]
+    data = Ratings(codes, 3)
+    assert rcoef._Terms(data, {})._repeated_patterns() is not None
+    rows, _ = dataset_coefficients(codes, 3, n_resamples=60, confidence=0.9, seed=7)
+    distinct, multiplicity = np.unique(data.codes, axis=0, return_counts=True)
+    draws = resample_counts(multiplicity, 60, make_rng(7))
+    replicates = {}
+    for row in draws:
+        again, _ = dataset_coefficients(
+            np.repeat(distinct, row, axis=0), 3, n_resamples=0, confidence=0.9, seed=0
+        )
+        for r in again:
+            replicates.setdefault(r.coefficient, []).append(float(r.interval.estimate))
+    for r in rows:
+        values = np.array(replicates[r.coefficient])
+        values = values[~np.isnan(values)]
+        assert r.interval.ci_low == pytest.approx(np.quantile(values, 0.05), abs=1e-9)
+        assert r.interval.ci_high == pytest.approx(np.quantile(values, 0.95), abs=1e-9)
 
 
 @settings(max_examples=25, deadline=None)
