@@ -92,7 +92,7 @@ def check_seeds(project: Path) -> int:
             )
         except ConcordError as error:
             hint = (error.hint or "").replace(NOTHING_LOADED, "no seed was loaded")
-            problems.append(f"{error.message}. {hint}".rstrip(". ") + ".")
+            problems.append(f"{error.message}. {hint}".rstrip(". "))
     if problems:
         raise ConcordError(
             "\n".join(problems), hint=f"fix the {len(problems)} seed file(s) named above"

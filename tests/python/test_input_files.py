@@ -67,9 +67,9 @@ def test_every_seed_is_checked_and_every_refused_one_named_on_its_line(tmp_path)
         "seed probe_names (seeds/probe/probe_names.csv), header row: declared column(s) name "
         "missing from the header; header column(s) label not declared in column_types "
         "(header: group_name, label; declared: group_name, name). Rename the column in the "
-        "file or declare it.",
+        "file or declare it",
         "seed x (seeds/probe/x.csv): row 1 (line 2) has 1 fields, the header has 2; first "
-        "missing column: b. fix the row; no seed was loaded.",
+        "missing column: b. fix the row; no seed was loaded",
     ]
 
 
