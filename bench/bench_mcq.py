@@ -103,13 +103,20 @@ def run_duckdb_query(project: Path) -> dict:
     """Time :func:`hand_written_query` in a fresh interpreter: best of three runs (one run
     swung from 2.5 s to 8.6 s between benchmark runs; the best is the engine's floor, and the
     ratio against it the strictest)."""
+    return _best_of_three("hand_written_query", project, {})
+
+
+def _best_of_three(query_function: str, project: Path, config: dict) -> dict:
+    """Time the query ``query_function(project)`` of this module in a fresh interpreter with
+    DuckDB's ``config``, three times (no progress bar on stdout): the best, the first."""
     code = (
         "import sys, time, duckdb\n"
         "from pathlib import Path\n"
         f"sys.path.insert(0, {str(HERE)!r})\n"
-        "from bench_mcq import hand_written_query\n"
-        f"query = hand_written_query(Path({str(project)!r}))\n"
-        "connection = duckdb.connect()\n"
+        f"from bench_mcq import {query_function}\n"
+        f"query = {query_function}(Path({str(project)!r}))\n"
+        f"connection = duckdb.connect(config={config!r})\n"
+        "connection.execute('set enable_progress_bar = false')\n"
         "times = []\n"
         "for _ in range(3):\n"
         "    start = time.perf_counter()\n"
@@ -294,23 +301,8 @@ def hand_written_long_query(project: Path) -> str:
 
 def run_long_query(project: Path) -> dict:
     """Time :func:`hand_written_long_query` in a fresh interpreter, best of three, under the
-    same memory limit and threads as the build."""
-    code = (
-        "import sys, time, duckdb\n"
-        "from pathlib import Path\n"
-        f"sys.path.insert(0, {str(HERE)!r})\n"
-        "from bench_mcq import hand_written_long_query\n"
-        f"query = hand_written_long_query(Path({str(project)!r}))\n"
-        f"connection = duckdb.connect(config={{'memory_limit': {LONG_MEMORY_LIMIT!r}}})\n"
-        "connection.execute('set enable_progress_bar = false')\n"
-        "times = []\n"
-        "for _ in range(3):\n"
-        "    start = time.perf_counter()\n"
-        "    rows = connection.execute(query).fetchall()\n"
-        "    times.append(time.perf_counter() - start)\n"
-        "result = {'seconds': min(times), 'first_seconds': times[0], 'groups': len(rows)}\n"
-    )
-    return _measure(code)
+    same memory limit as the build."""
+    return _best_of_three("hand_written_long_query", project, {"memory_limit": LONG_MEMORY_LIMIT})
 
 
 def run_landing(project: Path) -> dict:

@@ -529,6 +529,16 @@ def test_degenerate_datasets():
         Ratings(np.array([[0, 3]]), 3)
 
 
+def assert_percentile_intervals(rows, replicates: dict[str, list[float]]) -> None:
+    """Each coefficient's 90% interval is the 5th and 95th percentiles of its replicates
+    (the undefined ones left out)."""
+    for r in rows:
+        values = np.array(replicates[r.coefficient])
+        values = values[~np.isnan(values)]
+        assert r.interval.ci_low == pytest.approx(np.quantile(values, 0.05), abs=1e-9)
+        assert r.interval.ci_high == pytest.approx(np.quantile(values, 0.95), abs=1e-9)
+
+
 @pytest.mark.parametrize("missing", [0.0, 0.1])
 @pytest.mark.parametrize("item_block", [None, 7])
 def test_bootstrap_equals_an_explicit_resampling_loop(missing, item_block, monkeypatch):
@@ -552,11 +562,7 @@ def test_bootstrap_equals_an_explicit_resampling_loop(missing, item_block, monke
         )
         for r in again:
             replicates.setdefault(r.coefficient, []).append(float(r.interval.estimate))
-    for r in rows:
-        values = np.array(replicates[r.coefficient])
-        values = values[~np.isnan(values)]
-        assert r.interval.ci_low == pytest.approx(np.quantile(values, 0.05), abs=1e-9)
-        assert r.interval.ci_high == pytest.approx(np.quantile(values, 0.95), abs=1e-9)
+    assert_percentile_intervals(rows, replicates)
     # seeded: the same seed gives the same intervals
     again, _ = dataset_coefficients(codes, 3, n_resamples=60, confidence=0.9, seed=7)
     assert [float(r.interval.ci_low) for r in again] == pytest.approx(
@@ -583,11 +589,7 @@ def test_bootstrap_of_repeated_patterns_equals_an_explicit_resampling_loop(missi
         )
         for r in again:
             replicates.setdefault(r.coefficient, []).append(float(r.interval.estimate))
-    for r in rows:
-        values = np.array(replicates[r.coefficient])
-        values = values[~np.isnan(values)]
-        assert r.interval.ci_low == pytest.approx(np.quantile(values, 0.05), abs=1e-9)
-        assert r.interval.ci_high == pytest.approx(np.quantile(values, 0.95), abs=1e-9)
+    assert_percentile_intervals(rows, replicates)
 
 
 @settings(max_examples=25, deadline=None)
