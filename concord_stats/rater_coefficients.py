@@ -47,6 +47,7 @@ matrix product with them.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -543,6 +544,54 @@ def _count_based(s: dict, w: np.ndarray) -> dict[str, np.ndarray]:
     else:
         out["brennan_prediger"] = out["gwet"] = np.full_like(pa, np.nan)
     return out
+
+
+def fleiss_kappa_of_patterns(counts: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """Fleiss' kappa (unweighted) as a statistic of how many items show each pattern of
+    category counts, for :func:`concord_stats.bootstrap.bootstrap`.
+
+    Fleiss' kappa reads an item only through its counts r_ik (which raters chose what does
+    not enter), so items with the same counts are one pattern, and a dataset is the
+    multiplicity of each pattern: a model's answers in three languages over four options
+    have at most 35 complete patterns, however many items. The same formulas as
+    :func:`dataset_coefficients` (items with one rating enter π_k, not p_a).
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (n_patterns, q)
+        Ratings of each pattern in each category; every pattern has at least one.
+
+    Returns
+    -------
+    callable
+        (R, n_patterns) multiplicities to (R,) kappas, NaN where chance agreement is 1.
+
+    Examples
+    --------
+    Four items of three ratings: (3, 0) twice, (2, 1) and (0, 3); p_a = 5/6, p_e = 5/9:
+
+    >>> kappa = fleiss_kappa_of_patterns(np.array([[3, 0], [2, 1], [0, 3]]))
+    >>> round(float(kappa(np.array([[2, 1, 1]]))[0]), 6)
+    0.625
+    """
+    x = np.asarray(counts, dtype=float)
+    if x.ndim != 2 or (x < 0).any() or (x.sum(axis=1) < 1).any():
+        raise ValueError("counts must be patterns x categories, each pattern rated at least once")
+    r = x.sum(axis=1)
+    pairable = r >= 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        agreement = np.where(pairable, (x * (x - 1)).sum(axis=1) / (r * (r - 1)), 0.0)
+    # the per-pattern terms whose sums _count_based reads: one, pairable, share (q), pa
+    terms = np.column_stack([np.ones(len(x)), pairable, x / r[:, None], agreement])
+    identity = np.eye(x.shape[1])
+
+    def statistic(multiplicity: np.ndarray) -> np.ndarray:
+        sums = np.asarray(multiplicity, dtype=float) @ terms
+        view = {"one": sums[:, 0], "pairable": sums[:, 1], "share": sums[:, 2:-1],
+                "pa": sums[:, -1]}  # fmt: skip
+        return _count_based(view, identity)["fleiss_kappa"]
+
+    return statistic
 
 
 def _alpha(s: dict, delta: np.ndarray) -> np.ndarray:

@@ -135,16 +135,23 @@ def test_summary_matches_and_partitions(marts, expected):
 
 
 def test_summary_kappa_is_the_rater_studys_languages_as_raters_figure(marts):
-    """One home for the number: the summary's Fleiss kappa is the rater mart's row."""
+    """Two implementations of one figure: the summary's Fleiss kappa, from how many items
+    show each pattern of option counts, is the rater study's, from the items × languages
+    codes. The intervals resample the same items from their own streams: they agree to the
+    bootstrap's Monte Carlo error."""
     rows = marts.execute(
-        "select s.fleiss_kappa, r.fleiss_kappa, s.fleiss_kappa_ci_low, r.fleiss_kappa_ci_low "
+        "select s.fleiss_kappa, r.fleiss_kappa, s.fleiss_kappa_ci_low, r.fleiss_kappa_ci_low, "
+        "s.fleiss_kappa_ci_high, r.fleiss_kappa_ci_high "
         "from marts.mcq_agreement_summary_v2 as s "
         "inner join marts.rater_agreement_summary as r "
         "on r.dataset_kind = 'languages_as_raters' and r.model = s.model and r.run = s.variant"
     ).fetchall()
     assert len(rows) == 8
-    for kappa, rater_kappa, low, rater_low in rows:
-        assert kappa == pytest.approx(rater_kappa) and low == pytest.approx(rater_low)
+    for kappa, rater_kappa, low, rater_low, high, rater_high in rows:
+        assert kappa == pytest.approx(rater_kappa, abs=1e-12)
+        assert low == pytest.approx(rater_low, abs=0.01)
+        assert high == pytest.approx(rater_high, abs=0.01)
+        assert low <= kappa <= high
 
 
 def test_mean_pairwise_agreement_interval_is_the_delta_method_one(marts, expected):

@@ -424,6 +424,50 @@ def test_fleiss_1971_published():
     assert round(float(got[("fleiss_kappa", "unweighted")][0]), 7) == 0.4302445
 
 
+def _patterns(codes, q):
+    """The distinct rows of category counts of rated items, and how many items show each."""
+    counts = rater.category_counts(np.asarray(codes), q)
+    return np.unique(counts[counts.sum(axis=1) > 0], axis=0, return_counts=True)
+
+
+def test_fleiss_kappa_of_patterns_is_fleiss_1971_and_statsmodels():
+    table, _ = aggregate_raters(FLEISS_1971)
+    patterns, multiplicity = _patterns(FLEISS_1971 - 1, 5)
+    kappa = float(rcoef.fleiss_kappa_of_patterns(patterns)(multiplicity[None, :])[0])
+    assert round(kappa, 7) == 0.4302445  # Fleiss (1971); R irr's kappam.fleiss
+    assert kappa == pytest.approx(sm_fleiss_kappa(table), abs=TOL)
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.3])
+def test_fleiss_kappa_of_patterns_equals_the_coefficients_on_the_items_drawn(missing):
+    """Items with missing ratings (and with one rating) included: the statistic of any
+    multiplicities is the coefficients' Fleiss kappa of the items repeated that often."""
+    codes = random_codes(7, 300, 3, 4, missing=missing)
+    counts = rater.category_counts(codes, 4)
+    codes = codes[counts.sum(axis=1) > 0]
+    patterns, index, multiplicity = np.unique(
+        rater.category_counts(codes, 4), axis=0, return_inverse=True, return_counts=True
+    )
+    statistic = rcoef.fleiss_kappa_of_patterns(patterns)
+    draws = np.vstack([multiplicity, resample_counts(multiplicity, 3, make_rng(3))])
+    for drawn, kappa in zip(draws, statistic(draws), strict=True):
+        # each item of a pattern stands for it: repeat the pattern's first item
+        items = np.concatenate([np.flatnonzero(index == p)[:1].repeat(c)
+                                for p, c in enumerate(drawn)])  # fmt: skip
+        expected = rcoef.point_estimates(codes[items], 4)[("fleiss_kappa", "unweighted")]
+        assert kappa == pytest.approx(expected, abs=TOL)
+
+
+def test_fleiss_kappa_of_patterns_degenerate():
+    # every rating in one category: chance agreement 1, kappa 0/0
+    assert np.isnan(rcoef.fleiss_kappa_of_patterns(np.array([[3, 0]]))(np.array([[5]])))[0]
+    # no item with two ratings: no agreement to measure
+    assert np.isnan(rcoef.fleiss_kappa_of_patterns(np.array([[1, 0], [0, 1]]))(
+        np.array([[2, 2]])))[0]  # fmt: skip
+    with pytest.raises(ValueError, match="rated at least once"):
+        rcoef.fleiss_kappa_of_patterns(np.array([[0, 0]]))
+
+
 def test_wikipedia_published():
     codes = np.array([ratings_from_counts(row) for row in WIKIPEDIA_14_RATERS])
     got, _ = coefficients(codes, 5)

@@ -5,16 +5,18 @@ from concord_io.frames import to_pandas
 from concord_stats.agreement import disagreement_rate_statistics
 from concord_stats.bootstrap import bootstrap, derive_seed
 from concord_stats.entropy import shannon_entropy
+from concord_stats.rater_coefficients import fleiss_kappa_of_patterns
 
 
 def model(dbt, session):
     """Percentile bootstrap of each run and task's full-agreement %, disagreement % and
-    no-majority %, and of each language's choice entropy (bits, of the presented-position
-    counts). Every statistic here depends only on counts, so resampled counts are drawn
-    directly (multinomial) instead of resampling items; each cell draws from its own stream
-    derived from the base seed and the cell's key (model, variant, task, language). The three
-    rates of a run share one stream, so they are computed on the same resamples
-    (disagreement is 100 − full agreement in every replicate)."""
+    no-majority %, of its Fleiss' kappa with the languages as raters, and of each language's
+    choice entropy (bits, of the presented-position counts). Every statistic here depends
+    only on counts (the kappa on how many items show each pattern of option counts), so
+    resampled counts are drawn directly (multinomial) instead of resampling items; each cell
+    draws from its own stream derived from the base seed and the cell's key (model, variant,
+    task, language). The three rates of a run share one stream, so they are computed on the
+    same resamples (disagreement is 100 − full agreement in every replicate)."""
     dbt.config(materialized="table")
     n_resamples, confidence, seed, types = dbt_vars(
         dbt.config.get("vars"),
@@ -26,6 +28,7 @@ def model(dbt, session):
     settings = {"bootstrap_resamples": n_resamples, "bootstrap_confidence": confidence}
     type_counts = to_pandas(dbt.ref("int_mcq_types_counted"))
     option_counts = to_pandas(dbt.ref("int_mcq_options_counted"))
+    patterns = to_pandas(dbt.ref("int_mcq_option_patterns_counted"))
 
     cells = []  # (run key, language, metric, counts, statistic, stream)
     count_columns = [f"n_{t}" for t in [*types, "incomplete"]]
@@ -34,6 +37,13 @@ def model(dbt, session):
             counts = [getattr(cell, c) for c in count_columns]
             key = (cell.run_id, cell.model, cell.variant, cell.task)
             cells.append((key, None, metric, counts, statistic, ("outcome_rates",)))
+    runs = type_counts.set_index(["run_id", "task"])
+    for (run_id, task), run in patterns.groupby(["run_id", "task"], sort=True):
+        counts = run.pivot(index="pattern", columns="chosen_option", values="n_choosing")
+        items = run.groupby("pattern")["n_items"].first().reindex(counts.index)
+        key = (run_id, runs.loc[(run_id, task), "model"], runs.loc[(run_id, task), "variant"], task)
+        kappa = fleiss_kappa_of_patterns(counts.fillna(0).to_numpy())
+        cells.append((key, None, "fleiss_kappa", items.to_numpy(), kappa, ("fleiss_kappa",)))
     grouped = option_counts.groupby(["run_id", "model", "variant", "task", "language"])
     for (run_id, model_name, variant, task, language), cell in grouped:
         counts = cell.sort_values("option_position")["n_position"].to_numpy()

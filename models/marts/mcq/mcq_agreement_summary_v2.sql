@@ -1,7 +1,7 @@
 {#- Per run and task: the items of each disagreement type over the task's languages, full
     agreement and the headlines that do not shrink as languages are added (mean pairwise
-    agreement; Fleiss' kappa with languages as raters, the rater study's figure), each with
-    its interval. -#}
+    agreement; Fleiss' kappa with languages as raters, from the items' option counts), each
+    with its interval. -#}
 with type_counts as (select * from {{ ref('int_mcq_types_counted') }}),
 
 bootstrapped as (
@@ -13,19 +13,15 @@ bootstrapped as (
 
 pairwise as (select * from {{ ref('int_mcq_pairwise_agreement_estimated') }}),
 
-kappas as (
-
-    select * from {{ ref('int_rater_coefficients_estimated') }}
-    where coefficient = 'fleiss_kappa' and rater_id is null and weights = 'unweighted'
-
-),
-
 rates as (
 
     select
         run_id,
         task,
-        {% for metric in ['full_agreement_pct', 'disagreement_pct', 'no_majority_pct'] %}
+        {% set metrics = [
+            'full_agreement_pct', 'disagreement_pct', 'no_majority_pct', 'fleiss_kappa'
+        ] %}
+        {% for metric in metrics %}
         max(estimate) filter (where metric = '{{ metric }}') as {{ metric }},
         max(ci_low) filter (where metric = '{{ metric }}')
             as {{ metric | replace('_pct', '') }}_ci_low,
@@ -55,9 +51,9 @@ joined as (
         pairwise.mean_pairwise_agreement_pct,
         pairwise.ci_low as mean_pairwise_agreement_ci_low,
         pairwise.ci_high as mean_pairwise_agreement_ci_high,
-        kappas.estimate as fleiss_kappa,
-        kappas.ci_low as fleiss_kappa_ci_low,
-        kappas.ci_high as fleiss_kappa_ci_high,
+        rates.fleiss_kappa,
+        rates.fleiss_kappa_ci_low,
+        rates.fleiss_kappa_ci_high,
         rates.bootstrap_resamples,
         rates.bootstrap_confidence
     from type_counts
@@ -65,9 +61,6 @@ joined as (
         on type_counts.run_id = rates.run_id and type_counts.task = rates.task
     left join pairwise
         on type_counts.run_id = pairwise.run_id and type_counts.task = pairwise.task
-    left join kappas
-        on kappas.dataset = {{ languages_as_raters_dataset(
-            'type_counts.task', 'type_counts.model', 'type_counts.variant') }}
 
 ),
 

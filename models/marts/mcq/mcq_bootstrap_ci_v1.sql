@@ -4,7 +4,7 @@
 with intervals as (
 
     select * from {{ ref('mcq_bootstrap_ci', v=2) }}
-    where {{ mcq_v1_rows() }}
+    where {{ mcq_v1_rows() }} and metric <> 'fleiss_kappa'  -- not in 0.1
 
 ),
 
