@@ -106,16 +106,19 @@ def run_duckdb_query(project: Path) -> dict:
     return _best_of_three("hand_written_query", project, {})
 
 
-def _best_of_three(query_function: str, project: Path, config: dict) -> dict:
+def _best_of_three(
+    query_function: str, project: Path, config: dict, database: str = ":memory:"
+) -> dict:
     """Time the query ``query_function(project)`` of this module in a fresh interpreter with
-    DuckDB's ``config``, three times (no progress bar on stdout): the best, the first."""
+    DuckDB's ``config``, three times (no progress bar on stdout): the best, the first.
+    ``database``: where tables the query writes go (a file spills as the build's does)."""
     code = (
         "import sys, time, duckdb\n"
         "from pathlib import Path\n"
         f"sys.path.insert(0, {str(HERE)!r})\n"
         f"from bench_mcq import {query_function}\n"
         f"query = {query_function}(Path({str(project)!r}))\n"
-        f"connection = duckdb.connect(config={config!r})\n"
+        f"connection = duckdb.connect({database!r}, config={config!r})\n"
         "connection.execute('set enable_progress_bar = false')\n"
         "times = []\n"
         "for _ in range(3):\n"
@@ -299,6 +302,45 @@ def hand_written_long_query(project: Path) -> str:
     """
 
 
+def hand_written_long_facts(project: Path) -> str:
+    """The floor of the selection's output: what any design that publishes its two fact
+    tables must at least do, writing one row per answer (its validity beside it) and one per
+    item (the three answers and the disagreement type) as tables, from the same files. The
+    figures' floor (:func:`hand_written_long_query`) does not write them."""
+    files = str(project / "seeds" / "mcq" / "answer_sources" / "answers_*.parquet")
+    valid = "('A', 'B', 'C', 'D')"
+    return f"""
+        create or replace table answers_fact as
+        select model, run, item_id, language, upper(trim(answer)) as answer,
+            upper(trim(answer)) in {valid} as is_valid
+        from read_parquet('{files.replace("'", "''")}');
+        create or replace table items_fact as
+        with items as (
+            select model, run, item_id,
+                any_value(answer) filter (where language = 'en' and is_valid) as en,
+                any_value(answer) filter (where language = 'it' and is_valid) as it,
+                any_value(answer) filter (where language = 'fa' and is_valid) as fa
+            from answers_fact group by all
+        )
+        select *, case
+            when en is null or it is null or fa is null then 'incomplete'
+            when en = it and it = fa then 'all_same' when en = it then 'fa_diverged'
+            when en = fa then 'it_diverged' when it = fa then 'en_diverged'
+            else 'all_different' end as type
+        from items;
+        select count(*) from items_fact
+    """
+
+
+def run_long_facts(project: Path) -> dict:
+    """Time :func:`hand_written_long_facts`, best of three, into a database file beside the
+    build's, under the same memory limit."""
+    database = str(project / "warehouse" / "facts_floor.duckdb")
+    return _best_of_three(
+        "hand_written_long_facts", project, {"memory_limit": LONG_MEMORY_LIMIT}, database
+    )
+
+
 def run_long_query(project: Path) -> dict:
     """Time :func:`hand_written_long_query` in a fresh interpreter, best of three, under the
     same memory limit as the build."""
@@ -333,12 +375,14 @@ def bench_long(n_rows: int, build: bool = True) -> dict:
         landing = run_landing(project)
         ours = run_ours(project, memory_limit=LONG_MEMORY_LIMIT) if build else None
         floor = run_long_query(project)
+        facts = run_long_facts(project)
     total = landing["seconds"] + (ours["seconds"] if ours else 0.0)
     return {
         "answer_rows": n_rows,
         "landing": landing,
         "ours": ours,
         "floor": floor,
+        "facts_floor": facts,
         "total_seconds": total if ours else None,
         "ours_us_per_row": 1e6 * total / n_rows if ours else None,
     }
@@ -378,25 +422,29 @@ def write_long_report(results: list[dict], quick: bool, out: Path) -> None:
     lines = [
         f"Start cost: the same landing and build on {results[0]['answer_rows']:,} rows, "
         f"{start:.1f} s. The floor: one hand-written DuckDB query (best of three) over the "
-        f"same files, computing the types, agreement counts and option counts; DuckDB's "
-        f"memory limit {LONG_MEMORY_LIMIT} on both sides.",
+        f"same files, computing the types, agreement counts and option counts. The facts' "
+        f"floor: writing the two fact tables the selection publishes (one row per answer, "
+        f"one per item with its type) from the same files, best of three. DuckDB's "
+        f"memory limit {LONG_MEMORY_LIMIT} on every side.",
         "",
         "| answer rows | landing (s) | landing peak MB | dbt build (s) | build peak MB | "
-        "total (s) | µs per row | floor (s) | (total − start) / floor |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "total (s) | µs per row | floor (s) | facts' floor (s) | (total − start) / floor | "
+        "(total − start) / facts' floor |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
+        floor, facts = r["floor"]["seconds"], r["facts_floor"]["seconds"]
         landed = f"| {r['answer_rows']:,} | {r['landing']['seconds']:.1f} | "
         landed += f"{r['landing']['peak_rss_mb']:.0f} | "
-        if r["ours"] is None:  # landing and floor only
-            lines.append(landed + f"— | — | — | — | {r['floor']['seconds']:.2f} | — |")
+        if r["ours"] is None:  # landing and floors only
+            lines.append(landed + f"— | — | — | — | {floor:.2f} | {facts:.2f} | — | — |")
             continue
         work = r["total_seconds"] - start
         lines.append(
             landed + f"{r['ours']['seconds']:.1f} | "
             f"{r['ours']['peak_rss_mb']:.0f} | {r['total_seconds']:.1f} | "
-            f"{r['ours_us_per_row']:.3f} | {r['floor']['seconds']:.2f} | "
-            f"{work / r['floor']['seconds']:.1f}× |"
+            f"{r['ours_us_per_row']:.3f} | {floor:.2f} | {facts:.2f} | "
+            f"{work / floor:.1f}× | {work / facts:.1f}× |"
         )
     (out / f"{name}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
