@@ -5,14 +5,8 @@
     null shares, never 0 (docs/formulas.md, "Accuracy and calibration"). -#}
 with graded as (select * from {{ ref('int_mcq_answers_graded') }}),
 
-answered as (
-
-    select distinct
-        run_id,
-        task
-    from {{ ref('int_mcq_answers_normalised') }}
-
-),
+-- the runs and tasks with answers: one row each (a small table, not the answers again)
+answered as (select run_id, task from {{ ref('int_mcq_types_counted') }}),
 
 languages as (select * from {{ ref('int_mcq_task_languages_declared') }}),
 
