@@ -6,12 +6,7 @@ with normalised as (select * from {{ ref('int_probe_scores_normalised') }}),
 
 indexed as (
     select
-        run_id,
-        stimulus_id,
-        msg_id,
-        group_name,
-        sender_name,
-        stimulus,
+        {{ probe_stimulus_column_list() }},
         sum(
             case when candidate_group = 'reliable_like' then prob_over_candidates else 0 end
         ) as index_reliable_like,
@@ -20,7 +15,7 @@ indexed as (
         ) as index_unreliable_like,
         count(*) as n_candidates
     from normalised
-    group by run_id, stimulus_id, msg_id, group_name, sender_name, stimulus
+    group by {{ probe_stimulus_column_list() }}
 ),
 
 top_choices as (
