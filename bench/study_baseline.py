@@ -31,9 +31,11 @@ def classify_row(row, p):
     return "Other"
 
 
-def bootstrap_agreement_confidence_interval(
-    filepath, model_prefix, num_bootstrap=1000, confidence=0.95
-):
+def _bootstrap_rate_interval(filepath, model_prefix, rate, num_bootstrap, confidence):
+    """The study's bootstrap loop, shared by its two functions: each call re-reads the file
+    and resamples it ``num_bootstrap`` times, as the study's functions each do (their cost
+    is what the baseline times); ``rate`` turns a sample's full-agreement flags into the
+    rate."""
     df = pd.read_csv(filepath)
     rates = []
     for _ in range(num_bootstrap):
@@ -41,26 +43,26 @@ def bootstrap_agreement_confidence_interval(
         agree = (sample[f"{model_prefix}_EN"] == sample[f"{model_prefix}_FA"]) & (
             sample[f"{model_prefix}_EN"] == sample[f"{model_prefix}_IT"]
         )
-        rates.append(agree.mean())
+        rates.append(rate(agree))
     lower = np.percentile(rates, (1 - confidence) / 2 * 100)
     upper = np.percentile(rates, (1 + confidence) / 2 * 100)
     return np.mean(rates), lower, upper
+
+
+def bootstrap_agreement_confidence_interval(
+    filepath, model_prefix, num_bootstrap=1000, confidence=0.95
+):
+    return _bootstrap_rate_interval(
+        filepath, model_prefix, lambda agree: agree.mean(), num_bootstrap, confidence
+    )
 
 
 def bootstrap_disagreement_confidence_interval(
     filepath, model_prefix, num_bootstrap=1000, confidence=0.95
 ):
-    df = pd.read_csv(filepath)
-    rates = []
-    for _ in range(num_bootstrap):
-        sample = df.sample(frac=1, replace=True)
-        agree = (sample[f"{model_prefix}_EN"] == sample[f"{model_prefix}_FA"]) & (
-            sample[f"{model_prefix}_EN"] == sample[f"{model_prefix}_IT"]
-        )
-        rates.append(1 - agree.mean())
-    lower = np.percentile(rates, (1 - confidence) / 2 * 100)
-    upper = np.percentile(rates, (1 + confidence) / 2 * 100)
-    return np.mean(rates), lower, upper
+    return _bootstrap_rate_interval(
+        filepath, model_prefix, lambda agree: 1 - agree.mean(), num_bootstrap, confidence
+    )
 
 
 def analyse(

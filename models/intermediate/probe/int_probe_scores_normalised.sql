@@ -22,12 +22,7 @@ shifted as (
 
 final as (
     select
-        run_id,
-        stimulus_id,
-        msg_id,
-        group_name,
-        sender_name,
-        stimulus,
+        {{ probe_stimulus_column_list() }},
         candidate_id,
         candidate,
         candidate_group,

@@ -6,51 +6,31 @@ with normalised as (select * from {{ ref('int_probe_scores_normalised') }}),
 
 indexed as (
     select
-        run_id,
-        stimulus_id,
-        msg_id,
-        group_name,
-        sender_name,
-        stimulus,
+        {{ probe_stimulus_column_list() }},
+        count(*) as n_candidates,
         sum(
             case when candidate_group = 'reliable_like' then prob_over_candidates else 0 end
         ) as index_reliable_like,
         sum(
             case when candidate_group = 'unreliable_like' then prob_over_candidates else 0 end
         ) as index_unreliable_like,
-        count(*) as n_candidates
+        -- logprob_rank 1 is one candidate per stimulus: max() just picks it
+        max(case when logprob_rank = 1 then candidate end) as top_choice,
+        max(case when logprob_rank = 1 then prob_over_candidates end) as p_top
     from normalised
-    group by run_id, stimulus_id, msg_id, group_name, sender_name, stimulus
-),
-
-top_choices as (
-    select
-        run_id,
-        stimulus_id,
-        candidate as top_choice,
-        prob_over_candidates as p_top
-    from normalised
-    where logprob_rank = 1
+    group by {{ probe_stimulus_column_list() }}
 ),
 
 final as (
     select
-        indexed.run_id,
-        indexed.stimulus_id,
-        indexed.msg_id,
-        indexed.group_name,
-        indexed.sender_name,
-        indexed.stimulus,
-        indexed.n_candidates,
-        indexed.index_reliable_like,
-        indexed.index_unreliable_like,
-        indexed.index_reliable_like - indexed.index_unreliable_like as index_rel_minus_unrel,
-        top_choices.top_choice,
-        top_choices.p_top
+        {{ probe_stimulus_column_list() }},
+        n_candidates,
+        index_reliable_like,
+        index_unreliable_like,
+        index_reliable_like - index_unreliable_like as index_rel_minus_unrel,
+        top_choice,
+        p_top
     from indexed
-    inner join top_choices
-        on indexed.run_id = top_choices.run_id
-        and indexed.stimulus_id = top_choices.stimulus_id
 )
 
 select * from final

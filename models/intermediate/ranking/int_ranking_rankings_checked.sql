@@ -1,6 +1,6 @@
-{#- Every seed row, plus one row per scenario task missing from a ranking, with why it
-    cannot enter the statistics (null when it can) and whether its whole ranking is
-    rejected. A (rater, scenario) ranking is used only when it is a permutation of the
+{#- Every seed row, plus one row per scenario task missing from a ranking, with its task's
+    index in the scenario, why it cannot enter the statistics (null when it can) and
+    whether its whole ranking is rejected. A (rater, scenario) ranking is used only when it is a permutation of the
     scenario's tasks: one bad row (missing key, non-integer position, duplicate row, extra
     or repeated task, repeated or out-of-range position) or one missing task rejects the
     whole ranking, since its ranks would otherwise be wrong, never just incomplete. -#}
@@ -52,6 +52,7 @@ annotated as (
             order by rankings.source_row
         ) as identical_row_number,
         scenario_tasks.task_id is not null as is_scenario_task,
+        scenario_tasks.task_index,
         task_positions.n_positions_of_task,
         position_tasks.n_tasks_at_position,
         scenario_sizes.n_tasks
@@ -81,6 +82,8 @@ row_checks as (
         position_text,
         position,
         task_id,
+        task_index,
+        n_tasks,
         case
             when rater_id is null then 'rater_id'
             when scenario_id is null then 'scenario_id'
@@ -132,6 +135,8 @@ missing_tasks as (
         cast(null as {{ dbt.type_string() }}) as position_text,
         cast(null as integer) as position,
         scenario_tasks.task_id,
+        scenario_tasks.task_index,
+        scenario_tasks.n_tasks,
         'task_id' as rejected_column,
         'scenario task missing from the ranking (gap)' as rejection_reason
     from rankings_present
@@ -174,6 +179,8 @@ final as (
         all_rows.position_text,
         all_rows.position,
         all_rows.task_id,
+        all_rows.task_index,
+        all_rows.n_tasks,
         all_rows.rejected_column,
         all_rows.rejection_reason,
         all_rows.rejection_reason is not null

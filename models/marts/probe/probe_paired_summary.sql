@@ -9,7 +9,6 @@ summarised as (
         run_id,
         group_name,
         baseline_group,
-        count(*) as n_messages,
         avg(delta_vs_baseline) as mean_delta,
         stddev_samp(delta_vs_baseline) as std_delta,
         avg(cast(case when delta_vs_baseline < 0 then 1 else 0 end as double)) as frac_negative
@@ -24,7 +23,7 @@ final as (
         runs.design_hash,
         summarised.group_name,
         summarised.baseline_group,
-        summarised.n_messages,
+        resampled.n_messages,
         summarised.mean_delta,
         summarised.std_delta,
         summarised.frac_negative,
