@@ -1,3 +1,4 @@
+import numpy as np
 import pandas as pd
 
 from concord_common.settings import dbt_vars
@@ -6,6 +7,17 @@ from concord_stats.agreement import disagreement_rate_statistics
 from concord_stats.bootstrap import bootstrap, derive_seed
 from concord_stats.entropy import shannon_entropy
 from concord_stats.rater_coefficients import fleiss_kappa_of_patterns
+
+
+def option_counts_of(patterns: pd.Series) -> np.ndarray:
+    """Patterns (each the sorted list of the options an item's languages chose) as counts,
+    patterns x options."""
+    lengths = patterns.map(len).to_numpy()
+    chosen = np.concatenate([np.asarray(pattern, dtype=str) for pattern in patterns])
+    _, option = np.unique(chosen, return_inverse=True)
+    counts = np.zeros((len(patterns), int(option.max()) + 1), dtype=np.int64)
+    np.add.at(counts, (np.repeat(np.arange(len(patterns)), lengths), option), 1)
+    return counts
 
 
 def model(dbt, session):
@@ -39,11 +51,11 @@ def model(dbt, session):
             cells.append((key, None, metric, counts, statistic, ("outcome_rates",)))
     runs = type_counts.set_index(["run_id", "task"])
     for (run_id, task), run in patterns.groupby(["run_id", "task"], sort=True):
-        counts = run.pivot(index="pattern", columns="chosen_option", values="n_choosing")
-        items = run.groupby("pattern")["n_items"].first().reindex(counts.index)
-        key = (run_id, runs.loc[(run_id, task), "model"], runs.loc[(run_id, task), "variant"], task)
-        kappa = fleiss_kappa_of_patterns(counts.fillna(0).to_numpy())
-        cells.append((key, None, "fleiss_kappa", items.to_numpy(), kappa, ("fleiss_kappa",)))
+        model_name, variant = runs.loc[(run_id, task), ["model", "variant"]]
+        kappa = fleiss_kappa_of_patterns(option_counts_of(run["pattern"]))
+        items = run["n_items"].to_numpy()
+        cells.append(((run_id, model_name, variant, task), None, "fleiss_kappa", items, kappa,
+                      ("fleiss_kappa",)))  # fmt: skip
     grouped = option_counts.groupby(["run_id", "model", "variant", "task", "language"])
     for (run_id, model_name, variant, task, language), cell in grouped:
         counts = cell.sort_values("option_position")["n_position"].to_numpy()
