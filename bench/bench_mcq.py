@@ -362,10 +362,11 @@ def run_landing(project: Path) -> dict:
     return _measure(code)
 
 
-def bench_long(n_rows: int, build: bool = True) -> dict:
+def bench_long(n_rows: int, build: bool = True, rebuild: bool = False) -> dict:
     """One size of the long-format curve: the reader's landing, then `dbt build` of the
-    selection (whose plugin finds the landing unchanged; not with ``build=False``), then the
-    floor, on the same files."""
+    selection (whose plugin finds the landing unchanged; not with ``build=False``), with
+    ``rebuild`` the same build again with nothing new, then the floors, on the same
+    files."""
     from generate_mcq import generate_long
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -374,6 +375,7 @@ def bench_long(n_rows: int, build: bool = True) -> dict:
         generate_long(project, n_rows)
         landing = run_landing(project)
         ours = run_ours(project, memory_limit=LONG_MEMORY_LIMIT) if build else None
+        again = run_ours(project, memory_limit=LONG_MEMORY_LIMIT) if rebuild else None
         floor = run_long_query(project)
         facts = run_long_facts(project)
     total = landing["seconds"] + (ours["seconds"] if ours else 0.0)
@@ -383,6 +385,7 @@ def bench_long(n_rows: int, build: bool = True) -> dict:
         "ours": ours,
         "floor": floor,
         "facts_floor": facts,
+        "rebuild_unchanged": again,
         "total_seconds": total if ours else None,
         "ours_us_per_row": 1e6 * total / n_rows if ours else None,
     }
@@ -398,31 +401,43 @@ LANDING_ONLY_SIZES = [100_000_000]
 def main_long(quick: bool, out: Path) -> None:
     sizes = [1_000, 10_000, 100_000] if quick else LONG_SIZES
     landing_only = [] if quick else LANDING_ONLY_SIZES
+    dbt_start = run_dbt_version()["seconds"]
     results = []
     for n_rows in [*sizes, *landing_only]:
         print(f"long format, {n_rows:,} answer rows ...", flush=True)
-        results.append(bench_long(n_rows, build=n_rows not in landing_only))
+        results.append(
+            bench_long(n_rows, build=n_rows not in landing_only, rebuild=n_rows == sizes[0])
+        )
         print(json.dumps(results[-1]), flush=True)
-    write_long_report(results, quick, out)
+    write_long_report(results, quick, out, dbt_start)
 
 
-def write_long_report(results: list[dict], quick: bool, out: Path) -> None:
-    """mcq_long.json and mcq_long.md from the sizes' results, the first the start cost."""
+def write_long_report(
+    results: list[dict], quick: bool, out: Path, dbt_version_seconds: float
+) -> None:
+    """mcq_long.json and mcq_long.md from the sizes' results, the first the start cost,
+    beside `dbt --version` (best of three)."""
     name = "mcq_long_quick" if quick else "mcq_long"
     out.mkdir(parents=True, exist_ok=True)
     start = results[0]["total_seconds"]
+    unchanged = results[0]["rebuild_unchanged"]["seconds"]
     report = {
         "benchmark": "mcq_long",
         "quick": quick,
         "memory_limit": LONG_MEMORY_LIMIT,
+        "dbt_version_seconds": dbt_version_seconds,
         "start_cost_seconds": start,
+        "rebuild_unchanged_seconds": unchanged,
         "results": results,
     }
     (out / f"{name}.json").write_text(json.dumps(report, indent=2))
     lines = [
         f"Start cost: the same landing and build on {results[0]['answer_rows']:,} rows, "
-        f"{start:.1f} s. The floor: one hand-written DuckDB query (best of three) over the "
-        f"same files, computing the types, agreement counts and option counts. The facts' "
+        f"{start:.1f} s ({start / dbt_version_seconds:.1f}× `dbt --version`, "
+        f"{dbt_version_seconds:.2f} s best of three); the build again with nothing new "
+        f"{unchanged:.1f} s ({unchanged / dbt_version_seconds:.1f}×). The floor: one "
+        f"hand-written DuckDB query (best of three) over the same files, computing the "
+        f"types, agreement counts and option counts. The facts' "
         f"floor: writing the two fact tables the selection publishes (one row per answer, "
         f"one per item with its type) from the same files, best of three. DuckDB's "
         f"memory limit {LONG_MEMORY_LIMIT} on every side.",
