@@ -30,6 +30,7 @@ from importlib import metadata
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -355,11 +356,11 @@ class Split:
         )
 
 
-def _flagged(relation: str, run: Run, languages: list[str]) -> str:
-    """SQL: the run's records (``relation``) with ``run_id`` and ``set_aside``, why each is
-    set aside or null (the ``run_option_keys`` relation must be registered)."""
-    listed = ", ".join(_literal(language) for language in languages)
-    outside = f"a.language not in ({listed})" if languages else "false"
+def _across_records(relation: str) -> str:
+    """SQL: the checks that span a run's records (``relation``), as common table
+    expressions: ``repeated``, its keys given more than once, and ``misaligned``, its items
+    whose scored options differ between languages, with the reason (the
+    ``run_option_keys`` relation must be registered)."""
     return f"""
         with repeated as (
             select task, item_id, language
@@ -385,9 +386,18 @@ def _flagged(relation: str, run: Run, languages: list[str]) -> str:
             group by task, item_id
             having count(distinct keys) > 1
         )
+        """
+
+
+def _flagged(relation: str, languages: list[str]) -> str:
+    """SQL: the run's records (``relation``) with ``set_aside``, why each is set aside or
+    null (the ``run_option_keys`` relation must be registered)."""
+    listed = ", ".join(_literal(language) for language in languages)
+    outside = f"a.language not in ({listed})" if languages else "false"
+    return f"""
+        {_across_records(relation)}
         select
             a.*,
-            {_literal(run.run_id)} as run_id,
             case
                 when r.task is not null then {_literal(DUPLICATE)}
                 when {outside} then {_literal(OTHER_LANGUAGE)}
@@ -397,6 +407,39 @@ def _flagged(relation: str, run: Run, languages: list[str]) -> str:
         left join repeated as r using (task, item_id, language)
         left join misaligned as m using (task, item_id)
         """
+
+
+def _set_aside(
+    records: pa.Table, flags: pa.Table, flag_orders: np.ndarray, languages: list[str]
+) -> pa.Array:
+    """Why each of ``records`` (a batch of a run's records, by ``record_order``) is set
+    aside, or null, as :func:`_flagged` says: ``flags`` holds the run's records that are
+    given more than once or of a misaligned item, by ``record_order`` (``flag_orders``)."""
+    n = records.num_rows
+    orders = records.column("record_order")
+    duplicate: pa.Array | pa.ChunkedArray = pa.repeat(False, n)
+    misaligned: pa.Array | pa.ChunkedArray = pa.nulls(n, pa.string())
+    if n:
+        # the flags of the batch's span of record_order: every batch looks at its own
+        start = int(np.searchsorted(flag_orders, orders[0].as_py(), side="left"))
+        stop = int(np.searchsorted(flag_orders, orders[-1].as_py(), side="right"))
+        if stop > start:
+            mine = flags.slice(start, stop - start)
+            at = pc.index_in(orders, value_set=mine.column("record_order").combine_chunks())
+            duplicate = pc.fill_null(pc.take(mine.column("duplicate"), at), False)
+            misaligned = pc.take(mine.column("misaligned"), at)
+    outside: pa.Array | pa.ChunkedArray = pa.repeat(False, n)
+    if languages:
+        language = records.column("language")
+        outside = pc.and_(
+            pc.is_valid(language),
+            pc.invert(pc.is_in(language, value_set=pa.array(languages, pa.string()))),
+        )
+    return pc.if_else(
+        duplicate,
+        pa.scalar(DUPLICATE, pa.string()),
+        pc.if_else(outside, pa.scalar(OTHER_LANGUAGE, pa.string()), misaligned),
+    )
 
 
 def _quarantine(run: Run, flagged: pa.Table) -> pa.Table:
@@ -440,7 +483,7 @@ def _split(
     relation = records.relation(con, run.answers, "run_answers")
     scored = _scores_table(run)
     con.register("run_option_keys", scored.select(["task", "item_id", "language", "option_key"]))
-    flagged = _flagged(relation, run, languages)
+    flagged = _flagged(relation, languages)
     if answers is None or quarantine is None:
         found = first_row(
             con,
@@ -451,20 +494,33 @@ def _split(
         assert found is not None  # an aggregate has its one row
         split = Split(*found)
     else:
+        # the records a check across the run flags (few, as a rule): the records themselves
+        # are then read back in reading order, not sorted
+        flags = con.sql(
+            f"""
+            {_across_records(relation)}
+            select a.record_order, r.task is not null as duplicate, m.reason as misaligned
+            from {relation} as a
+            left join repeated as r using (task, item_id, language)
+            left join misaligned as m using (task, item_id)
+            where r.task is not null or m.task is not null
+            order by a.record_order
+            """
+        ).to_arrow_table()
+        flag_orders = flags.column("record_order").to_numpy()
         kept = valid = aside = 0
-        # streamed: DuckDB sorts within its memory limit (spilling beyond it)
-        reader = con.sql(f"{flagged} order by a.record_order").to_arrow_reader(ROW_GROUP_ROWS)
-        for batch in reader:  # a loop per batch of records
-            table = pa.Table.from_batches([batch])
-            set_aside = pc.is_valid(table.column("set_aside"))
+        for table in records.batches(run.answers, ROW_GROUP_ROWS):  # a loop per batch
+            set_aside = _set_aside(table, flags, flag_orders, languages)
+            is_aside = pc.is_valid(set_aside)
+            table = table.append_column("run_id", pa.repeat(run.run_id, table.num_rows))
             # every record is an answer's row (a null in a non-null column is a reader bug)
             conformed = schemas.conform("answers", table)
-            mine = conformed.filter(pc.invert(set_aside))
+            mine = conformed.filter(pc.invert(is_aside))
             if mine.num_rows:
                 answers(mine)
                 kept += mine.num_rows
                 valid += mine.num_rows - mine.column("chosen_option").null_count
-            quarantined = table.filter(set_aside)
+            quarantined = table.append_column("set_aside", set_aside).filter(is_aside)
             if quarantined.num_rows:
                 quarantine(_quarantine(run, quarantined))
                 aside += quarantined.num_rows

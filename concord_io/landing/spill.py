@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import duckdb
@@ -117,6 +117,17 @@ class Records:
         self._spill(pieces)
         paths = ", ".join(_literal(str(p)) for p in pieces)
         return f"read_parquet([{paths}])"
+
+    def batches(self, pieces: Pieces, rows: int) -> Iterator[pa.Table]:
+        """``pieces``' records in reading order, at most ``rows`` at a time."""
+        for piece in pieces:
+            if isinstance(piece, pa.Table):
+                for batch in piece.to_batches(max_chunksize=rows):
+                    yield pa.Table.from_batches([batch], schema=RECORDS)
+                continue
+            with pq.ParquetFile(piece) as parquet:
+                for batch in parquet.iter_batches(batch_size=rows):
+                    yield pa.Table.from_batches([batch]).cast(RECORDS)
 
     def close(self) -> None:
         """Delete the spill files."""

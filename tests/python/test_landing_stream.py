@@ -121,10 +121,12 @@ def test_a_bad_record_in_a_later_row_group_is_refused_as_in_one_row_group(tmp_pa
     assert not list((tmp_path / "groups-10" / "landing").glob(".*")), "spill files left"
 
 
-def test_the_same_records_land_alike_in_one_row_group_or_many(tmp_path, small):
+@pytest.mark.parametrize("languages", [None, ["en"]], ids=["every language", "en only"])
+def test_the_same_records_land_alike_in_one_row_group_or_many(tmp_path, small, languages):
     """Two files of one folder, each with two runs, one record of M2 given twice (in two row
     groups of b.parquet) and once more in a.parquet: batches, spill files and row groups do
-    not change a landed value, and the duplicates across them are all set aside."""
+    not change a landed value, and the duplicates across them are all set aside (with
+    ``mcq_languages: [en]``, every other record too, the duplicates' reason first)."""
     first = records()
     second = records(run="base")
     second["model"] = ["M2" if m == "M2" else "M4" for m in second["model"]]
@@ -132,6 +134,7 @@ def test_the_same_records_land_alike_in_one_row_group_or_many(tmp_path, small):
     for column, value in (("item_id", "5"), ("language", "en")):
         second[column][-1] = second[column][3] = value  # M4's last record: item 5 en
     second["model"][-1] = "M2"
+    variables = {"mcq_languages": languages} if languages else None
     landings = []
     for row_group_size in (None, 10):  # one row group read whole, then many in batches
         written = small(row_group_size is not None)
@@ -139,22 +142,30 @@ def test_the_same_records_land_alike_in_one_row_group_or_many(tmp_path, small):
         sources(project, "a.parquet,long,,,,,,\nb.parquet,long,,,,,,\n")
         put(project, "a.parquet", first, row_group_size)
         put(project, "b.parquet", second, row_group_size)
-        land(project)
+        land(project, variables)
         landings.append(landed_tables(project.parent / "landing"))
     assert written, "nothing was spilled"
     assert landings[0].keys() == landings[1].keys()
     for name, table in landings[0].items():
         assert table.equals(landings[1][name]), name
     aside = landed(project, "quarantine")
-    m2 = aside.run_id.iloc[0]
-    assert aside[["source_file", "source_row", "reason"]].values.tolist() == [
-        ["a.parquet", 9, DUPLICATE],
-        ["b.parquet", 4, DUPLICATE],
-        ["b.parquet", 240, DUPLICATE],
+    duplicates = aside[aside.reason == DUPLICATE]
+    assert duplicates[["source_file", "source_row"]].values.tolist() == [
+        ["a.parquet", 9],
+        ["b.parquet", 4],
+        ["b.parquet", 240],
     ]
+    (m2,) = set(duplicates.run_id)
     answers = landed(project)
     answers = answers[answers.run_id == m2]
-    assert len(answers) == 2 * 2 * N_ITEMS - 2  # two of its records set aside, one of M4
+    if languages:
+        # en: 60 in a.parquet, 62 in b.parquet (two records made en), less the three
+        assert set(answers.language) == {"en"} and len(answers) == 2 * N_ITEMS + 2 - 3
+        # it: the long files' 4 * 60 less the two made en (the wide file is read in en)
+        assert len(aside) == 3 + 4 * N_ITEMS - 2
+    else:
+        assert len(aside) == 3
+        assert len(answers) == 2 * 2 * N_ITEMS - 2  # two of its records set aside, one of M4
     assert answers.source_file.is_monotonic_increasing  # by file, then row, as read
 
 
