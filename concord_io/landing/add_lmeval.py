@@ -32,6 +32,7 @@ from concord_io.landing.identities import canonical_language, check_name, slug
 from concord_io.landing.lm_eval import SAMPLES_NAME, _unique_keys
 from concord_io.landing.mcq import read_source_runs
 from concord_io.landing.registries import Line, check_answer_source, file_pattern
+from concord_io.landing.spill import tables
 from concord_io.landing.strict_csv import read_csv
 from concord_io.landing.study import Study, load_study
 from concord_io.landing.task_names import AUTO, check_task_pattern, split_task
@@ -526,7 +527,7 @@ def add_lmeval(
     languages = {canonical_language(lang, "dbt_project.yml: vars") for lang in study.languages}
     outside: set[str] = set()
     for landed_run in sorted(landed, key=lambda r: r.run_id):
-        aside, answers = landed_run.quarantine_table, landed_run.answers
+        aside, answers = landed_run.quarantine_table, tables(landed_run.answers)
         assert aside is not None
         found = sorted({lang for a in answers for lang in a.column("language").to_pylist()})
         tasks = sorted({task for a in answers for task in a.column("task").to_pylist()})

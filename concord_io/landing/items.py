@@ -110,7 +110,7 @@ def read_item_file(
     language = canonical_language(line["language"], where)
     gold_column = line["gold_column"]
     required = ["Domain", "Prompt", *study.options, *([gold_column] if gold_column else [])]
-    checked = read_csv(source.data, source.name, required=required)
+    checked = read_csv(source.read_bytes(), source.name, required=required)
     con.register("item_file", with_rows(checked.table))
     # a blank gold cell: the item has no gold
     gold = f"nullif({_quoted(gold_column)}, '')" if gold_column else "null::varchar"

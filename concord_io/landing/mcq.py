@@ -6,6 +6,11 @@ Everything is read and checked before anything is written: a refused input lands
 as one folder each, and only where their inputs changed (the folder's fingerprint); folders
 of runs no longer registered are removed, so the landing is what the registries say.
 
+Memory does not grow with the inputs: a file is read in batches, the records read wait for
+their run in memory up to a bound and beyond it in spill files
+(:mod:`concord_io.landing.spill`), and each run is split and written as its records are
+read back.
+
 A run is one model (and revision) under one variant from one source: a wide file is a run;
 the records of the long files and sample logs in one folder with the same model, revision
 and variant are a run. The same bytes under two names, read the same way, land once (the
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -38,14 +44,19 @@ from concord_io.landing.lm_eval import Provenance, provenance, read_samples, tas
 from concord_io.landing.long import read_long
 from concord_io.landing.placeholders import PLACEHOLDER, keep_placeholders
 from concord_io.landing.registries import Line, answer_registry, answer_sources, item_registry
-from concord_io.landing.sources import SourceFile, load
+from concord_io.landing.sources import SourceFile, first_row, load
+from concord_io.landing.spill import Pieces, Records, spill_folder
 from concord_io.landing.study import Study, load_study
 from concord_io.landing.wide import read_wide
 from concord_io.landing.writer import (
+    ROW_GROUP_ROWS,
+    TableWriter,
     checked_path,
     fingerprint_of,
     remove_folder,
+    staged_folder,
     write_folder,
+    write_table,
 )
 from concord_io.paths import serving_folder_of
 
@@ -69,10 +80,11 @@ class Run:
     its fingerprint is made of."""
 
     row: dict
-    answers: list[pa.Table] = field(default_factory=list)
+    #: its records as read (in memory or spilled: :class:`Records`)
+    answers: Pieces = field(default_factory=list)
     option_scores: list[pa.Table] = field(default_factory=list)
     inputs: list[object] = field(default_factory=list)
-    #: the run's tables as landed (set by _split)
+    #: the run's tables as landed (set by read_source_runs)
     answers_table: pa.Table | None = None
     quarantine_table: pa.Table | None = None
     scores_table: pa.Table | None = None
@@ -169,6 +181,7 @@ def _wide_runs(
     study: Study,
     lines: list[Line],
     notes: list[str],
+    records: Records,
     root: Path | None = None,
     context: str = "",
 ) -> list[Run]:
@@ -186,13 +199,13 @@ def _wide_runs(
             folder=study.relative(source.path),
             order=line["presented_option_order"],
         )
-        run = Run(row, inputs=[source.name, source.content_hash, way])
+        run = Run(row, answers=records.pieces(), inputs=[source.name, source.content_hash, way])
         # a wide file is one run: its fingerprint is known before it is parsed, so an
         # unchanged file costs one pass of hashing, not a parse (and no memory)
         if _landed_alike(root, run, _fingerprint(run.row, run.inputs, context)):
             run.unchanged = True
         else:
-            run.answers.append(read_wide(con, study, line, source))
+            records.add(run.answers, read_wide(con, study, line, source))
         runs.append(run)
     return runs
 
@@ -203,6 +216,7 @@ def _record_runs(
     lines: list[Line],
     items_fingerprint: str,
     notes: list[str],
+    records: Records,
 ) -> list[Run]:
     """The runs of the long files and sample logs: records grouped by folder, model,
     revision and variant."""
@@ -217,25 +231,38 @@ def _record_runs(
             if not _once(seen, (source.content_hash, way), source, notes):
                 continue
             folder = study.relative(source.path.parent)
+            batches: Iterable[pa.Table]
             if line["format"] == "lm_eval":
                 harness_task, task, language = task_of(source, line)
                 if line["task_pattern"]:
                     _refuse_same_task(by_task, (folder, task, language), source, line)
                 prov = provenance(source.path.parent, harness_task, source.name)
                 answers, scores = read_samples(con, study, line, source, task, language)
-                kind = "lm_eval"
+                batches, kind = [answers], "lm_eval"
+                del answers
             else:
                 prov, kind, scores = Provenance(), "long", None
-                answers = read_long(con, study, line, source)
-            groups = (
-                answers.select(["model", "variant", "presented_order"])
-                .group_by(["model", "variant", "presented_order"])
-                .aggregate([])
-            )
-            for model, variant, order in zip(
-                *(groups.column(c).to_pylist() for c in ("model", "variant", "presented_order")),
-                strict=True,
-            ):
+                batches = read_long(con, study, line, source)
+            # the file's records by (model, variant, presented order), in the order met: a
+            # file may hold several runs, and each batch goes to its run's records at once
+            found: dict[tuple[str, str, str], Pieces] = {}
+            for answers in batches:  # a loop per batch of records
+                groups = _groups(answers)
+                for model, variant, order in groups:
+                    pieces = found.get((model, variant, order))
+                    if pieces is None:
+                        pieces = found[(model, variant, order)] = records.pieces()
+                    mine = answers
+                    if len(groups) > 1:
+                        mine = answers.filter(
+                            pc.and_(
+                                pc.equal(answers.column("model"), model),
+                                pc.equal(answers.column("variant"), variant),
+                            )
+                        )
+                    records.add(pieces, mine)
+            # the whole file is read and checked: its records join their runs
+            for (model, variant, order), pieces in found.items():
                 row = _run_row(
                     model=model,
                     variant=variant,
@@ -247,54 +274,20 @@ def _record_runs(
                 key = row["run_id"]
                 run = runs.get(key)
                 if run is None:
-                    run = runs[key] = Run(row)
+                    run = runs[key] = Run(row, answers=records.pieces())
                 _refuse_mixed(run, row, source)
                 run.inputs.append([source.name, source.content_hash, way, items_fingerprint])
                 if scores is not None:
                     run.option_scores.append(scores)
-                # a file may hold several runs: each takes its own records, at once, so
-                # the file's table is let go before the next file is read
-                mine = answers
-                if groups.num_rows > 1:
-                    mine = answers.filter(
-                        pc.and_(
-                            pc.equal(answers.column("model"), model),
-                            pc.equal(answers.column("variant"), variant),
-                        )
-                    )
-                run.answers.append(_compact(mine))
-            del answers
+                records.move(pieces, run.answers)
     return list(runs.values())
 
 
-#: Columns of a file's records that repeat a few values (the run, task, language, source,
-#: domain, answer): held dictionary-encoded until the run is written, a fifth of the memory
-#: at 40 languages (the landing's Parquet encodes them so too)
-REPEATING = (
-    "model",
-    "variant",
-    "presented_order",
-    "task",
-    "language",
-    "chosen_option",
-    "invalid_reason",
-    "domain_label",
-    "domain",
-    "source_column",
-    "source_file",
-    "content_hash",
-)
-
-
-def _compact(answers: pa.Table) -> pa.Table:
-    """``answers`` with its :data:`REPEATING` columns dictionary-encoded."""
-    for name in REPEATING:
-        i = answers.schema.get_field_index(name)
-        if i >= 0 and not pa.types.is_dictionary(answers.schema.field(i).type):
-            answers = answers.set_column(
-                i, name, pc.dictionary_encode(answers.column(i).combine_chunks())
-            )
-    return answers
+def _groups(answers: pa.Table) -> list[tuple[str, str, str]]:
+    """The (model, variant, presented order) of ``answers``' records, in the order met."""
+    keys = ["model", "variant", "presented_order"]
+    groups = answers.select(keys).group_by(keys, use_threads=False).aggregate([])
+    return list(zip(*(groups.column(c).to_pylist() for c in keys), strict=True))
 
 
 def _refuse_same_task(
@@ -330,16 +323,6 @@ def _refuse_mixed(run: Run, row: dict, source: SourceFile) -> None:
         run.row["task_hashes"] = sorted(merged.items())
 
 
-def _answers_table(run: Run) -> pa.Table:
-    table = pa.concat_tables(
-        [a.select([n for n in schemas.ANSWERS.names if n != "run_id"]) for a in run.answers]
-    )
-    return schemas.conform(
-        "answers",
-        table.append_column("run_id", pa.repeat(run.run_id, table.num_rows)),
-    )
-
-
 def _scores_table(run: Run) -> pa.Table:
     if not run.option_scores:
         # written for every run, empty where the source scores no option: dbt reads the
@@ -356,25 +339,32 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _split(con: duckdb.DuckDBPyConnection, run: Run, answers: pa.Table, languages: list[str]):
-    """The run's answers, less the records set aside in its quarantine: every record of a
-    key (task, item, language) given more than once (which of them counts is not for the
-    reader to decide), and records in a language the study does not compare (none when
-    ``languages`` is empty: the study then compares every language its answers hold), and
-    every record of an item whose scored options differ between its languages."""
-    numbered = answers.append_column(
-        "record_order", pa.array(np.arange(answers.num_rows, dtype=np.int64))
-    )
-    con.register("run_answers", numbered)
-    listed = ", ".join(_literal(language) for language in languages)
-    outside = f"a.language not in ({listed})" if languages else "false"
-    scored = _scores_table(run)
-    con.register("run_option_keys", scored.select(["task", "item_id", "language", "option_key"]))
-    flagged = con.sql(
-        f"""
+@dataclass(frozen=True)
+class Split:
+    """What a run's split found: its answers (``valid`` of them with a chosen option) and
+    the records it set aside."""
+
+    answers: int
+    valid: int
+    aside: int
+
+    def detail(self, run: Run) -> str:
+        aside = f", {self.aside} set aside" if self.aside else ""
+        return (
+            f"{run.row['model']}, {run.row['variant']}: {self.answers} answers "
+            f"({self.valid} valid{aside}) from {run.row['source_folder']}"
+        )
+
+
+def _across_records(relation: str) -> str:
+    """SQL: the checks that span a run's records (``relation``), as common table
+    expressions: ``repeated``, its keys given more than once, and ``misaligned``, its items
+    whose scored options differ between languages, with the reason (the
+    ``run_option_keys`` relation must be registered)."""
+    return f"""
         with repeated as (
             select task, item_id, language
-            from run_answers
+            from {relation}
             group by task, item_id, language
             having count(*) > 1
         ),
@@ -396,6 +386,16 @@ def _split(con: duckdb.DuckDBPyConnection, run: Run, answers: pa.Table, language
             group by task, item_id
             having count(distinct keys) > 1
         )
+        """
+
+
+def _flagged(relation: str, languages: list[str]) -> str:
+    """SQL: the run's records (``relation``) with ``set_aside``, why each is set aside or
+    null (the ``run_option_keys`` relation must be registered)."""
+    listed = ", ".join(_literal(language) for language in languages)
+    outside = f"a.language not in ({listed})" if languages else "false"
+    return f"""
+        {_across_records(relation)}
         select
             a.*,
             case
@@ -403,59 +403,154 @@ def _split(con: duckdb.DuckDBPyConnection, run: Run, answers: pa.Table, language
                 when {outside} then {_literal(OTHER_LANGUAGE)}
                 when m.task is not null then m.reason
             end as set_aside
-        from run_answers as a
+        from {relation} as a
         left join repeated as r using (task, item_id, language)
         left join misaligned as m using (task, item_id)
-        order by a.record_order
         """
-    ).to_arrow_table()
-    con.unregister("run_answers")
-    con.unregister("run_option_keys")
-    aside = pc.is_valid(flagged.column("set_aside"))
-    kept = flagged.filter(pc.invert(aside))
-    run.answers_table = schemas.conform("answers", kept)
-    scores = scored
-    if pc.any(aside).as_py():
-        # the scores of a record set aside go with it
-        con.register("run_scores", scores)
-        con.register("kept_answers", run.answers_table)
-        scores = con.sql(
-            """
-            select s.* from run_scores as s
-            semi join kept_answers as k using (source_file, source_row)
-            order by s.source_file, s.source_row, s.presented_position
-            """
-        ).to_arrow_table()
-        con.unregister("run_scores")
-        con.unregister("kept_answers")
-        scores = schemas.conform("option_scores", scores)
-    run.scores_table = scores
-    quarantined = flagged.filter(aside)
-    files, rows = quarantined.column("source_file"), quarantined.column("source_row")
-    run.quarantine_table = schemas.conform(
+
+
+def _set_aside(
+    records: pa.Table, flags: pa.Table, flag_orders: np.ndarray, languages: list[str]
+) -> pa.Array:
+    """Why each of ``records`` (a batch of a run's records, by ``record_order``) is set
+    aside, or null, as :func:`_flagged` says: ``flags`` holds the run's records that are
+    given more than once or of a misaligned item, by ``record_order`` (``flag_orders``)."""
+    n = records.num_rows
+    orders = records.column("record_order")
+    duplicate: pa.Array | pa.ChunkedArray = pa.repeat(False, n)
+    misaligned: pa.Array | pa.ChunkedArray = pa.nulls(n, pa.string())
+    if n:
+        # the flags of the batch's span of record_order: every batch looks at its own
+        start = int(np.searchsorted(flag_orders, orders[0].as_py(), side="left"))
+        stop = int(np.searchsorted(flag_orders, orders[-1].as_py(), side="right"))
+        if stop > start:
+            mine = flags.slice(start, stop - start)
+            at = pc.index_in(orders, value_set=mine.column("record_order").combine_chunks())
+            duplicate = pc.fill_null(pc.take(mine.column("duplicate"), at), False)
+            misaligned = pc.take(mine.column("misaligned"), at)
+    outside: pa.Array | pa.ChunkedArray = pa.repeat(False, n)
+    if languages:
+        language = records.column("language")
+        outside = pc.and_(
+            pc.is_valid(language),
+            pc.invert(pc.is_in(language, value_set=pa.array(languages, pa.string()))),
+        )
+    return pc.if_else(
+        duplicate,
+        pa.scalar(DUPLICATE, pa.string()),
+        pc.if_else(outside, pa.scalar(OTHER_LANGUAGE, pa.string()), misaligned),
+    )
+
+
+def _quarantine(run: Run, flagged: pa.Table) -> pa.Table:
+    """The quarantine rows of records set aside (``flagged``: with ``set_aside``)."""
+    files, rows = flagged.column("source_file"), flagged.column("source_row")
+    return schemas.conform(
         "quarantine",
         pa.table(
             {
-                "run_id": pa.repeat(run.run_id, quarantined.num_rows),
+                "run_id": pa.repeat(run.run_id, flagged.num_rows),
                 "source_file": files,
                 "source_row": rows,
                 "record_key": pc.binary_join_element_wise(files, pc.cast(rows, pa.string()), "#"),
-                "column_name": quarantined.column("source_column"),
-                "value": quarantined.column("raw_answer"),
-                "reason": quarantined.column("set_aside"),
-                "content_hash": quarantined.column("content_hash"),
+                "column_name": flagged.column("source_column"),
+                "value": flagged.column("raw_answer"),
+                "reason": flagged.column("set_aside"),
+                "content_hash": flagged.column("content_hash"),
             }
         ),
     )
 
 
+def _split(
+    con: duckdb.DuckDBPyConnection,
+    run: Run,
+    records: Records,
+    languages: list[str],
+    answers: Callable[[pa.Table], object] | None = None,
+    quarantine: Callable[[pa.Table], object] | None = None,
+) -> tuple[Split, pa.Table]:
+    """The run's answers, less the records set aside in its quarantine: every record of a
+    key (task, item, language) given more than once (which of them counts is not for the
+    reader to decide), and records in a language the study does not compare (none when
+    ``languages`` is empty: the study then compares every language its answers hold), and
+    every record of an item whose scored options differ between its languages.
+
+    The run's records are read back in reading order (their spill files, beyond memory)
+    and given, :data:`ROW_GROUP_ROWS` at a time, as its answers and quarantine rows to
+    ``answers`` and ``quarantine``; without them, they are only counted. Returns the counts
+    and the run's option scores (less those of records set aside)."""
+    relation = records.relation(con, run.answers, "run_answers")
+    scored = _scores_table(run)
+    con.register("run_option_keys", scored.select(["task", "item_id", "language", "option_key"]))
+    flagged = _flagged(relation, languages)
+    if answers is None or quarantine is None:
+        found = first_row(
+            con,
+            "select count(*) filter (where set_aside is null), "
+            "count(chosen_option) filter (where set_aside is null), "
+            f"count(*) filter (where set_aside is not null) from ({flagged})",
+        )
+        assert found is not None  # an aggregate has its one row
+        split = Split(*found)
+    else:
+        # the records a check across the run flags (few, as a rule): the records themselves
+        # are then read back in reading order, not sorted
+        flags = con.sql(
+            f"""
+            {_across_records(relation)}
+            select a.record_order, r.task is not null as duplicate, m.reason as misaligned
+            from {relation} as a
+            left join repeated as r using (task, item_id, language)
+            left join misaligned as m using (task, item_id)
+            where r.task is not null or m.task is not null
+            order by a.record_order
+            """
+        ).to_arrow_table()
+        flag_orders = flags.column("record_order").to_numpy()
+        kept = valid = aside = 0
+        for table in records.batches(run.answers, ROW_GROUP_ROWS):  # a loop per batch
+            set_aside = _set_aside(table, flags, flag_orders, languages)
+            is_aside = pc.is_valid(set_aside)
+            table = table.append_column("run_id", pa.repeat(run.run_id, table.num_rows))
+            # every record is an answer's row (a null in a non-null column is a reader bug)
+            conformed = schemas.conform("answers", table)
+            mine = conformed.filter(pc.invert(is_aside))
+            if mine.num_rows:
+                answers(mine)
+                kept += mine.num_rows
+                valid += mine.num_rows - mine.column("chosen_option").null_count
+            quarantined = table.append_column("set_aside", set_aside).filter(is_aside)
+            if quarantined.num_rows:
+                quarantine(_quarantine(run, quarantined))
+                aside += quarantined.num_rows
+        split = Split(kept, valid, aside)
+    if split.aside and scored.num_rows:
+        # the scores of a record set aside go with it
+        con.register("run_scores", scored)
+        scored = con.sql(
+            f"""
+            select s.* from run_scores as s
+            semi join (select source_file, source_row from ({flagged}) where set_aside is null)
+                as k using (source_file, source_row)
+            order by s.source_file, s.source_row, s.presented_position
+            """
+        ).to_arrow_table()
+        con.unregister("run_scores")
+        scored = schemas.conform("option_scores", scored)
+    con.unregister("run_option_keys")
+    if relation == "run_answers":
+        con.unregister("run_answers")
+    return split, scored
+
+
 def _prepare(
-    study: Study, root: Path | None = None
+    study: Study, records: Records, root: Path | None = None
 ) -> tuple[pa.Table, str, list[Run], list[str], str]:
-    """Read and check everything: the items table, its fingerprint, the runs (each split
-    into kept and quarantined records as it is written: :func:`_split`), the notes, and the
-    fingerprint of what every run is read against (the study's languages and options, the
-    domain translations)."""
+    """Read and check everything: the items table, its fingerprint, the runs (their records
+    waiting in ``records``, each run split into kept and quarantined records as it is
+    written: :func:`_split`), the notes, and the fingerprint of what every run is read
+    against (the study's languages and options, the domain translations)."""
     notes: list[str] = []
     item_lines, wide_lines = item_registry(study), answer_registry(study)
     source_lines = answer_sources(study)
@@ -474,8 +569,8 @@ def _prepare(
             study.options,
             translations.to_pydict(),
         )
-        runs = _wide_runs(con, study, wide_lines, notes, root, context)
-        runs += _record_runs(con, study, source_lines, items_fingerprint, notes)
+        runs = _wide_runs(con, study, wide_lines, notes, records, root, context)
+        runs += _record_runs(con, study, source_lines, items_fingerprint, notes, records)
     ids = [run.run_id for run in runs]
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
@@ -496,11 +591,20 @@ def read_source_runs(study: Study, lines: list[Line], notes: list[str]) -> list[
         canonical_language(lang, "dbt_project.yml: vars", column="mcq_languages")
         for lang in study.languages
     ]
+    records = Records()  # in memory: a folder the command adds
     with open_duckdb() as con:
         con.register("items", schemas.ITEMS.empty_table())
-        runs = _record_runs(con, study, lines, "", notes)
+        runs = _record_runs(con, study, lines, "", notes, records)
         for run in runs:
-            _split(con, run, _answers_table(run), languages)
+            answers: list[pa.Table] = []
+            aside: list[pa.Table] = []
+            _, run.scores_table = _split(con, run, records, languages, answers.append, aside.append)
+            run.answers_table = schemas.conform(
+                "answers", pa.concat_tables([schemas.ANSWERS.empty_table(), *answers])
+            )
+            run.quarantine_table = schemas.conform(
+                "quarantine", pa.concat_tables([schemas.QUARANTINE.empty_table(), *aside])
+            )
     return runs
 
 
@@ -529,7 +633,18 @@ def land_mcq(
     ``variables``: vars given to one dbt call (``--vars``), over ``dbt_project.yml``'s."""
     root = checked_landing_folder(landing_dir)
     study = load_study(Path(project_root), variables)
-    items, items_fingerprint, runs, notes, context = _prepare(study, root)
+    # the records read wait in memory, or beyond a bound in spill files of the landing folder
+    records = Records(spill_folder(root))
+    try:
+        return _land(root, study, records)
+    finally:
+        records.close()
+        # Arrow's allocator keeps freed pages for reuse; in dbt's process the models need them
+        pa.default_memory_pool().release_unused()
+
+
+def _land(root: Path, study: Study, records: Records) -> LandingReport:
+    items, items_fingerprint, runs, notes, context = _prepare(study, records, root)
     languages = [
         canonical_language(lang, "dbt_project.yml: vars", column="mcq_languages")
         for lang in study.languages
@@ -537,25 +652,19 @@ def land_mcq(
     root.mkdir(parents=True, exist_ok=True)
     report = LandingReport(notes=notes)
 
-    def write(relative: str, tables: dict[str, pa.Table], fingerprint: str, detail: str) -> None:
-        first = next(iter(tables))
+    def unchanged(relative: str, first: str, fingerprint: str) -> bool:
+        """Whether ``relative`` is landed with ``fingerprint`` (its first table's)."""
         existing = checked_path(root, relative)
         if existing.parent.is_dir():
             folders.recover(existing)  # a replacement cut off between its renames, undone first
-        before = fingerprint_of(existing, first) if existing.is_dir() else None
-        if before == fingerprint:
-            report.outcomes.append(Outcome("unchanged", relative, detail))
-            return
-        status = "replaced" if existing.exists() else "landed"
-        write_folder(root, relative, tables, fingerprint)
-        report.outcomes.append(Outcome(status, relative, detail))
+        return existing.is_dir() and fingerprint_of(existing, first) == fingerprint
 
     now = datetime.now(UTC)
     kept: dict[str, set[str]] = {"mcq": set(), "items": set()}
     for run in sorted(runs, key=lambda r: r.run_id):
         relative = f"mcq/run_id={run.run_id}"
+        kept["mcq"].add(relative)
         if run.unchanged:
-            kept["mcq"].add(relative)
             report.outcomes.append(
                 Outcome(
                     "unchanged",
@@ -565,38 +674,37 @@ def land_mcq(
                 )
             )
             continue
-        # one run at a time: split, written, let go (memory holds the records read and one
-        # run's tables, not every run's twice)
-        with open_duckdb() as con:
-            _split(con, run, _answers_table(run), languages)
-        run.answers, run.option_scores = [], []
-        answers, quarantine = run.answers_table, run.quarantine_table
-        assert answers is not None and quarantine is not None
+        # one run at a time: split and written as its records are read back, then let go
         fingerprint = _fingerprint(run.row, run.inputs, context)
-        row = {**run.row, "landed_at": now}
-        tables = {
-            "runs": schemas.conform("runs", pa.Table.from_pylist([row], schema=schemas.RUNS)),
-            "answers": answers,
-            "quarantine": quarantine,
-        }
-        if run.scores_table is not None:
-            tables["option_scores"] = run.scores_table
-        kept["mcq"].add(relative)
-        n_valid = answers.num_rows - answers.column("chosen_option").null_count
-        aside = f", {quarantine.num_rows} set aside" if quarantine.num_rows else ""
-        write(
-            relative,
-            tables,
-            fingerprint,
-            f"{run.row['model']}, {run.row['variant']}: {answers.num_rows} answers "
-            f"({n_valid} valid{aside}) from {run.row['source_folder']}",
-        )
-        run.answers_table = run.quarantine_table = run.scores_table = None
-        del answers, quarantine, tables
+        with open_duckdb() as con:
+            if unchanged(relative, "runs", fingerprint):
+                split, _ = _split(con, run, records, languages)
+                report.outcomes.append(Outcome("unchanged", relative, split.detail(run)))
+            else:
+                status = "replaced" if checked_path(root, relative).exists() else "landed"
+                row = {**run.row, "landed_at": now}
+                runs_table = pa.Table.from_pylist([row], schema=schemas.RUNS)
+                with staged_folder(root, relative) as staging:
+                    write_table(staging, "runs", schemas.conform("runs", runs_table), fingerprint)
+                    answers = TableWriter(staging, "answers", schemas.ANSWERS, fingerprint)
+                    aside = TableWriter(staging, "quarantine", schemas.QUARANTINE, fingerprint)
+                    split, scores = _split(con, run, records, languages, answers.write, aside.write)
+                    answers.close()
+                    aside.close()
+                    write_table(staging, "option_scores", scores, fingerprint)
+                report.outcomes.append(Outcome(status, relative, split.detail(run)))
+        records.forget(run.answers)
+        run.answers, run.option_scores = [], []
     if items.num_rows:
         relative = f"items/task={study.task}"
         kept["items"].add(relative)
-        write(relative, {"items": items}, items_fingerprint, f"{items.num_rows} item options")
+        detail = f"{items.num_rows} item options"
+        if unchanged(relative, "items", items_fingerprint):
+            report.outcomes.append(Outcome("unchanged", relative, detail))
+        else:
+            status = "replaced" if checked_path(root, relative).exists() else "landed"
+            write_folder(root, relative, {"items": items}, items_fingerprint)
+            report.outcomes.append(Outcome(status, relative, detail))
     for area, relatives in kept.items():
         folder = checked_path(root, area)
         if not folder.is_dir():
@@ -610,6 +718,4 @@ def land_mcq(
                 remove_folder(root, relative)
                 report.outcomes.append(Outcome("removed", relative, "no longer registered"))
     keep_placeholders(root)
-    # Arrow's allocator keeps freed pages for reuse; in dbt's process the models need them
-    pa.default_memory_pool().release_unused()
     return report

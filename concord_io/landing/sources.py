@@ -1,9 +1,16 @@
 """What every reader of an input file shares: the file's bytes and content hash, the row
-numbers of its records, JSON lines, and the one-line refusal of the first bad record."""
+numbers of its records, JSON lines, and the one-line refusal of the first bad record.
+
+A file's content hash is computed in one pass over its bytes in chunks, when it is opened
+(``load``): a file is never held whole for its hash. Readers of formats read whole (CSV,
+JSON lines) take its bytes with :meth:`SourceFile.read_bytes`; the Parquet reader streams it
+by record batches and checks with :meth:`SourceFile.check_unchanged` that it was not
+rewritten meanwhile."""
 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,35 +23,78 @@ import pyarrow.compute as pc
 from concord_io.errors import ConcordError, printable
 from concord_io.landing.strict_csv import text_of
 
+#: Bytes read at a time to hash a file: its memory does not grow with the file.
+HASH_CHUNK = 4 << 20
+
+
+def _stamp(stat: os.stat_result) -> tuple[int, int, int, int]:
+    return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+def _unreadable(name: str, error: OSError) -> ConcordError:
+    return ConcordError(
+        f"{printable(name)}: cannot be read ({error.strerror})",
+        hint="check the file and its permissions",
+    )
+
+
+def _changed(name: str) -> ConcordError:
+    return ConcordError(
+        f"{printable(name)}: the file changed while it was read",
+        hint="land again once whatever writes the file has finished",
+    )
+
 
 @dataclass(frozen=True)
 class SourceFile:
-    """An input file, read once: ``name`` is how messages and ``source_file`` name it (its
-    path relative to its registry's folder)."""
+    """An input file, hashed once when opened (``content_hash``: sha256 of its bytes):
+    ``name`` is how messages and ``source_file`` name it (its path relative to its registry's
+    folder). ``stamp`` is the file's identity, size and modification time when it was
+    hashed."""
 
     path: Path
     name: str
-    data: bytes
-
-    @property
-    def content_hash(self) -> str:
-        return hashlib.sha256(self.data).hexdigest()
+    content_hash: str
+    stamp: tuple[int, int, int, int]
 
     @property
     def suffix(self) -> str:
         return self.path.suffix.lower()
 
+    def read_bytes(self) -> bytes:
+        """The file's bytes, for the formats read whole; refused when they are not the
+        bytes that were hashed."""
+        try:
+            data = self.path.read_bytes()
+        except OSError as error:
+            raise _unreadable(self.name, error) from None
+        if hashlib.sha256(data).hexdigest() != self.content_hash:
+            raise _changed(self.name)
+        return data
+
+    def check_unchanged(self) -> None:
+        """Refuse a file streamed after it was hashed whose identity, size or modification
+        time changed meanwhile (its records may not be the bytes hashed)."""
+        try:
+            stamp = _stamp(self.path.stat())
+        except OSError as error:
+            raise _unreadable(self.name, error) from None
+        if stamp != self.stamp:
+            raise _changed(self.name)
+
 
 def load(directory: Path, name: str) -> SourceFile:
+    """The file ``name`` of ``directory``, hashed in chunks of :data:`HASH_CHUNK` bytes."""
     path = directory / name
+    digest = hashlib.sha256()
     try:
-        data = path.read_bytes()
+        with path.open("rb") as handle:
+            stamp = _stamp(os.fstat(handle.fileno()))
+            while chunk := handle.read(HASH_CHUNK):
+                digest.update(chunk)
     except OSError as error:
-        raise ConcordError(
-            f"{printable(name)}: cannot be read ({error.strerror})",
-            hint="check the file and its permissions",
-        ) from None
-    return SourceFile(path, name, data)
+        raise _unreadable(name, error) from None
+    return SourceFile(path, name, digest.hexdigest(), stamp)
 
 
 def with_rows(table: pa.Table) -> pa.Table:
@@ -57,7 +107,7 @@ def with_rows(table: pa.Table) -> pa.Table:
 def json_lines(source: SourceFile) -> pa.Table:
     """One row per line that is not blank: ``source_row`` (the line number) and ``line``.
     Lines end at LF (a CR before it is dropped): JSON strings may hold other separators."""
-    text = text_of(source.data, source.name)
+    text = text_of(source.read_bytes(), source.name)
     lines = pc.utf8_rtrim(pa.array(text.split("\n")), characters="\r")
     table = with_rows(pa.table({"line": lines}))
     result = table.filter(pc.not_equal(pc.utf8_trim(lines, characters=" \t"), ""))
@@ -87,6 +137,12 @@ class Check:
     hint: str
 
 
+def refusal(check: Check, file: str, unit: str, row: int, column: str, problem: str):
+    """The one-line refusal of record ``row`` of ``file`` by ``check``."""
+    where = f"{printable(file)}: {unit} {row}, column {printable(column)}"
+    return ConcordError(f"{where}: {printable(problem)}", hint=check.hint)
+
+
 def refuse_first(
     con: duckdb.DuckDBPyConnection,
     relation: str,
@@ -103,12 +159,25 @@ def refuse_first(
             f"where {check.condition} order by source_row limit 1",
         )
         if found:
-            row, column, problem = found
-            where = f"{printable(file)}: {unit} {row}, column {printable(column)}"
-            raise ConcordError(
-                f"{where}: {printable(problem)}",
-                hint=check.hint,
-            )
+            raise refusal(check, file, unit, *found)
+
+
+def first_broken(
+    con: duckdb.DuckDBPyConnection, relation: str, checks: Sequence[Check]
+) -> tuple[int, int, str, str] | None:
+    """What :func:`refuse_first` would refuse, in one query: the index of the first check
+    (in order) that a record of ``relation`` breaks, and that check's first record
+    (``source_row``, column, problem); None when every record passes. For checks whose
+    conditions hold on any record (each is evaluated on every record)."""
+    if not checks:
+        return None
+    parts = " union all ".join(
+        f"(select {index} as k, source_row, {check.column} as c, ({check.problem})::varchar "
+        f"as p from {relation} where {check.condition} order by source_row limit 1)"
+        for index, check in enumerate(checks)
+    )
+    found = first_row(con, f"select k, source_row, c, p from ({parts}) order by k limit 1")
+    return None if found is None else (found[0], found[1], found[2], found[3])
 
 
 def _literal(text: str) -> str:

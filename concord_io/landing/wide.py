@@ -43,17 +43,17 @@ def read_wide(
     ``source_row``, ``content_hash`` (the ``translations`` relation must be registered on
     ``con``)."""
     prefix, order = line["prefix"], line["presented_option_order"]
+    data = source.read_bytes()
     if study.languages:
         languages = study.languages
-        checked = read_csv(
-            source.data, source.name, required=_required(languages, study.options, prefix)
-        )
+        checked = read_csv(data, source.name, required=_required(languages, study.options, prefix))
     else:
-        checked = read_csv(source.data, source.name)
+        checked = read_csv(data, source.name)
         languages = _header_languages(checked.header, source.name)
         check_header(
             checked.header, source.name, required=_required(languages, study.options, prefix)
         )
+    del data  # the table holds the records: the bytes are let go
     con.register("wide_file", with_rows(checked.table))
     where = f"mcq_answer_registry: {printable(line.file)}"
     parts = []

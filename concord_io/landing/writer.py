@@ -9,11 +9,16 @@ all. (The mechanics are :mod:`concord_common.folders`, which the probe's landing
 Every path is built inside the landing folder and refused when it leaves it or passes
 through a symbolic link. Each Parquet file carries the folder's fingerprint (a hash of
 everything it was made from) in its metadata: an unchanged input is not written again.
+
+A table is written whole (:func:`write_folder`) or piece by piece (:class:`TableWriter` in a
+:func:`staged_folder`): the file is the same, row groups of :data:`ROW_GROUP_ROWS` rows.
 """
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
@@ -49,9 +54,51 @@ def fingerprint_of(folder: Path, first_table: str) -> str | None:
     return value.decode() if value else None
 
 
-def write_folder(root: Path, relative: str, tables: dict[str, pa.Table], fingerprint: str) -> Path:
-    """Write ``tables`` as ``<root>/<relative>/<name>.parquet`` and rename the folder into
-    place, replacing an earlier version."""
+class TableWriter:
+    """One landing table written piece by piece as ``<folder>/<name>.parquet`` with
+    ``schema`` and the folder's fingerprint: rows are held until they fill a row group, so
+    the file is the one :func:`write_folder` writes from the whole table."""
+
+    def __init__(self, folder: Path, name: str, schema: pa.Schema, fingerprint: str) -> None:
+        self.path = folder / f"{name}.parquet"
+        self.schema = schema.with_metadata(
+            {**(schema.metadata or {}), FINGERPRINT: fingerprint.encode()}
+        )
+        self.num_rows = 0
+        self._held: list[pa.Table] = []
+        self._held_rows = 0
+        self._writer = pq.ParquetWriter(self.path, self.schema)
+
+    def write(self, table: pa.Table) -> None:
+        """Append ``table`` (the schema's columns, in order)."""
+        self.num_rows += table.num_rows
+        self._held.append(table.replace_schema_metadata(self.schema.metadata))
+        self._held_rows += table.num_rows
+        if self._held_rows >= ROW_GROUP_ROWS:
+            # one chunk per column, as a whole table is written: the same pages
+            held = pa.concat_tables(self._held).combine_chunks()
+            full = held.num_rows - held.num_rows % ROW_GROUP_ROWS
+            self._writer.write_table(held.slice(0, full), row_group_size=ROW_GROUP_ROWS)
+            rest = held.slice(full)
+            self._held, self._held_rows = [rest], rest.num_rows
+
+    def close(self) -> None:
+        """Write the last row group, close the file and make it durable."""
+        held = (
+            pa.concat_tables(self._held) if self._held else self.schema.empty_table()
+        ).combine_chunks()
+        self._held = []
+        # as pq.write_table: an empty table is written as one empty row group
+        if held.num_rows or not self.num_rows:
+            self._writer.write_table(held, row_group_size=ROW_GROUP_ROWS)
+        self._writer.close()
+        folders.fsync(self.path)
+
+
+@contextmanager
+def staged_folder(root: Path, relative: str) -> Iterator[Path]:
+    """A hidden folder to write ``<root>/<relative>``'s files in: renamed into place, replacing
+    an earlier version, when the block ends; removed if it raises."""
     final = checked_path(root, relative)
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
@@ -59,13 +106,7 @@ def write_folder(root: Path, relative: str, tables: dict[str, pa.Table], fingerp
         staging = folders.hidden_sibling(final, "tmp")
         staging.mkdir()
         try:
-            for name, table in tables.items():
-                path = staging / f"{name}.parquet"
-                metadata = {**(table.schema.metadata or {}), FINGERPRINT: fingerprint.encode()}
-                pq.write_table(
-                    table.replace_schema_metadata(metadata), path, row_group_size=ROW_GROUP_ROWS
-                )
-                folders.fsync(path)
+            yield staging
             folders.fsync(staging)
             folders.swap_into_place(staging, final)
         except BaseException:
@@ -76,7 +117,22 @@ def write_folder(root: Path, relative: str, tables: dict[str, pa.Table], fingerp
         if problem is None:
             raise
         raise problem from error
-    return final
+
+
+def write_table(folder: Path, name: str, table: pa.Table, fingerprint: str) -> None:
+    """``table`` written whole as ``<folder>/<name>.parquet``."""
+    writer = TableWriter(folder, name, table.schema, fingerprint)
+    writer.write(table)
+    writer.close()
+
+
+def write_folder(root: Path, relative: str, tables: dict[str, pa.Table], fingerprint: str) -> Path:
+    """Write ``tables`` as ``<root>/<relative>/<name>.parquet`` and rename the folder into
+    place, replacing an earlier version."""
+    with staged_folder(root, relative) as staging:
+        for name, table in tables.items():
+            write_table(staging, name, table, fingerprint)
+    return checked_path(root, relative)
 
 
 def remove_folder(root: Path, relative: str) -> None:
