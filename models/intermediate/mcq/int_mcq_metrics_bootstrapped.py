@@ -51,6 +51,9 @@ def model(dbt, session):
             cells.append((key, None, metric, counts, statistic, ("outcome_rates",)))
     runs = type_counts.set_index(["run_id", "task"])
     for (run_id, task), run in patterns.groupby(["run_id", "task"], sort=True):
+        # the patterns in one order whatever order the rows arrive in: the multinomial's
+        # categories, so the same seed draws the same resamples on every build
+        run = run.iloc[sorted(range(len(run)), key=lambda i: tuple(run["pattern"].iloc[i]))]
         model_name, variant = runs.loc[(run_id, task), ["model", "variant"]]
         kappa = fleiss_kappa_of_patterns(option_counts_of(run["pattern"]))
         items = run["n_items"].to_numpy()
