@@ -280,6 +280,26 @@ def test_exact_binomial_test_is_the_sum_of_outcomes_no_more_likely(k, n, p):
     assert exact_binomial_test(0, 10, 0.0) == 1.0 and exact_binomial_test(1, 10, 0.0) == 0.0
 
 
+def test_exact_binomial_test_is_scipys_binomtest_on_a_grid():
+    """Every count of small n, and around the mode and in the tails of large n, against
+    scipy.stats.binomtest (the implementation here avoids importing scipy.stats)."""
+    from scipy.stats import binomtest
+
+    from concord_stats.consistency import exact_binomial_test
+
+    cases = [(k, n, p) for n in (1, 2, 7, 30) for p in (0.05, 0.3, 0.5, 0.77) for k in range(n + 1)]
+    cases += [
+        (k, 1_000_000, p)
+        for p in (0.3, 0.5)
+        for k in (0, 299_000, 299_800, 300_000, 300_400, 301_500, 499_000, 500_000, 500_700)
+    ]
+    cases += [(k, 3_333_320, 1 / 3) for k in (1_108_000, 1_111_107, 1_113_000)]
+    for k, n, p in cases:
+        assert exact_binomial_test(k, n, p) == pytest.approx(
+            binomtest(k, n, p).pvalue, rel=1e-9, abs=1e-12
+        ), (k, n, p)
+
+
 def test_cohen_kappa_degenerate():
     kappa, se = cohen_kappa(np.array(list("AAAA")), np.array(list("AAAA")))
     assert math.isnan(kappa)  # chance agreement 1: 0/0
