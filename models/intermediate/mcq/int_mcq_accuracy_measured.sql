@@ -69,13 +69,8 @@ counted as (
         coalesce(graded_counted.n_scored_items, 0) as n_scored_items,
         coalesce(graded_counted.n_correct_norm, 0) as n_correct_norm
     from cells
-    left join gold_counted
-        on cells.task = gold_counted.task
-        and cells.language = gold_counted.language
-    left join graded_counted
-        on cells.run_id = graded_counted.run_id
-        and cells.task = graded_counted.task
-        and cells.language = graded_counted.language
+    left join gold_counted using (task, language)
+    left join graded_counted using (run_id, task, language)
 
 ),
 
@@ -95,10 +90,7 @@ final as (
         calibration.brier_score_norm,
         calibration.expected_calibration_error_norm
     from counted
-    left join calibration
-        on counted.run_id = calibration.run_id
-        and counted.task = calibration.task
-        and counted.language = calibration.language
+    left join calibration using (run_id, task, language)
 
 )
 

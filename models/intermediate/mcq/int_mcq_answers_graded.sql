@@ -39,15 +39,8 @@ final as (
         norm_choices.norm_option,
         norm_choices.norm_option = gold.gold_option as is_correct_norm
     from answers
-    inner join gold
-        on answers.task = gold.task
-        and answers.item_id = gold.item_id
-        and answers.language = gold.language
-    left join norm_choices
-        on answers.run_id = norm_choices.run_id
-        and answers.task = norm_choices.task
-        and answers.item_id = norm_choices.item_id
-        and answers.language = norm_choices.language
+    inner join gold using (task, item_id, language)
+    left join norm_choices using (run_id, task, item_id, language)
 
 )
 

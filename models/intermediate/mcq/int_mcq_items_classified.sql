@@ -65,10 +65,7 @@ majorities as (
         option_counts.chosen_option as majority_option,
         option_counts.n_choosing as n_majority
     from option_counts
-    inner join items
-        on option_counts.run_id = items.run_id
-        and option_counts.task = items.task
-        and option_counts.item_id = items.item_id
+    inner join items using (run_id, task, item_id)
     where items.n_valid = items.n_languages
         and 2 * option_counts.n_choosing > items.n_languages
 
@@ -83,10 +80,7 @@ departures as (
         {{ string_agg_ordered('answers.language', "','", 'answers.language') }}
             as departing_languages
     from answers
-    inner join majorities
-        on answers.run_id = majorities.run_id
-        and answers.task = majorities.task
-        and answers.item_id = majorities.item_id
+    inner join majorities using (run_id, task, item_id)
     where answers.is_valid and answers.chosen_option <> majorities.majority_option
     group by answers.run_id, answers.task, answers.item_id
 
@@ -108,14 +102,8 @@ classified as (
         end as disagreement_type,
         departures.departing_languages
     from items
-    left join majorities
-        on items.run_id = majorities.run_id
-        and items.task = majorities.task
-        and items.item_id = majorities.item_id
-    left join departures
-        on items.run_id = departures.run_id
-        and items.task = departures.task
-        and items.item_id = departures.item_id
+    left join majorities using (run_id, task, item_id)
+    left join departures using (run_id, task, item_id)
 
 ),
 

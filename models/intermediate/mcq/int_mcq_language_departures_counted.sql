@@ -34,10 +34,7 @@ final as (
         ) as n_odd_one_out,
         count(*) filter (where items.disagreement_type = 'no_majority') as n_no_majority
     from answers
-    inner join items
-        on answers.run_id = items.run_id
-        and answers.task = items.task
-        and answers.item_id = items.item_id
+    inner join items using (run_id, task, item_id)
     group by answers.run_id, answers.task, answers.language
 
 )

@@ -51,16 +51,8 @@ counted as (
         coalesce(by_position.n, 0) as n_position
     from cells
     cross join options
-    left join by_option
-        on cells.run_id = by_option.run_id
-        and cells.task = by_option.task
-        and cells.language = by_option.language
-        and options.option = by_option.option
-    left join by_position
-        on cells.run_id = by_position.run_id
-        and cells.task = by_position.task
-        and cells.language = by_position.language
-        and options.option_position = by_position.option_position
+    left join by_option using (run_id, task, language, option)
+    left join by_position using (run_id, task, language, option_position)
 
 ),
 

@@ -109,11 +109,7 @@ paired_influences as (
             as decimal(38, 18)
         )) as double) as influence_sum
     from pairs
-    inner join pair_counts
-        on pairs.run_id = pair_counts.run_id
-        and pairs.task = pair_counts.task
-        and pairs.language_a = pair_counts.language_a
-        and pairs.language_b = pair_counts.language_b
+    inner join pair_counts using (run_id, task, language_a, language_b)
     where not exists (
         select 1 from complete_runs
         where complete_runs.run_id = pairs.run_id and complete_runs.task = pairs.task
@@ -140,9 +136,7 @@ final as (
         run_pairs.n_language_pairs,
         100 * cast(run_pairs.agreement as double) as mean_pairwise_agreement_pct
     from influences
-    inner join run_pairs
-        on influences.run_id = run_pairs.run_id
-        and influences.task = run_pairs.task
+    inner join run_pairs using (run_id, task)
 
 )
 

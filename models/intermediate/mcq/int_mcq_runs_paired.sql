@@ -48,11 +48,7 @@ final as (
         count(*) filter (where baseline.chosen_option = compared.chosen_option)
             as n_same_option
     from compared
-    inner join baseline
-        on compared.revision_key = baseline.revision_key
-        and compared.task = baseline.task
-        and compared.item_id = baseline.item_id
-        and compared.language = baseline.language
+    inner join baseline using (revision_key, task, item_id, language)
     group by
         compared.revision_key, compared.run_id, baseline.run_id, compared.task, compared.language
 

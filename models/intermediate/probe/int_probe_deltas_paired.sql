@@ -23,9 +23,7 @@ final as (
         group_averages.index_rel_minus_unrel
         - baseline.baseline_index_rel_minus_unrel as delta_vs_baseline
     from group_averages
-    inner join baseline
-        on group_averages.run_id = baseline.run_id
-        and group_averages.msg_id = baseline.msg_id
+    inner join baseline using (run_id, msg_id)
     where group_averages.group_name <> {{ sql_string_literal(var("probe_baseline_group")) }}
 )
 

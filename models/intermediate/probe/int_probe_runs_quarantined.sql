@@ -141,13 +141,8 @@ problems as (
         'msg_id and stimulus differ from seeds probe_messages x probe_names' as reason,
         count(*) as n_rows
     from stimuli_located as located
-    inner join names
-        on located.group_name = names.group_name
-        and located.sender_name = names.sender_name
-    left join design
-        on located.msg_id = design.msg_id
-        and located.sender_name = design.sender_name
-        and located.stimulus = design.stimulus
+    inner join names using (group_name, sender_name)
+    left join design using (msg_id, sender_name, stimulus)
     where design.msg_id is null
     group by located.folder, located.folder_run_id
 
@@ -162,10 +157,7 @@ problems as (
         as reason,
         count(*) as n_rows
     from scores_located as located
-    left join candidates
-        on located.candidate_id = candidates.candidate_id
-        and located.candidate = candidates.candidate
-        and located.candidate_group = candidates.candidate_group
+    left join candidates using (candidate_id, candidate, candidate_group)
     where candidates.candidate_id is null
     group by located.folder, located.folder_run_id
 

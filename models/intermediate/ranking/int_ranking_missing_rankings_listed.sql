@@ -40,9 +40,7 @@ final as (
         end as reason
     from raters
     cross join scenarios
-    left join rankings
-        on raters.rater_id = rankings.rater_id
-        and scenarios.scenario_id = rankings.scenario_id
+    left join rankings using (rater_id, scenario_id)
     where rankings.rater_id is null
         or rankings.is_ranking_rejected
 

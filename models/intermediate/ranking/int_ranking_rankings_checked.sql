@@ -57,17 +57,9 @@ annotated as (
         position_tasks.n_tasks_at_position,
         scenario_sizes.n_tasks
     from rankings
-    left join scenario_tasks
-        on rankings.scenario_id = scenario_tasks.scenario_id
-        and rankings.task_id = scenario_tasks.task_id
-    left join task_positions
-        on rankings.rater_id = task_positions.rater_id
-        and rankings.scenario_id = task_positions.scenario_id
-        and rankings.task_id = task_positions.task_id
-    left join position_tasks
-        on rankings.rater_id = position_tasks.rater_id
-        and rankings.scenario_id = position_tasks.scenario_id
-        and rankings.position = position_tasks.position
+    left join scenario_tasks using (scenario_id, task_id)
+    left join task_positions using (rater_id, scenario_id, task_id)
+    left join position_tasks using (rater_id, scenario_id, position)
     left join scenario_sizes
         on rankings.scenario_id = scenario_sizes.scenario_id
 
@@ -140,12 +132,8 @@ missing_tasks as (
         'task_id' as rejected_column,
         'scenario task missing from the ranking (gap)' as rejection_reason
     from rankings_present
-    inner join scenario_tasks
-        on rankings_present.scenario_id = scenario_tasks.scenario_id
-    left join rankings
-        on rankings_present.rater_id = rankings.rater_id
-        and rankings_present.scenario_id = rankings.scenario_id
-        and scenario_tasks.task_id = rankings.task_id
+    inner join scenario_tasks using (scenario_id)
+    left join rankings using (rater_id, scenario_id, task_id)
     where rankings.task_id is null
 
 ),
@@ -187,9 +175,7 @@ final as (
             or rejected_rankings.rater_id is not null
             as is_ranking_rejected
     from all_rows
-    left join rejected_rankings
-        on all_rows.rater_id = rejected_rankings.rater_id
-        and all_rows.scenario_id = rejected_rankings.scenario_id
+    left join rejected_rankings using (rater_id, scenario_id)
 
 )
 

@@ -33,12 +33,8 @@ final as (
         declared.category,
         coalesce(observed.n_ratings, 0) as n_ratings
     from items
-    inner join declared
-        on items.dataset = declared.dataset
-    left join observed
-        on items.dataset = observed.dataset
-        and items.item_id = observed.item_id
-        and declared.category = observed.category
+    inner join declared using (dataset)
+    left join observed using (dataset, item_id, category)
 
 )
 

@@ -37,9 +37,7 @@ checked as (
                 then 'category not declared for this dataset (seed rater_categories, or var mcq_options for derived datasets)'  -- noqa: LT05
         end as rejection_reason
     from counted
-    left join declared
-        on counted.dataset = declared.dataset
-        and counted.category = declared.category
+    left join declared using (dataset, category)
 
 )
 

@@ -30,10 +30,7 @@ departing as (
             )
         end as departs
     from answers
-    inner join items
-        on answers.run_id = items.run_id
-        and answers.task = items.task
-        and answers.item_id = items.item_id
+    inner join items using (run_id, task, item_id)
 
 ),
 

@@ -50,9 +50,7 @@ final as (
         {{ mcq_v1_type('items.disagreement_type', 'items.departing_languages') }}
             as disagreement_type
     from items
-    inner join pivoted
-        on items.run_id = pivoted.run_id
-        and items.item_id = pivoted.item_id
+    inner join pivoted using (run_id, item_id)
 
 )
 

@@ -31,9 +31,7 @@ per_item as (
         count(graded.chosen_option) as n_valid,
         count(distinct graded.chosen_option) as n_options
     from graded
-    inner join languages
-        on graded.task = languages.task
-        and graded.language = languages.language
+    inner join languages using (task, language)
     group by graded.run_id, graded.task, graded.item_id
 
 ),
@@ -75,11 +73,8 @@ counted as (
         coalesce(item_counted.n_none_correct, 0) as n_none_correct,
         coalesce(item_counted.n_consistently_wrong, 0) as n_consistently_wrong
     from answered
-    inner join task_languages
-        on answered.task = task_languages.task
-    left join item_counted
-        on answered.run_id = item_counted.run_id
-        and answered.task = item_counted.task
+    inner join task_languages using (task)
+    left join item_counted using (run_id, task)
 
 ),
 

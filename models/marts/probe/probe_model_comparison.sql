@@ -34,10 +34,7 @@ final as (
         summarised.mean_difference,
         {{ probe_resampling_columns('resampled') }}
     from summarised
-    inner join resampled
-        on summarised.run_id_a = resampled.run_id_a
-        and summarised.run_id_b = resampled.run_id_b
-        and summarised.group_name = resampled.group_name
+    inner join resampled using (run_id_a, run_id_b, group_name)
 )
 
 select * from final

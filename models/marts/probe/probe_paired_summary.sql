@@ -29,9 +29,7 @@ final as (
         summarised.frac_negative,
         {{ probe_resampling_columns('resampled') }}
     from summarised
-    inner join resampled
-        on summarised.run_id = resampled.run_id
-        and summarised.group_name = resampled.group_name
+    inner join resampled using (run_id, group_name)
     inner join runs on summarised.run_id = runs.run_id
 )
 

@@ -40,10 +40,7 @@ compared as (
             when expected.task_id is null then 'foreign'
         end as problem
     from expected
-    full outer join consensus
-        on expected.scenario_id = consensus.scenario_id
-        and expected.method = consensus.method
-        and expected.task_id = consensus.task_id
+    full outer join consensus using (scenario_id, method, task_id)
 
 ),
 
