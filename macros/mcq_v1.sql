@@ -25,6 +25,30 @@
     task = '{{ var("mcq_default_task") }}'
 {%- endmacro %}
 
+{#- A version-1 mart that only renames version 2's columns: its columns as its yml declares
+    them, each from the version-2 column `renamed` maps it to (else the one of its own name),
+    over the rows version 1 shows. -#}
+{% macro mcq_v1_view(v2_model, renamed={}) -%}
+with v2 as (
+
+    select * from {{ ref(v2_model, v=2) }}
+    where {{ mcq_v1_rows() }}
+
+),
+
+final as (
+
+    select
+        {%- for name in model.columns %}
+        {{ renamed.get(name, name) }} as {{ name }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from v2
+
+)
+
+select * from final
+{%- endmacro %}
+
 {#- Per model, variant (0.1's run) and `by`, the items of each 0.1 type, from version 2's
     item fact. -#}
 {% macro mcq_v1_type_counts(by=[]) -%}

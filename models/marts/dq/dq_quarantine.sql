@@ -26,14 +26,7 @@ with unioned as (
 
 final as (
 
-    select
-        study,
-        source,
-        source_row,
-        record_key,
-        column_name,
-        value,
-        reason
+    select {{ contract_columns('unioned') }}
     from unioned
 
 )
