@@ -70,8 +70,7 @@ final as (
         summary.disagreement_ci_low,
         summary.disagreement_ci_high
     from summary
-    inner join type_counts
-        on summary.model = type_counts.model and summary.variant = type_counts.variant
+    inner join type_counts using (model, variant)
     left join persian_options
         on summary.model = persian_options.model and summary.variant = persian_options.run
     left join entropy

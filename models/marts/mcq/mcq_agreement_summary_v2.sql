@@ -57,10 +57,8 @@ joined as (
         rates.bootstrap_resamples,
         rates.bootstrap_confidence
     from type_counts
-    left join rates
-        on type_counts.run_id = rates.run_id and type_counts.task = rates.task
-    left join pairwise
-        on type_counts.run_id = pairwise.run_id and type_counts.task = pairwise.task
+    left join rates using (run_id, task)
+    left join pairwise using (run_id, task)
 
 ),
 

@@ -19,8 +19,7 @@ summary as (
         type_counts.n_{{ type }}{{ ',' if not loop.last }}
         {% endfor %}
     from {{ ref('mcq_agreement_summary', v=2) }} as summary
-    inner join type_counts
-        on summary.model = type_counts.model and summary.variant = type_counts.variant
+    inner join type_counts using (model, variant)
     where summary.{{ mcq_v1_rows() }}
 
 ),

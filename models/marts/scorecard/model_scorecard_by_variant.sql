@@ -133,17 +133,14 @@ joined as (
         probe_latest.ci_high as probe_ci_high,
         summary.bootstrap_confidence as confidence
     from summary
-    inner join runs on summary.run_id = runs.run_id
-    left join accuracy
-        on summary.run_id = accuracy.run_id and summary.task = accuracy.task
-    left join across_languages
-        on summary.run_id = across_languages.run_id and summary.task = across_languages.task
+    inner join runs using (run_id)
+    left join accuracy using (run_id, task)
+    left join across_languages using (run_id, task)
     left join order_worst
         on summary.run_id = order_worst.scored_run_id
         and summary.task = order_worst.task
         and order_worst.rank_in_run = 1
-    left join rater_kappas
-        on summary.run_id = rater_kappas.run_id and summary.task = rater_kappas.task
+    left join rater_kappas using (run_id, task)
     left join probe_latest
         on summary.model = probe_latest.model and probe_latest.rank_in_model = 1
 

@@ -18,8 +18,7 @@ final as (
         declared.language,
         'declared in mcq_languages, no answer in task ' || declared.task as problem
     from declared
-    left join answered
-        on declared.task = answered.task and declared.language = answered.language
+    left join answered using (task, language)
     where answered.language is null
 
 )
