@@ -271,7 +271,7 @@ def normalised_pair_signs(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     ranks : array_like, shape (..., n)
-        Rank vectors, NaN for an absent task.
+        As in :func:`pair_signs`.
 
     Returns
     -------
