@@ -206,11 +206,17 @@ def main(argv: list[str] | None = None) -> dict:
         "min_speedup_vs_hflm": min(r["speedup_vs_hflm"] for r in runs),
         "runs": runs,
     }
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    (args.out_dir / "probe.json").write_text(json.dumps(result, indent=2) + "\n")
-    (args.out_dir / "probe.md").write_text(_markdown(result))
-    print(_markdown(result))
+    write_results(args.out_dir, "probe", result, _markdown(result))
     return result
+
+
+def write_results(out_dir: Path, name: str, result: dict, markdown: str) -> None:
+    """``<out_dir>/<name>.json`` (the result) and ``<name>.md`` (its table), which is also
+    printed."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / f"{name}.json").write_text(json.dumps(result, indent=2) + "\n")
+    (out_dir / f"{name}.md").write_text(markdown)
+    print(markdown)
 
 
 def _markdown(result: dict) -> str:

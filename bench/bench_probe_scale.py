@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
 import platform
 import subprocess
@@ -33,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 import pyarrow.parquet as pq  # noqa: E402
 import torch  # noqa: E402
+from bench_probe import write_results  # noqa: E402
 
 from probe.modeling import load_model  # noqa: E402
 from probe.scoring import build_requests, score_reference  # noqa: E402
@@ -144,10 +144,7 @@ def main(argv: list[str] | None = None) -> dict:
         },
         "runs": runs,
     }
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    (args.out_dir / "probe_scale.json").write_text(json.dumps(result, indent=2) + "\n")
-    (args.out_dir / "probe_scale.md").write_text(_markdown(result))
-    print(_markdown(result))
+    write_results(args.out_dir, "probe_scale", result, _markdown(result))
     return result
 
 

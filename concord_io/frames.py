@@ -9,7 +9,7 @@ so collecting them to the driver costs memory that does not grow with the answer
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pandas as pd
 import pyarrow as pa
@@ -55,6 +55,22 @@ def frames_by(relation, key: str, columns: list[str]) -> Iterator[tuple[object, 
         return
     frame = to_pandas(relation)
     yield from frame[list(dict.fromkeys([key, *columns]))].groupby(key, sort=True)
+
+
+def per_cell(
+    frame: pd.DataFrame,
+    keys: list[str],
+    figures: Callable[[pd.DataFrame], dict],
+    columns: dict[str, str],
+) -> pd.DataFrame:
+    """Per cell of ``keys``, in key order: the cell's keys, then ``figures`` of its rows (a
+    dict of the other columns); typed as ``columns`` (name: dtype, in order) even with no
+    row."""
+    rows = [
+        {**dict(zip(keys, cell_key, strict=True)), **figures(cell)}
+        for cell_key, cell in frame.groupby(keys, sort=True)
+    ]
+    return pd.DataFrame(rows, columns=list(columns)).astype(columns)
 
 
 def _sql_literal(value: object) -> str:

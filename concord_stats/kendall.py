@@ -271,7 +271,7 @@ def normalised_pair_signs(ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     ranks : array_like, shape (..., n)
-        Rank vectors, NaN for an absent task.
+        As in :func:`pair_signs`.
 
     Returns
     -------
@@ -511,12 +511,8 @@ def pairwise_tau_b_interval(
     ----------
     taus : array_like, shape (N, N, Q)
         Per-scenario tau-b of every pair, NaN where undefined.
-    n_resamples : int
-        Bootstrap resamples (at least 1).
-    confidence : float
-        Coverage of the percentile interval.
-    seed : int
-        Seed of the stream.
+    n_resamples, confidence, seed
+        As in :func:`concord_stats.bootstrap.bootstrap` (at least one resample).
     max_cells : int, default 5_000_000
         Largest number of counts drawn at once.
 

@@ -58,12 +58,8 @@ def bootstrap_mean_interval(
     ----------
     differences : array_like, shape (..., n)
         Paired differences, one per unit along the last axis.
-    n_resamples : int
-        Bootstrap resamples (at least 1).
-    confidence : float
-        Coverage of the percentile interval.
-    seed : int
-        Seed of the stream.
+    n_resamples, confidence, seed
+        As in :func:`concord_stats.bootstrap.bootstrap` (at least one resample).
 
     Returns
     -------

@@ -980,14 +980,8 @@ def point_estimates(
 
     Parameters
     ----------
-    codes : array_like of int, shape (n_items, n_raters)
-        Category codes 0..q-1, -1 missing.
-    n_categories : int
-        q, the number of declared categories.
-    weights : str, default "identity"
-        The declared weighting (one of :data:`WEIGHTS`).
-    values : array_like, optional
-        Numeric category values (ranks 1..q when None).
+    codes, n_categories, weights, values
+        As in :func:`dataset_coefficients`.
 
     Returns
     -------

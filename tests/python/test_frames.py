@@ -41,3 +41,14 @@ def test_frames_by_gives_one_group_at_a_time_in_key_order():
         lazy = [(k, g["item_id"].tolist()) for k, g in frames_by(relation, "dataset", ["item_id"])]
     eager = [(k, g["item_id"].tolist()) for k, g in frames_by(frame, "dataset", ["item_id"])]
     assert lazy == eager == [("a", ["2", "4"]), ("b", ["1"]), ("o'q", ["3"])]
+
+
+def test_per_cell_gives_each_cells_keys_and_figures_typed_even_with_no_row():
+    from concord_io.frames import per_cell
+
+    frame = pd.DataFrame({"run_id": ["b", "a", "a"], "task": ["t", "u", "t"], "x": [1, 2, 3]})
+    columns = {"run_id": "string", "task": "string", "total": "int64"}
+    cells = per_cell(frame, ["run_id", "task"], lambda cell: {"total": cell["x"].sum()}, columns)
+    assert cells.values.tolist() == [["a", "t", 3], ["a", "u", 2], ["b", "t", 1]]
+    empty = per_cell(frame.iloc[:0], ["run_id", "task"], lambda cell: {}, columns)
+    assert empty.empty and empty.dtypes.astype(str).to_dict() == columns

@@ -100,6 +100,16 @@ def test_every_figure_has_data_and_a_caption(report):
         assert fig["svg"] == 1 and int(fig["data-marks"]) > 0, key
 
 
+def shown_with_rows(report: Path, marts, key: str, query: str) -> tuple[str, list[tuple]]:
+    """The report's figure ``key`` and the mart rows (``query``) it should show."""
+    return figure_html(report.read_text(encoding="utf-8"), key), marts.execute(query).fetchall()
+
+
+def n_marks(figure: str) -> int:
+    """The data marks a figure says it draws."""
+    return int(re.search(r'data-marks="(\d+)"', figure).group(1))
+
+
 def run_label(model: str, revision: str | None) -> str:
     return model if revision is None else f"{model} @ {revision}"
 
@@ -120,26 +130,30 @@ def run_label(model: str, revision: str | None) -> str:
 def test_headline_figures_show_the_mart_values(report, marts, key, estimate, low, high):
     """Full agreement, mean pairwise agreement and Fleiss' kappa: each run's value with its
     interval, in its task's panel, a dot per variant in the model's row."""
-    figure = figure_html(report.read_text(encoding="utf-8"), key)
-    rows = marts.execute(
+    figure, rows = shown_with_rows(
+        report,
+        marts,
+        key,
         f"select task, model, model_revision, variant, {estimate}, {low}, {high} "
-        "from marts.mcq_agreement_summary_v2"
-    ).fetchall()
+        "from marts.mcq_agreement_summary_v2",
+    )
     assert {variant for _, _, _, variant, *_ in rows} == {"base", "shuffled"}
     for task, model, revision, variant, value, lo, hi in rows:
         name = f"{task} · {run_label(model, revision)} · {variant}"
         assert figure.count(f"<title>{name}: {value:.3f}</title>") == 1, name
         assert figure.count(f"<title>{name}: [{lo:.3f}, {hi:.3f}]</title>") == 1, name
-    assert int(re.search(r'data-marks="(\d+)"', figure).group(1)) == 2 * len(rows)
+    assert n_marks(figure) == 2 * len(rows)
 
 
 def test_disagreement_types_split_each_runs_items(report, marts):
-    figure = figure_html(report.read_text(encoding="utf-8"), "mcq-disagreement-types")
-    rows = marts.execute(
+    figure, rows = shown_with_rows(
+        report,
+        marts,
+        "mcq-disagreement-types",
         "select task, model, model_revision, variant, n_items, n_full_agreement, "
         "n_one_diverged, n_majority, n_no_majority, n_incomplete "
-        "from marts.mcq_agreement_summary_v2"
-    ).fetchall()
+        "from marts.mcq_agreement_summary_v2",
+    )
     kinds = ("full_agreement", "one_diverged", "majority", "no_majority", "incomplete")
     for task, model, revision, variant, n_items, *counts in rows:
         assert sum(counts) == n_items
@@ -152,12 +166,14 @@ def test_disagreement_types_split_each_runs_items(report, marts):
 def test_order_effect_shows_each_variant_against_the_baseline(report, marts):
     """Per language, the share of items answered with the same option under the variant as
     under the baseline, with its interval and both runs' full agreement."""
-    figure = figure_html(report.read_text(encoding="utf-8"), "mcq-order-effect")
-    rows = marts.execute(
+    figure, rows = shown_with_rows(
+        report,
+        marts,
+        "mcq-order-effect",
         "select task, model, model_revision, variant, baseline_variant, language, "
         "same_option_pct, ci_low, ci_high, n_paired, full_agreement_pct, "
-        "full_agreement_pct_baseline from marts.mcq_order_effect_v2"
-    ).fetchall()
+        "full_agreement_pct_baseline from marts.mcq_order_effect_v2",
+    )
     assert len(rows) >= 6 and {r[3] for r in rows} == {"shuffled"}
     for task, model, revision, variant, baseline, language, pct, low, high, n, full, base in rows:
         assert (
@@ -165,16 +181,18 @@ def test_order_effect_shows_each_variant_against_the_baseline(report, marts):
             f"{language}: same option on {pct:.1f} % of {n} items [{low:.1f}, {high:.1f}]; "
             f"full agreement {base:.1f} → {full:.1f} %</title>"
         ) in figure
-    assert int(re.search(r'data-marks="(\d+)"', figure).group(1)) == len(rows)
+    assert n_marks(figure) == len(rows)
 
 
 def test_language_pairs_show_each_pairs_kappa_with_its_interval(report, marts):
-    figure = figure_html(report.read_text(encoding="utf-8"), "mcq-language-pairs")
-    rows = marts.execute(
+    figure, rows = shown_with_rows(
+        report,
+        marts,
+        "mcq-language-pairs",
         "select task, model, model_revision, variant, language_a, language_b, cohen_kappa, "
         "cohen_kappa_ci_low, cohen_kappa_ci_high, n_items "
-        "from marts.mcq_language_pair_consistency where cohen_kappa is not null"
-    ).fetchall()
+        "from marts.mcq_language_pair_consistency where cohen_kappa is not null",
+    )
     assert len(rows) >= 3
     for task, model, revision, variant, a, b, kappa, low, high, n in rows:
         label = f"{run_label(model, revision)} ({variant})"
@@ -197,7 +215,7 @@ def test_per_language_figures_show_the_mart_values(report, marts):
             f"<title>{task} · {variant} · {run_label(model, revision)} · {language}: "
             f"{bits:.3f} bits [{low:.3f}, {high:.3f}]</title>"
         ) in entropy
-    assert int(re.search(r'data-marks="(\d+)"', entropy).group(1)) == len(rows)
+    assert n_marks(entropy) == len(rows)
     departures = figure_html(page, "mcq-language-departures")
     rows = marts.execute(
         "select task, variant, model, model_revision, language, departs_pct, departs_ci_low, "
@@ -213,12 +231,14 @@ def test_per_language_figures_show_the_mart_values(report, marts):
 def test_option_figure_shows_the_pooled_shares(report, marts):
     """Option and position shares per language, pooled over the models of each task and
     variant; under the shuffled variant the two differ."""
-    figure = figure_html(report.read_text(encoding="utf-8"), "mcq-option-frequency")
-    rows = marts.execute(
+    figure, rows = shown_with_rows(
+        report,
+        marts,
+        "mcq-option-frequency",
         "select task, variant, language, option, sum(n_valid), "
         "100.0 * sum(n_position) / sum(n_valid), 100.0 * sum(n_option) / sum(n_valid) "
-        "from marts.mcq_option_frequency_v2 group by all"
-    ).fetchall()
+        "from marts.mcq_option_frequency_v2 group by all",
+    )
     assert any(position != option for *_, position, option in rows)
     for task, variant, language, option, n_valid, position, chosen in rows:
         for measure, pct in (("position shown", position), ("option chosen", chosen)):
@@ -226,7 +246,7 @@ def test_option_figure_shows_the_pooled_shares(report, marts):
                 f"<title>{task} · {variant} · by the {measure} · {language} · {option}: "
                 f"{pct:.1f} % of {n_valid} valid answers</title>"
             ) in figure
-    assert int(re.search(r'data-marks="(\d+)"', figure).group(1)) == 2 * len(rows)
+    assert n_marks(figure) == 2 * len(rows)
 
 
 def figure_html(page: str, key: str) -> str:
@@ -240,7 +260,7 @@ def test_every_data_mark_has_its_hover_text(report, marts):
         figure = figure_html(page, key)
         marks = re.findall(r'<(\w+)[^>]*class="mark"[^>]*>(<title>[^<]+</title>)?', figure)
         assert all(title for _, title in marks), key
-        assert len(marks) == int(re.search(r'data-marks="(\d+)"', figure).group(1)), key
+        assert len(marks) == n_marks(figure), key
     kendall = figure_html(page, "ranking-kendall-matrix")
     for rater, other, tau in marts.execute(
         "select rater_id, other_rater_id, mean_tau_b from marts.ranking_pair_kendall"
@@ -321,17 +341,24 @@ def panel_header(model: str, run_id: str) -> re.Pattern:
     return re.compile(f">{re.escape(model)}</tspan><tspan[^>]*>run {re.escape(run_id)}</tspan>")
 
 
+def drawn_figure(tmp_path: Path, key: str, tables: dict[str, str]) -> tuple[str, str]:
+    """The report page built from ``tables``, and its figure ``key``, drawn (not a note)."""
+    page = built_page(tmp_path, tables)
+    figure = figure_html(page, key)
+    assert 'data-state="ok"' in figure
+    return page, figure
+
+
 def test_probe_figure_names_run_and_model(tmp_path):
-    page = built_page(
+    _, figure = drawn_figure(
         tmp_path,
+        "probe-delta",
         {
             "probe_paired_summary": PROBE_SUMMARY,
             "probe_runs": "select * from (values ('run-a', 'sshleifer/tiny-gpt2')) "
             "as t(run_id, model)",
         },
     )
-    figure = figure_html(page, "probe-delta")
-    assert 'data-state="ok"' in figure
     # one panel per run, headed by its model and run
     assert panel_header("sshleifer/tiny-gpt2", "run-a").search(figure)
     assert panel_header("model not published", "run-b").search(figure)
@@ -342,8 +369,9 @@ def test_probe_figure_names_run_and_model(tmp_path):
 
 def test_text_from_the_marts_is_escaped_in_charts(tmp_path):
     """Names come from data: inside an SVG they stay text, never markup."""
-    page = built_page(
+    page, figure = drawn_figure(
         tmp_path,
+        "probe-delta",
         {
             "probe_paired_summary": """
                 select '<script>alert(1)</script>' as run_id, 'A&B "q"' as group_name,
@@ -351,8 +379,6 @@ def test_text_from_the_marts_is_escaped_in_charts(tmp_path):
             """
         },
     )
-    figure = figure_html(page, "probe-delta")
-    assert 'data-state="ok"' in figure
     assert "<script>alert" not in page
     assert "run &lt;script&gt;alert(1)&lt;/script&gt;" in figure
     assert "A&amp;B" in figure
@@ -360,8 +386,9 @@ def test_text_from_the_marts_is_escaped_in_charts(tmp_path):
 
 def test_probe_models_side_by_side(tmp_path):
     """Where the summary carries each run's model, every model and run gets its panel."""
-    page = built_page(
+    _, figure = drawn_figure(
         tmp_path,
+        "probe-delta",
         {
             "probe_paired_summary": """
                 select * from (values
@@ -373,7 +400,6 @@ def test_probe_models_side_by_side(tmp_path):
             """,
         },
     )
-    figure = figure_html(page, "probe-delta")
     assert panel_header("model-x", "run-a").search(figure)
     assert panel_header("model-y", "run-c").search(figure)
     assert "<title>model-y · run run-c · AR: 0.000</title>" in figure
@@ -381,8 +407,9 @@ def test_probe_models_side_by_side(tmp_path):
 
 
 def test_probe_model_comparison(tmp_path):
-    page = built_page(
+    page, figure = drawn_figure(
         tmp_path,
+        "probe-model-comparison",
         {
             "probe_model_comparison": """
                 select * from (values
@@ -393,8 +420,6 @@ def test_probe_model_comparison(tmp_path):
             """,
         },
     )
-    figure = figure_html(page, "probe-model-comparison")
-    assert 'data-state="ok"' in figure
     assert re.search(r">model-x − model-y</tspan><tspan[^>]*>runs run-a − run-c</tspan>", figure)
     assert "<title>model-x − model-y · runs run-a − run-c · IT: -0.080 (p = 0.002)</title>" in (
         figure
@@ -499,8 +524,9 @@ def test_cross_lingual_figures_at_40_languages_and_two_tasks(tmp_path):
 
 
 def test_rater_coefficients_figure(tmp_path):
-    page = built_page(
+    _, figure = drawn_figure(
         tmp_path,
+        "rater-coefficients",
         {
             "rater_agreement_coefficients": """
                 select * from (values
@@ -515,8 +541,6 @@ def test_rater_coefficients_figure(tmp_path):
             """
         },
     )
-    figure = figure_html(page, "rater-coefficients")
-    assert 'data-state="ok"' in figure
     # the legend names the weights, where there are any
     assert ">krippendorff_alpha (ordinal)</text>" in figure and ">fleiss_kappa</text>" in figure
     assert "<title>models_as_raters_en · fleiss_kappa: 0.410 (60 items)</title>" in figure

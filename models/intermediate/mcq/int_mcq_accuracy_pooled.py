@@ -7,7 +7,7 @@ mcq_accuracy."""
 import pandas as pd
 
 from concord_common.settings import dbt_vars
-from concord_io.frames import to_pandas
+from concord_io.frames import per_cell, to_pandas
 from concord_stats.consistency import ratio_interval
 
 COLUMNS = {
@@ -23,26 +23,24 @@ COLUMNS = {
 }
 
 
+def accuracy(run: pd.DataFrame, confidence: float) -> dict:
+    """One run and task: its items' ``n_correct`` of ``n_graded``, pooled."""
+    share, se, low, high, n = ratio_interval(
+        run["n_correct"].to_numpy(), run["n_graded"].to_numpy(), confidence
+    )
+    return {
+        "n_items": n,
+        "n_graded": int(run["n_graded"].sum()),
+        "accuracy_pct": 100 * share,
+        "std_error": 100 * se,
+        "ci_low": 100 * low,
+        "ci_high": 100 * high,
+        "confidence": confidence,
+    }
+
+
 def model(dbt, session):
     dbt.config(materialized="table")
     (confidence,) = dbt_vars(dbt.config.get("vars"), "bootstrap_confidence")
     items = to_pandas(dbt.ref("int_mcq_graded_items_counted"))
-    rows = []
-    for (run_id, task), run in items.groupby(["run_id", "task"], sort=True):
-        share, se, low, high, n = ratio_interval(
-            run["n_correct"].to_numpy(), run["n_graded"].to_numpy(), confidence
-        )
-        rows.append(
-            {
-                "run_id": run_id,
-                "task": task,
-                "n_items": n,
-                "n_graded": int(run["n_graded"].sum()),
-                "accuracy_pct": 100 * share,
-                "std_error": 100 * se,
-                "ci_low": 100 * low,
-                "ci_high": 100 * high,
-                "confidence": confidence,
-            }
-        )
-    return pd.DataFrame(rows, columns=list(COLUMNS)).astype(COLUMNS)
+    return per_cell(items, ["run_id", "task"], lambda run: accuracy(run, confidence), COLUMNS)

@@ -10,7 +10,7 @@ from statistics import NormalDist
 import pandas as pd
 
 from concord_common.settings import dbt_vars
-from concord_io.frames import to_pandas
+from concord_io.frames import per_cell, to_pandas
 
 COLUMNS = {
     "run_id": "string",
@@ -25,32 +25,31 @@ COLUMNS = {
 }
 
 
+def agreement(run: pd.DataFrame, z: float, confidence: float) -> dict:
+    """One run and task, from its items' influences (every row carries the task's
+    estimate): the estimate with its standard error and interval."""
+    m = len(run)
+    estimate = float(run["mean_pairwise_agreement_pct"].iloc[0])
+    se = (
+        100 * math.sqrt(m / (m - 1) * math.fsum(run["influence"].to_numpy() ** 2))
+        if m > 1
+        else math.nan
+    )
+    return {
+        "n_language_pairs": int(run["n_language_pairs"].iloc[0]),
+        "n_items_paired": m,
+        "mean_pairwise_agreement_pct": estimate,
+        "std_error": se,
+        # an interval never leaves the range a share can take
+        "ci_low": max(0.0, estimate - z * se),
+        "ci_high": min(100.0, estimate + z * se),
+        "confidence": confidence,
+    }
+
+
 def model(dbt, session):
     dbt.config(materialized="table")
     (confidence,) = dbt_vars(dbt.config.get("vars"), "bootstrap_confidence")
     z = NormalDist().inv_cdf((1 + confidence) / 2)
     items = to_pandas(dbt.ref("int_mcq_pairwise_agreement_linearised"))
-    rows = []
-    for (run_id, task), run in items.groupby(["run_id", "task"], sort=True):
-        m = len(run)
-        estimate = float(run["mean_pairwise_agreement_pct"].iloc[0])
-        se = (
-            100 * math.sqrt(m / (m - 1) * math.fsum(run["influence"].to_numpy() ** 2))
-            if m > 1
-            else math.nan
-        )
-        rows.append(
-            {
-                "run_id": run_id,
-                "task": task,
-                "n_language_pairs": int(run["n_language_pairs"].iloc[0]),
-                "n_items_paired": m,
-                "mean_pairwise_agreement_pct": estimate,
-                "std_error": se,
-                # an interval never leaves the range a share can take
-                "ci_low": max(0.0, estimate - z * se),
-                "ci_high": min(100.0, estimate + z * se),
-                "confidence": confidence,
-            }
-        )
-    return pd.DataFrame(rows, columns=list(COLUMNS)).astype(COLUMNS)
+    return per_cell(items, ["run_id", "task"], lambda run: agreement(run, z, confidence), COLUMNS)
