@@ -134,6 +134,7 @@ test-fast: install
 
 bench: install
 	$(BIN)/python bench/bench_mcq.py
+	$(BIN)/python bench/bench_start.py
 	$(BIN)/python bench/bench_kendall.py
 	$(BIN)/python bench/bench_rater.py
 	$(BIN)/python bench/bench_probe.py
