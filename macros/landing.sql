@@ -62,12 +62,15 @@
 {%- endmacro %}
 
 {% macro duckdb__check_landing(area, table_name, columns, n_files) -%}
-    {#- every folder that holds any landed file holds this table's file -#}
+    {#- every folder that holds any landed file holds this table's file (compared by the
+        folder's own name: a glob without a wildcard, a seed's, gives a relative path as
+        written, one with a wildcard may give it resolved) -#}
     {%- set folders = run_query(
         "select distinct regexp_extract(file, '^(.*)/[^/]*$', 1) from glob("
         ~ sql_string_literal(landing_folders_pattern(area, table_name) ~ "/*.parquet") ~ ") "
-        ~ "except select regexp_extract(file, '^(.*)/[^/]*$', 1) from glob("
-        ~ sql_string_literal(landing_pattern(area, table_name)) ~ ") order by 1"
+        ~ "where regexp_extract(file, '([^/]*)/[^/]*$', 1) not in ("
+        ~ "select regexp_extract(file, '([^/]*)/[^/]*$', 1) from glob("
+        ~ sql_string_literal(landing_pattern(area, table_name)) ~ ")) order by 1"
     ) -%}
     {%- for row in folders.rows -%}
         {{ exceptions.raise_compiler_error(

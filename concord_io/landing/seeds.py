@@ -56,7 +56,7 @@ def _whole_numbers(text: pa.ChunkedArray, seed: Seed, column: str) -> pa.Array:
                 -(2 ** (bits - 1)) <= int(value) < 2 ** (bits - 1)
             ):
                 raise ConcordError(
-                    f"{seed.label}: row {row}, column {column}: {printable(value)} is not a "
+                    f"{seed.label}: row {row}, column {column}: '{printable(value)}' is not a "
                     f"whole number ({seed.columns[column]})",
                     hint="write the number with digits only, or leave the cell empty; "
                     + NOTHING_LOADED,
