@@ -56,7 +56,8 @@ class Seed:
         )
 
 
-def _yaml(path: Path) -> dict:
+def project_yaml(path: Path) -> dict:
+    """A yml file of the dbt project as a mapping; refused in one line when unreadable."""
     try:
         loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as error:
@@ -91,7 +92,7 @@ def declared_seeds(project: Path | str) -> list[Seed]:
     seeds: dict[str, Seed] = {}
     for path in sorted(project.glob(SOURCE_FILES)):
         yml = path.relative_to(project).as_posix()
-        for source in _yaml(path).get("sources") or []:
+        for source in project_yaml(path).get("sources") or []:
             meta = (source.get("config") or {}).get("meta") or {}
             folder = meta.get("seed_folder")
             if not folder:

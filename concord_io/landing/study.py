@@ -8,11 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from concord_common.settings import DBT_VARS
 from concord_io.errors import ConcordError
-from concord_io.landing.seed_sources import declared_seeds
+from concord_io.landing.seed_sources import declared_seeds, project_yaml
 
 SEEDS = Path("seeds") / "mcq"
 REGISTRIES = ("mcq_answer_registry", "mcq_item_files", "mcq_answer_sources")
@@ -45,21 +43,11 @@ class Study:
             return path.resolve().as_posix()
 
 
-def _yaml(path: Path) -> dict:
-    try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as error:
-        raise ConcordError(
-            f"{path}: cannot be read ({error})", hint="the reader needs the dbt project's files"
-        ) from None
-    return loaded if isinstance(loaded, dict) else {}
-
-
 def load_study(root: Path, overrides: dict | None = None) -> Study:
     """The study of the project at ``root``; ``overrides`` are vars given to one dbt call
     (``--vars``), which win over ``dbt_project.yml``'s."""
     root = Path(root)
-    variables = {**(_yaml(root / "dbt_project.yml").get("vars") or {}), **(overrides or {})}
+    variables = {**(project_yaml(root / "dbt_project.yml").get("vars") or {}), **(overrides or {})}
     columns = {seed.name: list(seed.columns) for seed in declared_seeds(root)}
     missing = [name for name in (*REGISTRIES, TRANSLATIONS) if not columns.get(name)]
     needed = ("mcq_answers_dir", "mcq_items_dir", "mcq_answer_sources_dir")
