@@ -152,13 +152,8 @@
 {% endmacro %}
 
 {% macro duckdb__declared_vars() %}
-    {#- models carry the project's root in the graph -#}
-    {%- set models = graph.nodes.values() | selectattr('resource_type', 'equalto', 'model')
-        | selectattr('package_name', 'equalto', project_name) | list -%}
-    {%- if not models -%}
-        {{ return(none) }}
-    {%- endif -%}
-    {%- set path = models[0].root_path ~ '/dbt_project.yml' -%}
+    {#- the project folder of the call (--project-dir, else the working folder) -#}
+    {%- set path = (flags.PROJECT_DIR or '.') ~ '/dbt_project.yml' -%}
     {%- set found = run_query('select content from read_text(' ~ sql_string_literal(path) ~ ')')
         .columns[0].values() -%}
     {%- if not found -%}
