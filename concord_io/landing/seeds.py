@@ -94,7 +94,7 @@ def read_seed(seed: Seed, data: bytes) -> pa.Table:
 def _fingerprint(seed: Seed, data: bytes) -> str:
     """What a seed's landed folder is made from: its bytes, where it lies, its columns."""
     parts = [SEEDS_FORMAT, reader_version(), seed.relative, seed.columns]
-    parts.append(hashlib.sha256(data).hexdigest())
+    parts += [hashlib.sha256(data).hexdigest()]
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
