@@ -112,15 +112,11 @@ def build_stages(database: Path, keep: int = KEEP, *, docs_from_build: bool = Tr
         shutil.copyfile(target / "static_index.html", report / "docs" / "index.html")
 
     return [
-        # the cross-lingual study's inputs checked and landed as Parquet, one line per landed
-        # folder (the dbt plugin lands again before dbt build: unchanged, nothing rewritten)
+        # the seed files and the cross-lingual study's inputs checked and landed as Parquet,
+        # one line per landed folder (the dbt plugin lands again before dbt build:
+        # unchanged, nothing rewritten)
         Stage("land", [[python, "-m", "concord_io.landing"]], show_output=True),
-        # dbt parses every seed as UTF-8 before its plugin checks them: checking the seeds
-        # first gives a non-UTF-8 seed the reader's one line instead of dbt's traceback
-        Stage(
-            "dbt-build",
-            [[python, "-m", "concord_io.landing.seeds"], [str(DBT), "build", *dbt_flags]],
-        ),
+        Stage("dbt-build", [[str(DBT), "build", *dbt_flags]]),
         Stage(
             "quality",
             [
@@ -567,14 +563,11 @@ def land(
         Path | None, typer.Option(help="landing folder (default: CONCORD_LANDING_DIR)")
     ] = None,
 ) -> None:
-    """Check the seed files and the cross-lingual study's input files, and land the study's
-    as Parquet (one line each): what a Spark build needs first (docs/spark.md)."""
-    from concord_io.landing import land_mcq
-    from concord_io.landing.seeds import check_seeds
+    """Check the seed files and the cross-lingual study's input files, and land them as
+    Parquet (one line per folder): what a Spark build needs first (docs/spark.md)."""
+    from concord_io.landing.__main__ import main
 
-    print(f"seeds: {check_seeds(paths.PROJECT_ROOT)} file(s) checked")
-    for line in land_mcq(paths.PROJECT_ROOT, landing or paths.landing_dir()).lines():
-        print(printable(line))
+    main(["--landing", str(landing)] if landing else [])
 
 
 # ---------------------------------------------------------------------------------------------

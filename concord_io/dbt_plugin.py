@@ -5,13 +5,11 @@ never inside a serving folder; its folder is created, so a fresh clone builds wi
 build file, is named with its process id instead of DuckDB's bare lock error. It gives dbt's
 connection the settings of every Concord connection
 (:func:`concord_io.connect.apply_build_settings`: the memory limit). And for ``dbt build``
-and ``dbt run`` it lands the cross-lingual study's inputs first
-(:func:`concord_io.landing.land_mcq`, docs/landing.md), which the staging models read: the
-dbt project folder's registered files, into the landing folder (the var ``landing_dir``
-where the call gives one, else ``CONCORD_LANDING_DIR``, relative to the project), with the
-vars the call was given (``--vars``); for ``dbt build`` and ``dbt seed`` it checks every seed
-file first (:func:`concord_io.landing.seeds.check_seeds`). Bad input stops dbt with the reader's
-one line."""
+and ``dbt run`` it lands the inputs first (:func:`concord_io.landing.land`, docs/landing.md),
+which the staging models read: the dbt project folder's seed files and the cross-lingual
+study's registered files, into the landing folder (the var ``landing_dir`` where the call
+gives one, else ``CONCORD_LANDING_DIR``, relative to the project), with the vars the call
+was given (``--vars``). Bad input stops dbt with the reader's one line."""
 
 from __future__ import annotations
 
@@ -27,8 +25,6 @@ from concord_io.paths import check_build_db_path, landing_dir, prepare_build_db
 
 #: The dbt commands that build models, and so read the landing.
 LANDING_COMMANDS = ("build", "run")
-#: The dbt commands that load seeds.
-SEED_COMMANDS = ("build", "seed")
 
 logger = AdapterLogger("concord")
 
@@ -43,20 +39,16 @@ def _project_dir() -> Path:
 
 
 def _land() -> None:
-    """Check the seed files and land the cross-lingual study, as the dbt call in progress
-    needs (its command and vars)."""
+    """Land the seed files and the cross-lingual study, as the dbt call in progress needs
+    (its command and vars)."""
     from dbt.flags import get_flags
 
-    from concord_io.landing import land_mcq
-    from concord_io.landing.seeds import check_seeds
+    from concord_io.landing import land
 
     flags = get_flags()
-    which = getattr(flags, "WHICH", None)
-    project = _project_dir()
-    if which in SEED_COMMANDS:
-        check_seeds(project)
-    if which not in LANDING_COMMANDS:
+    if getattr(flags, "WHICH", None) not in LANDING_COMMANDS:
         return
+    project = _project_dir()
     variables = dict(getattr(flags, "VARS", None) or {})
     given = variables.get("landing_dir")
     if isinstance(given, str) and given.strip():
@@ -64,7 +56,7 @@ def _land() -> None:
         landing = landing if landing.is_absolute() else project / landing
     else:
         landing = landing_dir(project)
-    report = land_mcq(project, landing, variables)
+    report = land(project, landing, variables)
     changed = [o for o in report.outcomes if o.status != "unchanged"]
     logger.info(
         f"concord landing ({landing}): {len(report.outcomes) - len(changed)} folder(s) "
@@ -80,9 +72,8 @@ class Plugin(BasePlugin):
             apply_build_settings(conn)
         except ConcordError as error:
             raise RuntimeError(f"{error.message}. {error.hint}") from None
-        # the files the models read (seeds' folders, the landing) are named relative to the
-        # project folder: DuckDB resolves relative paths from it, not from the working
-        # directory
+        # the files the models read (the landing) are named relative to the project folder:
+        # DuckDB resolves relative paths from it, not from the working directory
         conn.execute("set global file_search_path = ?", [str(_project_dir())])
 
     def update_connection_config(self, creds, config) -> None:

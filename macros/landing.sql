@@ -1,8 +1,9 @@
 {#- Reading one table of the landing folder (var landing_dir: env CONCORD_LANDING_DIR, default
     warehouse/landing): <landing>/<area>/<key>=*/<table>.parquet. The landing is written by
-    Python, never by dbt: the probe's runs (area probe, probe/landing.py) and the
-    cross-lingual study's runs and items (areas mcq and items, concord_io.landing, which
-    the dbt-duckdb plugin runs before `dbt build`: docs/landing.md).
+    Python, never by dbt: the probe's runs (area probe, probe/landing.py), the seed files
+    (area seeds, one folder per file: seed=<table>) and the cross-lingual study's runs and
+    items (areas mcq and items; both by concord_io.landing, which the dbt-duckdb plugin runs
+    before `dbt build`: docs/landing.md).
 
     Each folder (a run, a task's items) is immutable and appears whole or not at all; hidden
     .tmp-/.old-/.removed- folders of unfinished, replaced or removed folders do not match
@@ -20,7 +21,7 @@
 
 {#- The folder key of each area: <landing>/<area>/<key>=<value>/ -#}
 {% macro landing_folder_key(area) -%}
-    {%- set keys = {'probe': 'run_id', 'mcq': 'run_id', 'items': 'task'} -%}
+    {%- set keys = {'probe': 'run_id', 'mcq': 'run_id', 'items': 'task', 'seeds': 'seed'} -%}
     {%- if area not in keys -%}
         {{ exceptions.raise_compiler_error(
             'landing: no area ' ~ area ~ ' (areas: ' ~ keys.keys() | join(', ') ~ ')') }}
@@ -38,12 +39,15 @@
     {%- endif -%}
 {%- endmacro %}
 
-{% macro landing_folders_pattern(area) -%}
-    {{ var('landing_dir') }}/{{ area }}/{{ landing_folder_key(area) }}=*
+{#- The folders that hold the table: every folder of the area, but a seed file's own
+    (seeds/seed=<table>), one table each. -#}
+{% macro landing_folders_pattern(area, table_name) -%}
+    {{ var('landing_dir') }}/{{ area }}/{{ landing_folder_key(area) }}={{
+        table_name if area == 'seeds' else '*' }}
 {%- endmacro %}
 
 {% macro landing_pattern(area, table_name) -%}
-    {{ landing_folders_pattern(area) }}/{{ table_name }}.parquet
+    {{ landing_folders_pattern(area, table_name) }}/{{ table_name }}.parquet
 {%- endmacro %}
 
 {% macro read_landing(area, table_name, columns) -%}
@@ -58,12 +62,15 @@
 {%- endmacro %}
 
 {% macro duckdb__check_landing(area, table_name, columns, n_files) -%}
-    {#- every folder that holds any landed file holds this table's file -#}
+    {#- every folder that holds any landed file holds this table's file (compared by the
+        folder's own name: a glob without a wildcard, a seed's, gives a relative path as
+        written, one with a wildcard may give it resolved) -#}
     {%- set folders = run_query(
         "select distinct regexp_extract(file, '^(.*)/[^/]*$', 1) from glob("
-        ~ sql_string_literal(landing_folders_pattern(area) ~ "/*.parquet") ~ ") "
-        ~ "except select regexp_extract(file, '^(.*)/[^/]*$', 1) from glob("
-        ~ sql_string_literal(landing_pattern(area, table_name)) ~ ") order by 1"
+        ~ sql_string_literal(landing_folders_pattern(area, table_name) ~ "/*.parquet") ~ ") "
+        ~ "where regexp_extract(file, '([^/]*)/[^/]*$', 1) not in ("
+        ~ "select regexp_extract(file, '([^/]*)/[^/]*$', 1) from glob("
+        ~ sql_string_literal(landing_pattern(area, table_name)) ~ ")) order by 1"
     ) -%}
     {%- for row in folders.rows -%}
         {{ exceptions.raise_compiler_error(
@@ -127,9 +134,32 @@
     regexp_extract({{ landing_file }}, 'run_id=([^/]*)/[^/]*$', 1)
 {%- endmacro %}
 
+{#- A seed file's landed table (<landing>/seeds/seed=<table>/<table>.parquet), its columns
+    as its source table declares them (data_type: their one declaration, which the reader
+    landed them as; concord_io.landing.seed_sources) with its provenance. In a unit test that
+    gives the source's rows, those rows. -#}
+{% macro read_landed_seed(source_name, table_name) -%}
+    {%- set relation = source(source_name, table_name) -%}
+    {%- if relation.is_cte -%}
+        select * from {{ relation }}
+    {%- else -%}
+        {%- set node = (graph.get('sources') or {}).get(
+            'source.' ~ project_name ~ '.' ~ source_name ~ '.' ~ table_name) -%}
+        {%- set columns = {} -%}
+        {%- for name, column in (node.columns if node else {}).items() -%}
+            {%- do columns.update({name: column.data_type}) -%}
+        {%- endfor -%}
+        {%- if execute and not columns -%}
+            {{ exceptions.raise_compiler_error(
+                'source ' ~ source_name ~ '.' ~ table_name ~ ' declares no columns') }}
+        {%- endif -%}
+        {{ read_landing('seeds', table_name, with_landing_provenance(columns)) }}
+    {%- endif -%}
+{%- endmacro %}
+
 {#- `columns`, then the provenance that every row table of the cross-lingual landing but the
-    quarantine ends with (concord_io.landing.schemas.PROVENANCE): the file and row a record
-    was read from and the file's content hash. -#}
+    quarantine, and every seed file's table, ends with (concord_io.landing.schemas.PROVENANCE):
+    the file and row a record was read from and the file's content hash. -#}
 {% macro with_landing_provenance(columns) -%}
     {%- set all = {} -%}
     {%- do all.update(columns) -%}

@@ -1,5 +1,5 @@
-{#- A staged runs table's select from the CTE `relation`: `model` canonical (seed
-    model_aliases) and the name as the input spelt it beside (`model_as_landed`), the other
+{#- A staged runs table's select from the CTE `relation`: `model` canonical (the landed
+    seed file model_aliases, whose rules stg_models__aliases tests) and the name as the input spelt it beside (`model_as_landed`), the other
     columns as landed. `columns`: the landed columns, in order (read_landing's), which adds
     landing_file after them. -#}
 {% macro canonical_model_select(relation, columns) -%}
@@ -14,6 +14,6 @@
     {%- endfor %}
         {{ relation }}.landing_file
     from {{ relation }}
-    left join {{ ref('model_aliases') }} as aliases
+    left join ({{ read_landed_seed('models_seeds', 'model_aliases') }}) as aliases
         on {{ relation }}.model = aliases.spelling
 {%- endmacro %}

@@ -99,8 +99,8 @@
 {% endmacro %}
 
 
-{#- probe_baseline_group must be a group of the probe's name seed (read from the seed file,
-    which may not be loaded yet on a new database). -#}
+{#- probe_baseline_group must be a group of the probe's names (the landed seed file
+    probe_names; not checked before it is landed). -#}
 {% macro _check_baseline_group() %}
     {%- set value = var('probe_baseline_group') -%}
     {%- if value is not string or not value.strip() or "'" in value -%}
@@ -108,29 +108,17 @@
             'probe_baseline_group', value, 'must be the name of a group in the probe_names seed'
         ) }}
     {%- endif -%}
-    {%- set seed = graph.nodes.get('seed.concord.probe_names') -%}
-    {%- if seed is none -%}
-        {{ return(none) }}
-    {%- endif -%}
-    {%- set path = seed.root_path ~ '/' ~ seed.original_file_path -%}
-    {%- set groups = run_query(seed_file_groups_query(path)).columns[0].values() | list -%}
-    {%- if value not in groups -%}
+    {%- set found = run_query(
+        'select distinct group_name, source_file from ('
+        ~ read_landed_seed('probe_seeds', 'probe_names') ~ ') as names order by 1'
+    ) -%}
+    {%- set groups = found.columns[0].values() | list -%}
+    {%- if groups and value not in groups -%}
         {{ _refuse_setting(
-            'probe_baseline_group', value, 'is not a group of ' ~ seed.original_file_path
+            'probe_baseline_group', value, 'is not a group of ' ~ found.columns[1].values()[0]
             ~ ' (groups: ' ~ groups | join(', ') ~ ')'
         ) }}
     {%- endif -%}
-{% endmacro %}
-
-
-{#- The distinct group_name values of the probe_names seed file, as text. -#}
-{% macro seed_file_groups_query(path) %}
-    {{ return(adapter.dispatch('seed_file_groups_query', 'concord')(path)) }}
-{% endmacro %}
-
-{% macro default__seed_file_groups_query(path) %}
-    {{ return('select distinct group_name from read_csv(' ~ sql_string_literal(path)
-        ~ ', header = true, all_varchar = true) order by 1') }}
 {% endmacro %}
 
 
@@ -164,12 +152,8 @@
 {% endmacro %}
 
 {% macro duckdb__declared_vars() %}
-    {#- seeds carry the project's root in the graph -#}
-    {%- set seeds = graph.nodes.values() | selectattr('resource_type', 'equalto', 'seed') | list -%}
-    {%- if not seeds -%}
-        {{ return(none) }}
-    {%- endif -%}
-    {%- set path = seeds[0].root_path ~ '/dbt_project.yml' -%}
+    {#- the project folder of the call (--project-dir, else the working folder) -#}
+    {%- set path = (flags.PROJECT_DIR or '.') ~ '/dbt_project.yml' -%}
     {%- set found = run_query('select content from read_text(' ~ sql_string_literal(path) ~ ')')
         .columns[0].values() -%}
     {%- if not found -%}

@@ -137,7 +137,7 @@ def write_mcq_study(
     rows of its item file (domain, question, one text per option; a blank text is an option
     the item does not have; with ``with_gold``, last the gold option's key, in a ``Gold``
     column the registry names), each domain its own English name, no answers. The
-    registries' columns are this project's (seeds/mcq/_mcq__seeds.yml)."""
+    registries' columns are this project's (models/staging/mcq/_mcq__sources.yml)."""
     root = Path(root)
     mcq = root / "seeds" / "mcq"
     (mcq / "items").mkdir(parents=True, exist_ok=True)
@@ -155,9 +155,10 @@ def write_mcq_study(
         "  mcq_items_dir: seeds/mcq/items\n  mcq_answer_sources_dir: seeds/mcq/answer_sources\n",
         encoding="utf-8",
     )
-    shipped = PROJECT_ROOT / "seeds" / "mcq" / "_mcq__seeds.yml"
+    sources = Path("models") / "staging" / "mcq" / "_mcq__sources.yml"
+    (root / sources).parent.mkdir(parents=True, exist_ok=True)
+    (root / sources).write_bytes((PROJECT_ROOT / sources).read_bytes())
     files = {
-        "_mcq__seeds.yml": shipped.read_text(encoding="utf-8"),
         "mcq_answer_registry.csv": "file,model,prefix,run,presented_option_order\n",
         "mcq_answer_sources.csv": "file,format,model,run,language,presented_option_order,"
         "item_key,task_pattern\n",

@@ -1,19 +1,31 @@
-"""The project's one reader of its input files: every registered answer and item file of the
-cross-lingual study validated and landed as typed, immutable Parquet under the landing
-folder (docs/landing.md), which dbt's staging models read; every dbt seed file checked by
-the same rules before dbt loads it.
+"""The project's one reader of its input files: the seed files (``seeds/<study>/*.csv``)
+and every registered answer and item file of the cross-lingual study, validated and landed
+as typed, immutable Parquet under the landing folder (docs/landing.md), which dbt's staging
+models read on DuckDB and on Spark alike.
 
-    from concord_io.landing import land_mcq
-    from concord_io.landing.seeds import check_seeds
-    check_seeds(project_root)                      # the number of seed files checked
-    report = land_mcq(project_root, landing_dir)   # a LandingReport, one outcome per folder
+    from concord_io.landing import land
+    report = land(project_root, landing_dir)   # a LandingReport, one outcome per folder
 
-or ``python -m concord_io.landing`` (``concord land``). Bad input raises
-:class:`concord_io.errors.ConcordError`: one line naming the file, row and column, and a hint.
+or ``python -m concord_io.landing`` (``concord land``); :func:`land_seeds` and
+:func:`land_mcq` land each part. Bad input raises :class:`concord_io.errors.ConcordError`:
+one line naming the file, row and column, and a hint.
 """
 
 from __future__ import annotations
 
-from concord_io.landing.mcq import LandingReport, Outcome, land_mcq
+from pathlib import Path
 
-__all__ = ["LandingReport", "Outcome", "land_mcq"]
+from concord_io.landing.mcq import LandingReport, Outcome, land_mcq
+from concord_io.landing.seeds import land_seeds
+
+__all__ = ["LandingReport", "Outcome", "land", "land_mcq", "land_seeds"]
+
+
+def land(
+    project_root: Path | str, landing_dir: Path | str, variables: dict | None = None
+) -> LandingReport:
+    """Land the seed files, then the cross-lingual study's inputs (``variables``: the vars
+    given to one dbt call, over ``dbt_project.yml``'s)."""
+    seeds = land_seeds(project_root, landing_dir)
+    study = land_mcq(project_root, landing_dir, variables)
+    return LandingReport(seeds.outcomes + study.outcomes, seeds.notes + study.notes)

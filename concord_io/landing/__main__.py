@@ -1,7 +1,8 @@
-"""Check the seeds and land the cross-lingual study's inputs: ``python -m concord_io.landing``.
+"""Land the seed files and the cross-lingual study's inputs: ``python -m concord_io.landing``.
 
-Checks every dbt seed file (concord_io.landing.seeds), then reads the registries and their
-folders (``seeds/mcq/``), checks every file, and writes ``<landing>/mcq/run_id=<run_id>/`` and
+Reads every seed file (``seeds/<study>/*.csv``, concord_io.landing.seeds), then the study's
+registries and their folders (``seeds/mcq/``), checks every file, and writes
+``<landing>/seeds/seed=<name>/``, ``<landing>/mcq/run_id=<run_id>/`` and
 ``<landing>/items/task=<task>/`` (CONCORD_LANDING_DIR, default ``warehouse/landing``). Prints
 one line per landed folder; bad input is one line naming the file, row and column (exit
 status 2)."""
@@ -12,9 +13,8 @@ import argparse
 from pathlib import Path
 
 from concord_io import paths
-from concord_io.errors import run_main
-from concord_io.landing.mcq import land_mcq
-from concord_io.landing.seeds import check_seeds
+from concord_io.errors import printable, run_main
+from concord_io.landing import land
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,10 +28,8 @@ def main(argv: list[str] | None = None) -> int:
         "--landing", type=Path, default=None, help="landing folder (default: CONCORD_LANDING_DIR)"
     )
     args = parser.parse_args(argv)
-    print(f"seeds: {check_seeds(args.project)} file(s) checked")
-    report = land_mcq(args.project, args.landing or paths.landing_dir())
-    for line in report.lines():
-        print(line)
+    for line in land(args.project, args.landing or paths.landing_dir()).lines():
+        print(printable(line))
     return 0
 
 

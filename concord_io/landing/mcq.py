@@ -34,7 +34,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from concord_common import folders
 from concord_io.connect import open_duckdb
 from concord_io.errors import ConcordError, printable
 from concord_io.landing import schemas
@@ -52,7 +51,7 @@ from concord_io.landing.writer import (
     ROW_GROUP_ROWS,
     TableWriter,
     checked_path,
-    fingerprint_of,
+    landed_with,
     remove_folder,
     staged_folder,
     write_folder,
@@ -108,6 +107,33 @@ class Outcome:
 
     def line(self) -> str:
         return f"{self.status:<9} {self.folder}  {self.detail}"
+
+
+def land_folder(
+    root: Path, relative: str, tables: dict[str, pa.Table], fingerprint: str, detail: str
+) -> Outcome:
+    """``tables`` written whole as ``<root>/<relative>``, unless it is landed with
+    ``fingerprint`` already: what happened."""
+    if landed_with(root, relative, next(iter(tables)), fingerprint):
+        return Outcome("unchanged", relative, detail)
+    status = "replaced" if checked_path(root, relative).exists() else "landed"
+    write_folder(root, relative, tables, fingerprint)
+    return Outcome(status, relative, detail)
+
+
+def remove_others(root: Path, area: str, key: str, kept: set[str], why: str) -> list[Outcome]:
+    """Remove the folders ``<area>/<key>=*`` of ``root`` not in ``kept`` (but the area's
+    placeholder, :mod:`concord_io.landing.placeholders`): what was removed."""
+    folder = checked_path(root, area)
+    removed: list[Outcome] = []
+    for path in sorted(folder.glob(f"{key}=*")) if folder.is_dir() else []:
+        relative = f"{area}/{path.name}"
+        if path.name == f"{key}={PLACEHOLDER}":
+            continue  # kept while the area has no real folder
+        if relative not in kept and path.is_dir():
+            remove_folder(root, relative)
+            removed.append(Outcome("removed", relative, why))
+    return removed
 
 
 @dataclass
@@ -168,12 +194,7 @@ def _once(sources: dict[tuple, str], key: tuple, source: SourceFile, notes: list
 
 def _landed_alike(root: Path | None, run: Run, fingerprint: str) -> bool:
     """Whether ``root`` holds ``run`` landed from exactly these inputs (its fingerprint)."""
-    if root is None:
-        return False
-    existing = checked_path(root, f"mcq/run_id={run.run_id}")
-    if existing.parent.is_dir():
-        folders.recover(existing)  # a replacement cut off between its renames, undone first
-    return existing.is_dir() and fingerprint_of(existing, "runs") == fingerprint
+    return root is not None and landed_with(root, f"mcq/run_id={run.run_id}", "runs", fingerprint)
 
 
 def _wide_runs(
@@ -652,13 +673,6 @@ def _land(root: Path, study: Study, records: Records) -> LandingReport:
     root.mkdir(parents=True, exist_ok=True)
     report = LandingReport(notes=notes)
 
-    def unchanged(relative: str, first: str, fingerprint: str) -> bool:
-        """Whether ``relative`` is landed with ``fingerprint`` (its first table's)."""
-        existing = checked_path(root, relative)
-        if existing.parent.is_dir():
-            folders.recover(existing)  # a replacement cut off between its renames, undone first
-        return existing.is_dir() and fingerprint_of(existing, first) == fingerprint
-
     now = datetime.now(UTC)
     kept: dict[str, set[str]] = {"mcq": set(), "items": set()}
     for run in sorted(runs, key=lambda r: r.run_id):
@@ -677,7 +691,7 @@ def _land(root: Path, study: Study, records: Records) -> LandingReport:
         # one run at a time: split and written as its records are read back, then let go
         fingerprint = _fingerprint(run.row, run.inputs, context)
         with open_duckdb() as con:
-            if unchanged(relative, "runs", fingerprint):
+            if landed_with(root, relative, "runs", fingerprint):
                 split, _ = _split(con, run, records, languages)
                 report.outcomes.append(Outcome("unchanged", relative, split.detail(run)))
             else:
@@ -699,23 +713,11 @@ def _land(root: Path, study: Study, records: Records) -> LandingReport:
         relative = f"items/task={study.task}"
         kept["items"].add(relative)
         detail = f"{items.num_rows} item options"
-        if unchanged(relative, "items", items_fingerprint):
-            report.outcomes.append(Outcome("unchanged", relative, detail))
-        else:
-            status = "replaced" if checked_path(root, relative).exists() else "landed"
-            write_folder(root, relative, {"items": items}, items_fingerprint)
-            report.outcomes.append(Outcome(status, relative, detail))
+        report.outcomes.append(
+            land_folder(root, relative, {"items": items}, items_fingerprint, detail)
+        )
     for area, relatives in kept.items():
-        folder = checked_path(root, area)
-        if not folder.is_dir():
-            continue
-        prefix = "run_id=" if area == "mcq" else "task="
-        for path in sorted(folder.glob(f"{prefix}*")):
-            relative = f"{area}/{path.name}"
-            if path.name == f"{prefix}{PLACEHOLDER}":
-                continue  # kept below, while the area has no real folder
-            if relative not in relatives and path.is_dir():
-                remove_folder(root, relative)
-                report.outcomes.append(Outcome("removed", relative, "no longer registered"))
+        key = "run_id" if area == "mcq" else "task"
+        report.outcomes += remove_others(root, area, key, relatives, "no longer registered")
     keep_placeholders(root)
     return report

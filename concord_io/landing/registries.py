@@ -151,8 +151,16 @@ def item_registry(study: Study) -> list[Line]:
     its gold where it has one)."""
     name = "mcq_item_files"
     lines = registered_files(study, name, study.items_dir, ["file", "language", "variant"])
+    seen: dict[tuple[str, str], str] = {}
     for line in lines:
         check_variant(line["variant"], f"{name}: {printable(line.file)}", column="variant")
+        first = seen.setdefault((line["language"], line["variant"]), line.file)
+        if first != line.file:
+            raise ConcordError(
+                f"{name}: {printable(first)} and {printable(line.file)} are both language "
+                f"{printable(line['language'])}, variant {line['variant']}",
+                hint="register one item file per language and variant",
+            )
     return lines
 
 

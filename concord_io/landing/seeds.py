@@ -1,115 +1,158 @@
-"""The dbt seeds' files, checked by the strict reader before dbt reads any of them.
+"""The seed files (``seeds/<study>/*.csv``), read by the strict reader and landed as typed
+Parquet: ``<landing>/seeds/seed=<name>/<name>.parquet`` (docs/landing.md).
 
-dbt reads a seed with its own CSV parser (agate), which pads a short row, accepts a stray
-quote, loads a renamed column without a word and stops on an empty or non-UTF-8 file with a
-traceback. So every seed file is checked first, by the same rules as every other input
-(:mod:`concord_io.landing.strict_csv`): UTF-8, a header of the columns its ``column_types``
-declare (any order: seeds load by name), and records of the header's width. Every refused
-seed is named on its own line, with its row and column, before anything is loaded.
+Each file is one table of a dbt source (:mod:`concord_io.landing.seed_sources`): UTF-8, a
+header of exactly its declared columns (any order: they land by name, in the declared
+order), records of the header's width (:mod:`concord_io.landing.strict_csv`); each value is
+cast to its column's declared type (an empty cell is null), and every row carries the file
+it came from (``source_file``, from the project folder), its row (``source_row``, 1 = the
+first data row) and the file's ``content_hash``. Every file is read before anything is
+written: every refused file is named on its own line, with its row and column, and nothing
+lands. A file lands again only when its bytes or its declaration change (the folder's
+fingerprint), whole or not at all; the folder of a seed no longer declared is removed.
 
-The dbt plugin checks them before ``dbt build`` and ``dbt seed``; ``concord build`` and
-``concord land`` (the step Spark needs first, docs/spark.md) before dbt starts, which
-matters for one case: dbt's parser reads every seed as UTF-8 to hash it, before the plugin
-runs.
-
-    python -m concord_io.landing.seeds [--project PATH]
+``concord land``, ``concord build`` and the dbt plugin (before ``dbt build`` and ``dbt
+run``) land the seeds before the cross-lingual study's inputs (:func:`concord_io.landing.land`).
 """
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import dataclass
+import hashlib
+import json
+import re
 from pathlib import Path
 
-import pathspec
-import yaml
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from concord_io import paths
-from concord_io.errors import ConcordError, run_main
-from concord_io.landing.strict_csv import NOTHING_LOADED, check_csv
+from concord_io.errors import ConcordError, printable
+from concord_io.landing.mcq import (
+    LandingReport,
+    checked_landing_folder,
+    land_folder,
+    reader_version,
+    remove_others,
+)
+from concord_io.landing.seed_sources import Seed, declared_seeds, seed_folders
+from concord_io.landing.strict_csv import NOTHING_LOADED, read_csv
 
-
-@dataclass(frozen=True)
-class Seed:
-    name: str
-    path: Path
-    relative: str  # as dbt names it: the path from the project folder
-    columns: list[str] | None  # its declared column_types, None when it declares none
-
-
-def _seed_paths(project: Path) -> list[str]:
-    config = yaml.safe_load((project / "dbt_project.yml").read_text(encoding="utf-8"))
-    return list(config.get("seed-paths") or ["seeds"])
-
-
-def _declared(folder: Path) -> dict[str, dict]:
-    """Each seed's config, by name, from the property files under ``folder``."""
-    configs: dict[str, dict] = {}
-    for properties in sorted(folder.rglob("*.yml")):
-        document = yaml.safe_load(properties.read_text(encoding="utf-8")) or {}
-        for entry in document.get("seeds") or []:
-            configs[entry["name"]] = entry.get("config") or {}
-    return configs
+#: Bumped when the reader lands the same seed files differently: every seed lands again.
+SEEDS_FORMAT = 1
+AREA, KEY = "seeds", "seed"
+WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
+SEED_NOT_LOADED = "no seed was loaded"
 
 
-def project_seeds(project: Path) -> list[Seed]:
-    """Every CSV file dbt loads as a seed: under the seed paths, not ignored by
-    ``.dbtignore`` (the study's data folders are read by the reader, not by dbt)."""
-    ignore = project / ".dbtignore"
-    ignored = pathspec.PathSpec.from_lines(
-        "gitwildmatch", ignore.read_text(encoding="utf-8").splitlines() if ignore.is_file() else []
-    )
-    seeds = []
-    for seed_path in _seed_paths(project):
-        folder = project / seed_path
-        if not folder.is_dir():
-            continue
-        configs = _declared(folder)
-        for path in sorted(folder.rglob("*.csv")):
-            relative = path.relative_to(project).as_posix()
-            if ignored.match_file(relative):
-                continue
-            config = configs.get(path.stem, {})
-            if config.get("delimiter", ",") != ",":
+def _whole_numbers(text: pa.ChunkedArray, seed: Seed, column: str) -> pa.Array:
+    """``text`` (nulls for empty cells) as the column's integer type; the first value that
+    is no whole number in range is refused, naming its row."""
+    kind = seed.schema().field(column).type
+    bits = kind.bit_width
+    values = []
+    for row, value in enumerate(text.to_pylist(), start=1):  # a loop per row of a small file
+        number = None
+        if value is not None:
+            if not WHOLE_NUMBER.fullmatch(value.strip()) or not (
+                -(2 ** (bits - 1)) <= int(value) < 2 ** (bits - 1)
+            ):
                 raise ConcordError(
-                    f"seed {path.stem} ({relative}): delimiter {config['delimiter']!r}",
-                    hint="seeds are comma-separated CSV files: remove the delimiter setting",
+                    f"{seed.label}: row {row}, column {column}: '{printable(value)}' is not a "
+                    f"whole number ({seed.columns[column]})",
+                    hint="write the number with digits only, or leave the cell empty; "
+                    + NOTHING_LOADED,
                 )
-            types = config.get("column_types")
-            seeds.append(Seed(path.stem, path, relative, list(types) if types else None))
-    return seeds
+            number = int(value)
+        values.append(number)
+    return pa.array(values, kind)
 
 
-def check_seeds(project: Path) -> int:
-    """Check every seed file of ``project``; the number checked. Raises one
-    :class:`ConcordError` whose message names every refused seed, one line each."""
-    problems = []
-    seeds = project_seeds(project)
+def read_seed(seed: Seed, data: bytes) -> pa.Table:
+    """The seed file's bytes ``data`` as its landed table (:meth:`Seed.schema`); refused
+    with one line naming the file, row and column."""
+    checked = read_csv(
+        data, seed.label, declared=list(seed.columns), one_line_ending=False, allow_no_rows=True
+    )
+    by_name = {name.lower(): name for name in checked.header}
+    columns = []
+    for column in seed.columns:
+        text = checked.table.column(by_name[column.lower()])
+        text = pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text)
+        if seed.schema().field(column).type == pa.string():
+            columns.append(text)
+        else:
+            columns.append(_whole_numbers(text, seed, column))
+    n_rows = checked.table.num_rows
+    content_hash = hashlib.sha256(data).hexdigest()
+    columns += [
+        pa.repeat(seed.relative, n_rows),
+        pa.array(range(1, n_rows + 1), pa.int64()),
+        pa.repeat(content_hash, n_rows),
+    ]
+    return pa.Table.from_arrays(columns, schema=seed.schema()).combine_chunks()
+
+
+def _fingerprint(seed: Seed, data: bytes) -> str:
+    """What a seed's landed folder is made from: its bytes, where it lies, its columns."""
+    parts = [SEEDS_FORMAT, reader_version(), seed.relative, seed.columns]
+    parts += [hashlib.sha256(data).hexdigest()]
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _unlisted(project: Path, seeds: list[Seed]) -> list[str]:
+    """The CSV files of the seed folders that no source declares."""
+    declared = {seed.relative for seed in seeds}
+    return [
+        path.relative_to(project).as_posix()
+        for folder in seed_folders(seeds)
+        for path in sorted((project / folder).glob("*.csv"))
+        if path.relative_to(project).as_posix() not in declared
+    ]
+
+
+def read_seeds(project: Path | str) -> dict[str, tuple[Seed, pa.Table, str]]:
+    """Every declared seed file of ``project`` read (nothing written): by name, its
+    declaration, its table and its fingerprint. Raises one
+    :class:`ConcordError` whose message names every refused file, one line each."""
+    project = Path(project)
+    seeds = declared_seeds(project)
+    problems = [
+        f"seed {Path(relative).stem} ({relative}): no source table declares it. Declare it "
+        "(a table of the folder's source, with its columns' data_type) or remove the file"
+        for relative in _unlisted(project, seeds)
+    ]
+    tables: dict[str, tuple[Seed, pa.Table, str]] = {}
     for seed in seeds:
         try:
-            check_csv(
-                seed.path.read_bytes(), f"seed {seed.name} ({seed.relative})", declared=seed.columns
-            )
+            try:
+                data = seed.path.read_bytes()
+            except FileNotFoundError:
+                raise ConcordError(
+                    f"{seed.label}: file not found (declared in source {seed.source})",
+                    hint="put the file there, or remove its table from the source",
+                ) from None
+            tables[seed.name] = (seed, read_seed(seed, data), _fingerprint(seed, data))
         except ConcordError as error:
-            hint = (error.hint or "").replace(NOTHING_LOADED, "no seed was loaded")
+            hint = (error.hint or "").replace(NOTHING_LOADED, SEED_NOT_LOADED)
             problems.append(f"{error.message}. {hint}".rstrip(". "))
     if problems:
         raise ConcordError(
             "\n".join(problems), hint=f"fix the {len(problems)} seed file(s) named above"
         )
-    return len(seeds)
+    return tables
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m concord_io.landing.seeds", description=(__doc__ or "").splitlines()[0]
-    )
-    parser.add_argument(
-        "--project", type=Path, default=paths.PROJECT_ROOT, help="the Concord project folder"
-    )
-    print(f"seeds: {check_seeds(parser.parse_args(argv).project)} file(s) checked")
-    return 0
-
-
-if __name__ == "__main__":
-    run_main(main)
+def land_seeds(project: Path | str, landing_dir: Path | str) -> LandingReport:
+    """Land every declared seed file of ``project`` under ``landing_dir``; see the module's
+    doc."""
+    root = checked_landing_folder(landing_dir)
+    tables = read_seeds(project)
+    root.mkdir(parents=True, exist_ok=True)
+    report = LandingReport()
+    kept = set()
+    for seed, table, fingerprint in tables.values():
+        relative = f"{AREA}/{KEY}={seed.name}"
+        kept.add(relative)
+        detail = f"{table.num_rows} rows from {seed.relative}"
+        report.outcomes.append(land_folder(root, relative, {seed.name: table}, fingerprint, detail))
+    report.outcomes += remove_others(root, AREA, KEY, kept, "no longer declared")
+    return report

@@ -220,8 +220,8 @@ def read_csv(
     allow_no_rows: bool = False,
 ) -> CsvTable:
     """``data`` checked (:func:`check_csv`) and parsed. ``one_line_ending``: refuse mixed
-    line endings (data files; the registries are dbt seeds, which dbt loads whatever their
-    line endings). ``allow_no_rows``: a header alone is a valid file (an empty registry)."""
+    line endings (data files; a seed file, a registry among them, may mix them).
+    ``allow_no_rows``: a header alone is a valid file (an empty registry)."""
     text, raw, header = check_csv(
         data, label, declared=declared, required=required, one_line_ending=one_line_ending
     )

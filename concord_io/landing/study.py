@@ -1,17 +1,16 @@
 """What the reader needs to know about the cross-lingual study, read from where the project
 declares it once: the folders, languages and option keys from ``dbt_project.yml`` (``vars:``,
 overridden by the vars a dbt call was given, ``--vars``, which the dbt plugin hands on), and
-the registries' columns from ``seeds/mcq/_mcq__seeds.yml`` (``column_types``)."""
+the registries' columns from their source tables (:mod:`concord_io.landing.seed_sources`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from concord_common.settings import DBT_VARS
 from concord_io.errors import ConcordError
+from concord_io.landing.seed_sources import declared_seeds, project_yaml
 
 SEEDS = Path("seeds") / "mcq"
 REGISTRIES = ("mcq_answer_registry", "mcq_item_files", "mcq_answer_sources")
@@ -44,27 +43,12 @@ class Study:
             return path.resolve().as_posix()
 
 
-def _yaml(path: Path) -> dict:
-    try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as error:
-        raise ConcordError(
-            f"{path}: cannot be read ({error})", hint="the reader needs the dbt project's files"
-        ) from None
-    return loaded if isinstance(loaded, dict) else {}
-
-
 def load_study(root: Path, overrides: dict | None = None) -> Study:
     """The study of the project at ``root``; ``overrides`` are vars given to one dbt call
     (``--vars``), which win over ``dbt_project.yml``'s."""
     root = Path(root)
-    variables = {**(_yaml(root / "dbt_project.yml").get("vars") or {}), **(overrides or {})}
-    seeds = _yaml(root / SEEDS / "_mcq__seeds.yml").get("seeds") or []
-    columns = {
-        seed["name"]: list((seed.get("config") or {}).get("column_types") or {})
-        for seed in seeds
-        if isinstance(seed, dict) and "name" in seed
-    }
+    variables = {**(project_yaml(root / "dbt_project.yml").get("vars") or {}), **(overrides or {})}
+    columns = {seed.name: list(seed.columns) for seed in declared_seeds(root)}
     missing = [name for name in (*REGISTRIES, TRANSLATIONS) if not columns.get(name)]
     needed = ("mcq_answers_dir", "mcq_items_dir", "mcq_answer_sources_dir")
     # mcq_languages: [] is declared: no language is outside the study
@@ -77,8 +61,8 @@ def load_study(root: Path, overrides: dict | None = None) -> Study:
         raise ConcordError(
             f"{root}: the cross-lingual study's vars or registry columns are not declared "
             f"(dbt_project.yml vars {', '.join(needed)}, mcq_languages, mcq_options; "
-            f"column_types of {', '.join(missing) or 'every registry'} in "
-            f"{SEEDS / '_mcq__seeds.yml'})",
+            f"columns of {', '.join(missing) or 'every registry'}: the source tables of "
+            f"{SEEDS})",
             hint="run the reader on the Concord project folder",
         )
 

@@ -44,6 +44,16 @@ def checked_path(root: Path, relative: str) -> Path:
     )
 
 
+def landed_with(root: Path, relative: str, first_table: str, fingerprint: str) -> bool:
+    """Whether ``<root>/<relative>`` is landed with ``fingerprint`` (its first table's): an
+    unchanged input is not written again. A replacement of it cut off between its renames
+    is undone first."""
+    existing = checked_path(root, relative)
+    if existing.parent.is_dir():
+        folders.recover(existing)
+    return existing.is_dir() and fingerprint_of(existing, first_table) == fingerprint
+
+
 def fingerprint_of(folder: Path, first_table: str) -> str | None:
     """The fingerprint a landed folder was written with, or None (absent, unreadable)."""
     try:

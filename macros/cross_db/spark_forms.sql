@@ -1,6 +1,5 @@
-{#- The Spark forms of what DuckDB does its own way: the incremental models, on-run-start's
-    read of the probe_names seed file and on-run-end's table replacement. (dbt-spark's seed
-    loader is macros/cross_db/spark_seeds.sql; the landing, macros/cross_db/landing.sql.) -#}
+{#- The Spark forms of what DuckDB does its own way: the incremental models and on-run-end's
+    table replacement. (The landing's reader is macros/cross_db/landing.sql.) -#}
 
 
 {#- The incremental models delete rows: the normalised answers by file version (their
@@ -19,23 +18,6 @@
 {% macro spark__incremental_materialization() %}
     {{ return('table') }}
 {% endmacro %}
-
-{#- on-run-start's probe_baseline_group check reads the probe_names seed file (checked by
-    the reader before dbt, concord_io.landing.seeds) with Spark's CSV source: columns named
-    by the header, multiLine keeps quoted line breaks, an empty cell is null. -#}
-{% macro spark__seed_file_groups_query(path) %}
-    {%- set view = 'concord_csv_' ~ local_md5(path) -%}
-    {%- if execute -%}
-        {%- do run_query(
-            'create or replace temporary view ' ~ view ~ " using csv options (path '"
-            ~ path | replace('\\', '\\\\') | replace("'", "\\'") ~ "',"
-            ~ " header 'true', multiLine 'true', encoding 'UTF-8', sep ',', quote '\"',"
-            ~ " escape '\"', mode 'FAILFAST')"
-        ) -%}
-    {%- endif -%}
-    {{ return('select distinct group_name from ' ~ view ~ ' order by 1') }}
-{% endmacro %}
-
 
 {#- on-run-end's marts.dq_test_failures: Spark's Parquet tables have no `create or
     replace` (a v2-catalogue feature) and take the comment in the create; its string

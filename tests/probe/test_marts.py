@@ -39,8 +39,6 @@ MARTS = [
 def _dbt_build(landing: Path, db: Path) -> None:
     """Build the probe's models into ``db`` (target and logs beside it)."""
     selection = [
-        "path:seeds/probe",
-        "model_aliases",  # the staged runs' canonical model names
         "path:models/staging/probe+",
         "path:models/intermediate/probe+",
     ]

@@ -203,7 +203,7 @@ def check_quarantine_warned(con, spec: dict, output: str, database: Path) -> Non
 class Outcome:
     result: subprocess.CompletedProcess
     database: Path
-    node_status: dict[str, str]  # seed or model name -> status in run_results.json
+    node_status: dict[str, str]  # node name -> status in run_results.json
 
 
 def run_cases(cases: list[dict], command: list[str], destination: Path) -> Outcome:
@@ -211,16 +211,19 @@ def run_cases(cases: list[dict], command: list[str], destination: Path) -> Outco
     project = copy_project(destination)
     database = project / "concord.duckdb"
     for case in cases:
-        if case.get("seed_first"):
-            run_dbt(["seed", "--select", Path(case["file"]).stem], project, database)
+        if case.get("land_first"):
+            run_dbt(case["command"], project, database)
     for case in cases:
         steps = case["mutation"] if isinstance(case["mutation"], list) else [case["mutation"]]
         for step in steps:
             step = dict(step)
             mutate(project / case["file"], step.pop("op"), **step)
-    if command == ["reader"]:  # the seed checks alone, as `concord land` runs them
+    if command == ["reader"]:  # the landing alone, as `concord land` runs it
         result = subprocess.run(
-            [sys.executable, "-m", "concord_io.landing.seeds", "--project", str(project)],
+            [
+                *(sys.executable, "-m", "concord_io.landing", "--project", str(project)),
+                *("--landing", str(project / "landing")),
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -267,8 +270,8 @@ def test_bad_input_case(case, corpus_run):
             assert text in result.stdout, f"{case['id']}: {text!r} not in:\n{output}"
         return
 
-    if "seed" in expect:  # a seed batch fails as a whole when any of its seeds is refused
-        assert outcome.node_status.get(expect["seed"]) == "success", outcome.node_status
+    if "node" in expect:  # a seed batch's own model, whatever the batch's other cases
+        assert outcome.node_status.get(expect["node"]) == "success", outcome.node_status
     else:
         assert result.returncode == 0, f"{case['id']}: dbt failed:\n{output}"
     with duckdb.connect(str(outcome.database), read_only=True) as con:
@@ -367,7 +370,8 @@ NASTY_MESSAGE = "Can we meet at 10; or \"later\"?\nRe: پیام, 'quoted' — ok
 
 def test_probe_names_and_messages_with_quotes_semicolons_newlines_and_rtl(project_copy, tmp_path):
     """Quotes, semicolons, newlines and right-to-left text in the probe seeds survive the
-    seed load, the landing, the marts, the publish and the CSV export byte for byte."""
+    seeds' landing, the probe's landing, the marts, the publish and the CSV export byte for
+    byte."""
     from concord_io.export import export_probe
     from concord_io.publish import publish
     from probe.landing import land_run
@@ -384,7 +388,6 @@ def test_probe_names_and_messages_with_quotes_semicolons_newlines_and_rtl(projec
         [
             "build",
             "--select",
-            "probe_names",
             "+path:models/marts/probe",
             "--vars",
             "{probe_permutations: 200, bootstrap_resamples: 200}",
@@ -395,7 +398,8 @@ def test_probe_names_and_messages_with_quotes_semicolons_newlines_and_rtl(projec
     )
     with duckdb.connect(str(database), read_only=True) as con:
         (seeded,) = con.execute(
-            "select sender_name from raw.probe_names where sender_name like 'O''Brien%'"
+            "select sender_name from read_parquet(?) where sender_name like 'O''Brien%'",
+            [str(landing / "seeds" / "seed=probe_names" / "probe_names.parquet")],
         ).fetchone()
         in_marts = con.execute(
             "select distinct sender_name, stimulus from marts.probe_indices_per_name "
@@ -424,9 +428,11 @@ def test_probe_names_and_messages_with_quotes_semicolons_newlines_and_rtl(projec
 def settings_check(tmp_path_factory):
     """Runs the run-start check (check_run_settings) with given vars, in process, on the
     project parsed once; returns (success, every message dbt logged)."""
+    from concord_io.landing import land_seeds
     from concord_io.project import invoke_dbt
 
     work = tmp_path_factory.mktemp("settings")
+    land_seeds(PROJECT_ROOT, work)  # probe_baseline_group is checked against the landed names
     flags = ["--profiles-dir", str(PROJECT_ROOT), "--project-dir", str(PROJECT_ROOT)]
     flags += ["--target-path", str(work / "target"), "--log-path", str(work / "logs")]
     env = {"CONCORD_DB_PATH": str(work / "concord.duckdb"), "CONCORD_LANDING_DIR": str(work)}

@@ -68,10 +68,11 @@ def test_unknown_mart_and_missing_serving_name_what_to_do(tmp_path):
 def test_build_stages_are_the_pipeline_in_order(tmp_path):
     stages = build_stages(tmp_path / "concord.duckdb", keep=2)
     assert [s.name for s in stages] == list(STAGE_NAMES)
-    # the cross-lingual inputs land first, and the stage prints its one line per folder
+    # the inputs (seed files, the cross-lingual study's files) land first, and the stage
+    # prints its one line per folder; dbt builds from the landing
     assert stages[0].steps == [[sys.executable, "-m", "concord_io.landing"]]
     assert stages[0].show_output
-    assert any("concord_io.landing.seeds" in " ".join(s) for s in stages[1].steps)
+    assert [" ".join(s[1:3]) for s in stages[1].steps] == ["build --profiles-dir"]
     publish = " ".join(stages[3].steps[0])
     assert "concord_io.publish" in publish and "--keep 2" in publish
     assert str(tmp_path / "serving") in publish
@@ -225,7 +226,7 @@ def test_a_failing_test_is_stored_and_listed_in_dq_test_failures(tmp_path):
     with seed.open("a", encoding="utf-8") as f:
         f.write(first_row + "\n")
     database = tmp_path / "concord.duckdb"
-    run_dbt(["build", "--select", "rater_ratings", "stg_rater__ratings"], project, database)
+    run_dbt(["build", "--select", "stg_rater__ratings"], project, database)
     with duckdb.connect(str(database), read_only=True) as con:
         rows = con.execute(
             "select model_name, status, n_failures, failures_relation from marts.dq_test_failures"

@@ -135,7 +135,7 @@ landing.pq.write_table = write_then_stall
 landing.land_run(landing_dir, run_id, tables)
 """
 
-PROBE_STAGING = ["model_aliases", "stg_probe__runs", "stg_probe__scores", "stg_probe__stimuli"]
+PROBE_STAGING = ["stg_probe__runs", "stg_probe__scores", "stg_probe__stimuli"]
 
 
 def landed_runs(database: Path) -> dict[str, tuple[int, int]]:

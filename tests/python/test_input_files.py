@@ -1,6 +1,5 @@
 """The strict input reader's checks of a file's bytes and of the seed files, and of the build
-database's path: a non-UTF-8 seed is refused before dbt parses the project (dbt's parser
-would stop with a traceback)."""
+database's path: a non-UTF-8 seed is refused in one line, before anything lands."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ import sys
 import pytest
 
 from concord_io.errors import ConcordError
-from concord_io.landing.seeds import check_seeds
+from concord_io.landing.seeds import read_seeds
 from concord_io.landing.strict_csv import text_of
 
 TEXT = "group_name,name\nUS,Emily\nIT,Niccolò\n"
@@ -37,32 +36,48 @@ def test_a_files_bytes_are_utf8_text_or_refused_naming_the_line(data, problem):
             text_of(data, "f.csv")
 
 
+SOURCES = """version: 2
+sources:
+  - name: probe_seeds
+    config: {meta: {seed_folder: seeds/probe}}
+    tables:
+      - name: probe_names
+        columns:
+          - {name: group_name, data_type: string}
+          - {name: name, data_type: string}
+      - name: x
+        columns:
+          - {name: a, data_type: string}
+          - {name: b, data_type: string}
+"""
+
+
 def seed_project(folder, files: dict[str, bytes]):
-    """A project of seeds: dbt_project.yml, a .dbtignore'd data folder, the files given,
-    probe_names declaring its two columns."""
+    """A project of seed files: probe_names and x declared by a source of
+    models/staging/probe, the files given in seeds/probe, and a data folder of the study's
+    (not a seed folder)."""
     (folder / "seeds" / "probe").mkdir(parents=True)
     (folder / "seeds" / "data").mkdir()
-    (folder / "dbt_project.yml").write_text("name: t\nseed-paths: [seeds]\n")
-    (folder / ".dbtignore").write_text("seeds/data/\n")
+    (folder / "models" / "staging" / "probe").mkdir(parents=True)
+    (folder / "dbt_project.yml").write_text("name: t\nseed-paths: []\n")
     (folder / "seeds" / "data" / "answers.csv").write_bytes(TEXT.encode("latin-1"))
-    (folder / "seeds" / "probe" / "_probe__seeds.yml").write_text(
-        "version: 2\nseeds:\n  - name: probe_names\n    config:\n      column_types:\n"
-        "        group_name: string\n        name: string\n"
-    )
+    (folder / "models" / "staging" / "probe" / "_probe__sources.yml").write_text(SOURCES)
     for name, data in files.items():
         (folder / "seeds" / "probe" / name).write_bytes(data)
     return folder
 
 
 def test_every_seed_is_checked_and_every_refused_one_named_on_its_line(tmp_path):
-    good = seed_project(tmp_path / "good", {"probe_names.csv": TEXT.encode(), "x.csv": b"a\n1\n"})
-    assert check_seeds(good) == 2  # the ignored data folder is the reader's, not dbt's
+    good = seed_project(
+        tmp_path / "good", {"probe_names.csv": TEXT.encode(), "x.csv": b"a,b\n1,2\n"}
+    )
+    assert sorted(read_seeds(good)) == ["probe_names", "x"]  # not the study's data folder
     bad = seed_project(
         tmp_path / "bad",
         {"probe_names.csv": b"group_name,label\nUS,Emily\n", "x.csv": b"a,b\n1\n"},
     )
     with pytest.raises(ConcordError) as refused:
-        check_seeds(bad)
+        read_seeds(bad)
     assert refused.value.message.splitlines() == [
         "seed probe_names (seeds/probe/probe_names.csv), header row: declared column(s) name "
         "missing from the header; header column(s) label not declared in column_types "
@@ -74,10 +89,15 @@ def test_every_seed_is_checked_and_every_refused_one_named_on_its_line(tmp_path)
 
 
 @pytest.mark.parametrize("encoding", ["latin-1", "utf-16"])
-def test_a_non_utf8_seed_is_refused_in_one_line_before_dbt(tmp_path, encoding):
-    project = seed_project(tmp_path, {"probe_names.csv": TEXT.encode(encoding)})
+def test_a_non_utf8_seed_is_refused_in_one_line(tmp_path, encoding):
+    project = seed_project(
+        tmp_path / "project", {"probe_names.csv": TEXT.encode(encoding), "x.csv": b"a,b\n"}
+    )
     result = subprocess.run(
-        [sys.executable, "-m", "concord_io.landing.seeds", "--project", str(project)],
+        [
+            *(sys.executable, "-m", "concord_io.landing"),
+            *("--project", str(project), "--landing", str(tmp_path / "landing")),
+        ],
         capture_output=True,
         text=True,
     )

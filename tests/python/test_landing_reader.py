@@ -66,7 +66,8 @@ def make_project(tmp_path: Path) -> Path:
         "  mcq_answer_sources_dir: seeds/mcq/answer_sources\n",
     )
     mcq = root / "seeds" / "mcq"
-    shutil.copyfile(SEEDS / "_mcq__seeds.yml", write(mcq / "_mcq__seeds.yml", ""))
+    sources = Path("models") / "staging" / "mcq" / "_mcq__sources.yml"
+    shutil.copyfile(PROJECT_ROOT / sources, write(root / sources, ""))
     write(
         mcq / "mcq_answer_registry.csv",
         "file,model,prefix,run,presented_option_order\nw.csv,M,P,base,ABCD\n",
@@ -1249,8 +1250,9 @@ def test_a_landing_cut_off_between_its_renames_is_recovered(project):
 def test_the_command_prints_one_line_per_folder_and_refuses_in_one_line(project, capsys):
     assert main(["--project", str(project), "--landing", str(project.parent / "landing")]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 3 and out[0] == "seeds: 7 file(s) checked"
-    assert out[1].startswith("landed    mcq/run_id=m--base--")
+    # the four seed files of the study (its registries and domain map), its run and items
+    assert len(out) == 6 and out[0].startswith("landed    seeds/seed=mcq_answer_registry  1 rows")
+    assert out[4].startswith("landed    mcq/run_id=m--base--")
     registry(project, "w.csv,M,P,base,DCBB\n")
     from concord_io.errors import run_main
 
@@ -1274,7 +1276,8 @@ def test_the_shipped_study_lands_as_the_warehouse_reads_it(tmp_path, capsys):
     landing = tmp_path / "landing"
     with pytest.raises(SystemExit) as exit_:
         concord(["land", "--landing", str(landing)])
-    assert exit_.value.code == 0 and len(capsys.readouterr().out.splitlines()) == 1 + 9
+    # one line per folder: the 13 seed files, the 8 runs and the items
+    assert exit_.value.code == 0 and len(capsys.readouterr().out.splitlines()) == 13 + 9
     runs = pd.concat([pq.read_table(p).to_pandas() for p in landing.glob("mcq/*/runs.parquet")])
     answers = pd.concat(
         [pq.read_table(p).to_pandas() for p in landing.glob("mcq/*/answers.parquet")]
@@ -1328,7 +1331,8 @@ def shipped(tmp_path) -> Path:
     """The shipped study's files in a throw-away project (what the reader reads)."""
     root = tmp_path / "shipped"
     shutil.copytree(SEEDS, root / "seeds" / "mcq")
-    shutil.copyfile(PROJECT_ROOT / "dbt_project.yml", root / "dbt_project.yml")
+    for part in ("dbt_project.yml", "models/staging/mcq/_mcq__sources.yml"):
+        write(root / part, (PROJECT_ROOT / part).read_text(encoding="utf-8"))
     return root
 
 

@@ -5,11 +5,13 @@ does (that package needs dbt's package hub, which this project does not use):
   enforced contract (on a column or over columns), or a test (unique + not_null on one
   column, or unique_combination_of_columns);
 - every mart enforces its contract and documents every column with a data type;
-- no intermediate model or mart reads a seed or source directly, and no staging model
+- no intermediate model or mart reads a source directly, and no staging model
   reads another staging model;
 - names follow docs/conventions.md: stg_<source>__<entity>, int_<entity>_<verb>, marts
   fct_/dim_ or a plain entity noun, one _<dir>__models.yml per folder;
-- every seed declares column_types for every column it documents, and has a description.
+- dbt loads no seeds; every source and source table is described in its folder's
+  _<dir>__sources.yml, and every column of a seed file's table has a description and the
+  data_type it lands as.
 
 Each rule lists every offender, so one run shows all that is wrong.
 """
@@ -201,7 +203,7 @@ def test_layers_read_only_what_they_should(manifest):
         parents = node["depends_on"]["nodes"]
         where = layer(node)
         if where in ("intermediate", "marts"):
-            direct = [p for p in parents if p.split(".")[0] in ("seed", "source")]
+            direct = [p for p in parents if p.split(".")[0] == "source"]
             if direct:
                 problems.append(f"{node['name']} ({where}) reads {direct} directly")
         if where == "staging":
@@ -239,31 +241,30 @@ def test_one_models_yml_per_folder_named_after_it(manifest):
     assert not wrong, "\n".join(wrong)
 
 
-def test_every_seed_declares_column_types_and_a_description(manifest):
+def test_dbt_loads_no_seed(manifest):
+    """The seed files are inputs the reader lands (docs/landing.md): none is a dbt seed."""
+    assert not [uid for uid, n in manifest["nodes"].items() if n["resource_type"] == "seed"]
+
+
+def test_every_source_table_is_documented(manifest):
     problems = []
-    for node in project_nodes(manifest, "seed").values():
-        if not node["config"].get("enabled", True):
+    for source in manifest["sources"].values():
+        if source["package_name"] != "concord":
             continue
-        declared = set(node["config"].get("column_types") or {})
-        if not declared:
-            problems.append(f"{node['name']}: no column_types")
-        undeclared = set(node["columns"]) - declared
-        if undeclared:
-            problems.append(f"{node['name']}: documented but no column_type: {sorted(undeclared)}")
-        if not node["description"].strip():
-            problems.append(f"{node['name']}: no description")
+        where = f"{source['source_name']}.{source['name']}"
+        path = Path(source["original_file_path"])
+        if path.name != f"_{path.parent.name}__sources.yml":
+            problems.append(f"{where}: declared in {path}, not _{path.parent.name}__sources.yml")
+        if not source["source_description"].strip() or not source["description"].strip():
+            problems.append(f"{where}: no description")
+        if not (source["config"].get("meta") or {}).get("seed_folder"):
+            continue
+        if not source["columns"]:
+            problems.append(f"{where}: a seed file's table without columns")
+        for name, column in source["columns"].items():
+            if not (column.get("description") or "").strip() or not column.get("data_type"):
+                problems.append(f"{where}.{name}: no description or no data_type")
     assert not problems, "\n".join(problems)
-
-
-def test_seeds_are_always_loaded_in_full(manifest):
-    """A re-seed without --full-refresh would load by position (a reordered header could
-    swap same-typed columns); the project forces full refresh for every seed."""
-    partial = [
-        n["name"]
-        for n in project_nodes(manifest, "seed").values()
-        if n["config"].get("enabled", True) and not n["config"].get("full_refresh")
-    ]
-    assert not partial, f"seeds without full_refresh: true: {partial}"
 
 
 def test_every_quarantine_model_is_unioned_into_dq_quarantine(manifest):
@@ -302,7 +303,6 @@ def test_project_yaml_repeats_no_key():
     StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
     files = [PROJECT_ROOT / "dbt_project.yml", PROJECT_ROOT / "profiles.yml"]
     files += sorted((PROJECT_ROOT / "models").rglob("*.yml"))
-    files += sorted((PROJECT_ROOT / "seeds").rglob("*.yml"))
     for path in files:
         yaml.load(path.read_text(), StrictLoader)
 
@@ -317,7 +317,7 @@ def dbt_rules(manifest: dict) -> dict[str, dict]:
         return set(declared_vars[match.group(1)] if match else raw)
 
     rules: dict[str, dict] = {}
-    nodes = {**project_nodes(manifest, "model"), **project_nodes(manifest, "seed")}
+    nodes = project_nodes(manifest, "model")
     for uid, node in nodes.items():
         rule = rules.setdefault(
             f"{node['schema']}.{node.get('alias') or node['name']}",

@@ -144,7 +144,7 @@ def user_warehouse(tmp_path_factory) -> Path:
         [
             "build",
             "--select",
-            "ranking_rankings+",
+            "source:ranking_seeds.ranking_rankings+",
             "+dq_quarantine",
         ],
         project,

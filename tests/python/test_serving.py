@@ -444,13 +444,14 @@ def test_plain_dbt_creates_the_database_folder(tmp_path):
     database = tmp_path / "new" / "nested" / "concord.duckdb"
     flags = ["--profiles-dir", ".", "--project-dir", ".", "--target-path", str(tmp_path / "t")]
     result = invoke_dbt(
-        ["seed", "--select", "rater_categories", *flags, "--log-path", str(tmp_path / "l")],
+        ["run", "--select", "stg_rater__categories", *flags, "--log-path", str(tmp_path / "l")],
         {"CONCORD_DB_PATH": str(database), "CONCORD_LANDING_DIR": str(tmp_path / "landing")},
         PROJECT_ROOT,
     )
     assert result.returncode == 0, result.stdout[-3000:]
     with duckdb.connect(str(database), read_only=True) as con:
-        assert con.execute("select count(*) from raw.rater_categories").fetchone()[0] > 0
+        # the seed file landed first (a fresh clone has no landing either) and was read
+        assert con.execute("select count(*) from staging.stg_rater__categories").fetchone()[0] > 0
 
 
 @pytest.mark.warehouse

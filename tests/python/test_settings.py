@@ -110,8 +110,6 @@ def test_vars_given_on_the_command_line_reach_the_python_models(tmp_path):
             "--select",
             "+int_ranking_pair_taus_averaged",
             "--resource-type",
-            "seed",
-            "--resource-type",
             "model",
             "--vars",
             "{bootstrap_resamples: 50, bootstrap_confidence: 0.8}",

@@ -3,9 +3,9 @@ two lm-eval runs with gold), shared by every Spark test, and one local SparkSess
 tests that call the Python models. Small data and few resamples keep `make test-spark`
 inside CI's time.
 
-The cross-lingual study's inputs are landed first (concord_io.landing): dbt-spark has no
-dbt-duckdb plugin to land them before its build (docs/spark.md), and both builds read the
-same landing."""
+The seed files and the cross-lingual study's inputs are landed first (concord_io.landing):
+dbt-spark has no dbt-duckdb plugin to land them before its build (docs/spark.md), and both
+builds read the same landing."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from concord_io.landing import land_mcq
+from concord_io.landing import land
 from concord_io.project import NO_DATA_TESTS, PROJECT_ROOT, copy_project, run_dbt
 from concord_io.python_results import write_python_results
 
@@ -109,7 +109,7 @@ def builds(tmp_path_factory) -> Builds:
     _add_gold_runs(project)
     landing = work / "landing"
     _land_fake_probe_run(landing)
-    land_mcq(project, landing)
+    land(project, landing)
     env = {"CONCORD_LANDING_DIR": str(landing)}
 
     duck = work / "duckdb" / "concord.duckdb"
@@ -130,14 +130,13 @@ def builds(tmp_path_factory) -> Builds:
         "CONCORD_SPARK_DIR": str(spark_work / "warehouse"),
         "CONCORD_SPARK_PYTHON_RESULTS": str(python_results),
     }
-    # every model, seed and unit test, and one data test of each kind (each generic test,
+    # every model and unit test, and one data test of each kind (each generic test,
     # each singular test): its SQL as compiled for Spark runs and passes; the data tests'
     # verdicts on these tables are DuckDB's, on equal tables. The database argument only
     # places target/ and logs/ beside it.
     data_tests = one_test_of_each_kind(manifest)
     selection = [
         "resource_type:model",
-        "resource_type:seed",
         "resource_type:unit_test",
         *(node["name"] for node in data_tests),
     ]

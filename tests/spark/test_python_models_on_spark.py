@@ -23,7 +23,7 @@ def _node(manifest: dict, name: str) -> dict:
     return next(
         node
         for node in manifest["nodes"].values()
-        if node["resource_type"] in ("model", "seed") and node["name"] == name
+        if node["resource_type"] == "model" and node["name"] == name
     )
 
 

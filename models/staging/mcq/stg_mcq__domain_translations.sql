@@ -1,4 +1,8 @@
-with source as (select * from {{ ref('mcq_domain_translations') }}),
+{{ config(materialized='table') }}
+
+with source as (
+    {{ read_landed_seed('mcq_seeds', 'mcq_domain_translations') }}
+),
 
 final as (
 

@@ -1,10 +1,14 @@
 {#- The design's messages, trimmed as the probe trims them (probe/stimuli.py). -#}
-with source as (select * from {{ ref('probe_messages') }}),
+{{ config(materialized='table') }}
+
+with source as (
+    {{ read_landed_seed('probe_seeds', 'probe_messages') }}
+),
 
 final as (
     select
-        cast(msg_id as {{ dbt.type_int() }}) as msg_id,
-        trim(cast(message as {{ dbt.type_string() }})) as message
+        msg_id,
+        trim(message) as message
     from source
 )
 

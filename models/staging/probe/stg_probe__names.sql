@@ -1,10 +1,16 @@
 {#- The design's names and their groups, trimmed as the probe trims them. -#}
-with source as (select * from {{ ref('probe_names') }}),
+{{ config(materialized='table') }}
+
+with source as (
+    {{ read_landed_seed('probe_seeds', 'probe_names') }}
+),
 
 final as (
     select
-        trim(cast(group_name as {{ dbt.type_string() }})) as group_name,
-        trim(cast(sender_name as {{ dbt.type_string() }})) as sender_name
+        trim(group_name) as group_name,
+        trim(sender_name) as sender_name,
+        sender_gender,
+        group_label
     from source
 )
 

@@ -1,28 +1,23 @@
-{#- One row per row of the rankings seed, keys trimmed (blank = null) and the position cast
-    to an integer. The seed loads every column as text so that a malformed value reaches
-    the quarantine with its row instead of failing the load; position_text keeps the value
-    as written. source_row is the row's number in the seed (1 = first data row): DuckDB
-    loads seeds in file order and the project sets preserve_insertion_order. -#}
-with source as (select * from {{ ref('ranking_rankings') }}),
+{#- One row per row of the rankings file, keys trimmed (blank = null) and the position cast
+    to an integer. The file lands every column as text so that a malformed value reaches
+    the quarantine with its row instead of refusing the file; position_text keeps the value
+    as written. source_row is the row's number in the file (1 = first data row), as landed.
+    A table, not a view: the warehouse holds the landing as it was at build time. -#}
+{{ config(materialized='table') }}
 
-numbered as (
-
-    select
-        source.*,
-        {{ load_order_row_number() }} as source_row
-    from source
-
+with source as (
+    {{ read_landed_seed('ranking_seeds', 'ranking_rankings') }}
 ),
 
 trimmed as (
 
     select
         source_row,
-        nullif(trim(cast(rater_id as {{ dbt.type_string() }})), '') as rater_id,
-        nullif(trim(cast(scenario_id as {{ dbt.type_string() }})), '') as scenario_id,
-        nullif(trim(cast(position as {{ dbt.type_string() }})), '') as position_text,
-        nullif(trim(cast(task_id as {{ dbt.type_string() }})), '') as task_id
-    from numbered
+        nullif(trim(rater_id), '') as rater_id,
+        nullif(trim(scenario_id), '') as scenario_id,
+        nullif(trim(position), '') as position_text,
+        nullif(trim(task_id), '') as task_id
+    from source
 
 ),
 

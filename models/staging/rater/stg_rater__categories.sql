@@ -1,10 +1,14 @@
-with source as (select * from {{ ref('rater_categories') }}),
+{{ config(materialized='table') }}
+
+with source as (
+    {{ read_landed_seed('rater_seeds', 'rater_categories') }}
+),
 
 renamed as (
 
     select
-        cast(dataset as {{ dbt.type_string() }}) as dataset,
-        cast(category as {{ dbt.type_string() }}) as category
+        dataset,
+        category
     from source
 
 )

@@ -1,10 +1,14 @@
-with source as (select * from {{ ref('rater_datasets') }}),
+{{ config(materialized='table') }}
+
+with source as (
+    {{ read_landed_seed('rater_seeds', 'rater_datasets') }}
+),
 
 renamed as (
 
     select
-        cast(dataset as {{ dbt.type_string() }}) as dataset,
-        cast(weights as {{ dbt.type_string() }}) as weights
+        dataset,
+        weights
     from source
 
 )

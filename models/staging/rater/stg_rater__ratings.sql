@@ -1,14 +1,20 @@
-with source as (select * from {{ ref('rater_ratings') }}),
+{#- A table, not a view: the warehouse holds the landing as it was at build time, and the
+    relative landing path is resolved once, from the project folder. -#}
+{{ config(materialized='table') }}
+
+with source as (
+    {{ read_landed_seed('rater_seeds', 'rater_ratings') }}
+),
 
 renamed as (
 
     select
-        cast(dataset as {{ dbt.type_string() }}) as dataset,
-        cast(item_id as {{ dbt.type_string() }}) as item_id,
-        cast(rater_id as {{ dbt.type_string() }}) as rater_id,
-        cast(category as {{ dbt.type_string() }}) as category,
-        -- the seed's data row (DuckDB keeps the load order of a seed), for the quarantine
-        {{ load_order_row_number() }} as source_row
+        dataset,
+        item_id,
+        rater_id,
+        category,
+        -- the file's data row, for the quarantine
+        source_row
     from source
 
 )

@@ -7,7 +7,7 @@ select
     'model_aliases: ' || aliases.model || ' is a canonical name and a spelling of '
         || chained.model || '; map ' || aliases.spelling || ' to ' || chained.model
         || ' directly' as problem
-from {{ ref('model_aliases') }} as aliases
-inner join {{ ref('model_aliases') }} as chained
+from {{ ref('stg_models__aliases') }} as aliases
+inner join {{ ref('stg_models__aliases') }} as chained
     on aliases.model = chained.spelling
     and chained.model <> chained.spelling

@@ -1,0 +1,114 @@
+"""Where the seed files are declared: the dbt sources of the staging folders.
+
+A source whose ``config.meta.seed_folder`` names a folder of the project
+(``models/staging/rater/_rater__sources.yml``: ``seed_folder: seeds/rater``) holds one table
+per CSV file of that folder, ``<seed_folder>/<table>.csv``; each column's ``data_type`` is
+that column's one declaration, which the reader lands it as
+(:mod:`concord_io.landing.seeds`) and the ``read_landed_seed`` macro reads it as.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import yaml
+
+from concord_io.errors import ConcordError, printable
+from concord_io.landing.schemas import PROVENANCE
+
+#: The files that declare sources (one ``_<dir>__sources.yml`` per staging folder).
+SOURCE_FILES = "models/**/_*__sources.yml"
+#: A seed column's declared type (the source's ``data_type``) -> its landed Arrow type.
+SEED_TYPES = {
+    "string": pa.string(),
+    "varchar": pa.string(),
+    "text": pa.string(),
+    "integer": pa.int32(),
+    "int": pa.int32(),
+    "bigint": pa.int64(),
+}
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A declared seed file: its table's name, where it lies, its source and columns."""
+
+    name: str
+    path: Path
+    relative: str  # from the project folder, as the landing's source_file gives it
+    source: str
+    #: declared column -> its data_type, in the declared order
+    columns: dict[str, str]
+
+    @property
+    def label(self) -> str:
+        """How every message names it."""
+        return f"seed {self.name} ({self.relative})"
+
+    def schema(self) -> pa.Schema:
+        """The landed table's columns: the declared ones, then the file and row each record
+        was read from and the file's content hash."""
+        return pa.schema(
+            [pa.field(name, SEED_TYPES[kind]) for name, kind in self.columns.items()]
+            + [pa.field(name, kind, nullable=null) for name, kind, null in PROVENANCE]
+        )
+
+
+def project_yaml(path: Path) -> dict:
+    """A yml file of the dbt project as a mapping; refused in one line when unreadable."""
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as error:
+        raise ConcordError(
+            f"{path}: cannot be read ({error})", hint="the reader needs the dbt project's files"
+        ) from None
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _table(project: Path, yml: str, source: dict, folder: str, table: dict) -> Seed:
+    name = str(table.get("name") or "")
+    where = f"{yml}: source {source.get('name')}, table {name}"
+    columns = {}
+    for column in table.get("columns") or []:
+        kind = str(column.get("data_type") or "").strip().lower()
+        if kind not in SEED_TYPES:
+            raise ConcordError(
+                f"{where}, column {column.get('name')}: data_type {printable(kind or '(none)')}"
+                f" is not one of {', '.join(SEED_TYPES)}",
+                hint="declare each column of a seed file with one of these types",
+            )
+        columns[str(column["name"])] = kind
+    if not columns:
+        raise ConcordError(f"{where}: no columns declared", hint="declare every column")
+    relative = f"{folder.rstrip('/')}/{name}.csv"
+    return Seed(name, project / relative, relative, str(source["name"]), columns)
+
+
+def declared_seeds(project: Path | str) -> list[Seed]:
+    """Every seed file the sources of ``project`` declare, by table name."""
+    project = Path(project)
+    seeds: dict[str, Seed] = {}
+    for path in sorted(project.glob(SOURCE_FILES)):
+        yml = path.relative_to(project).as_posix()
+        for source in project_yaml(path).get("sources") or []:
+            meta = (source.get("config") or {}).get("meta") or {}
+            folder = meta.get("seed_folder")
+            if not folder:
+                continue
+            for table in source.get("tables") or []:
+                seed = _table(project, yml, source, str(folder), table)
+                if seed.name in seeds:
+                    raise ConcordError(
+                        f"{yml}: seed table {seed.name} is declared twice "
+                        f"({seeds[seed.name].relative} and {seed.relative})",
+                        hint="give every seed file a name of its own",
+                    )
+                seeds[seed.name] = seed
+    return sorted(seeds.values(), key=lambda seed: seed.name)
+
+
+def seed_folders(seeds: list[Seed]) -> list[str]:
+    """The folders the seeds lie in, each once, in order."""
+    return sorted({seed.relative.rpartition("/")[0] for seed in seeds})

@@ -1,0 +1,152 @@
+"""The seed files landed as typed Parquet (concord_io.landing.seeds), on bytes: the declared
+columns and types, the provenance (file, row, content hash), landing once per content, and
+the refusals, one line each."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from concord_io.errors import ConcordError
+from concord_io.landing.seed_sources import Seed, declared_seeds
+from concord_io.landing.seeds import land_seeds, read_seed, read_seeds
+
+MESSAGES = Seed(
+    "probe_messages",
+    path=None,  # type: ignore[arg-type]  # read from bytes
+    relative="seeds/probe/probe_messages.csv",
+    source="probe_seeds",
+    columns={"msg_id": "integer", "message": "string"},
+)
+
+SOURCES = """version: 2
+sources:
+  - name: probe_seeds
+    config: {meta: {seed_folder: seeds/probe}}
+    tables:
+      - name: probe_messages
+        columns:
+          - {name: msg_id, data_type: integer}
+          - {name: message, data_type: string}
+  - name: mcq_landing  # a landing source, not a seed folder's
+    tables: [{name: runs}]
+"""
+
+
+def project(root, files: dict[str, bytes], sources: str = SOURCES):
+    (root / "seeds" / "probe").mkdir(parents=True, exist_ok=True)
+    (root / "models" / "staging" / "probe").mkdir(parents=True, exist_ok=True)
+    (root / "models" / "staging" / "probe" / "_probe__sources.yml").write_text(sources)
+    for name, data in files.items():
+        (root / "seeds" / "probe" / name).write_bytes(data)
+    return root
+
+
+def test_a_seed_lands_its_declared_columns_typed_with_its_provenance():
+    data = b'\xef\xbb\xbfMessage, msg_id\r\n"Hi, ""you""",2\r\n,\r\n  spaced  , 7 \r\n'
+    table = read_seed(MESSAGES, data)
+    # the declared order and names (the header's order and case do not matter)
+    assert table.schema.names == ["msg_id", "message", "source_file", "source_row", "content_hash"]
+    assert table.schema.field("msg_id").type == pa.int32()
+    assert table.column("msg_id").to_pylist() == [2, None, 7]
+    # an empty cell is null; any other text is kept as written
+    assert table.column("message").to_pylist() == ['Hi, "you"', None, "  spaced  "]
+    assert table.column("source_row").to_pylist() == [1, 2, 3]
+    assert set(table.column("source_file").to_pylist()) == {MESSAGES.relative}
+    assert set(table.column("content_hash").to_pylist()) == {hashlib.sha256(data).hexdigest()}
+
+
+def test_a_header_alone_lands_no_rows():
+    table = read_seed(MESSAGES, b"msg_id,message\n")
+    assert table.num_rows == 0 and table.schema.names[:2] == ["msg_id", "message"]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            b"msg_id,message\n1,a\nx,b\n",
+            "seed probe_messages (seeds/probe/probe_messages.csv): row 2, column msg_id: 'x' "
+            "is not a whole number (integer)",
+        ),
+        (b"msg_id,message\n2.5,a\n", "row 1, column msg_id: '2.5' is not a whole number"),
+        (b"msg_id,message\n9999999999,a\n", "row 1, column msg_id: '9999999999' is not"),
+        (
+            b"msg_id,text\n1,a\n",
+            "declared column(s) message missing from the header; header column(s) text not "
+            "declared in column_types",
+        ),
+        (b"msg_id,message\n1\n", "row 1 (line 2) has 1 fields, the header has 2"),
+        (b"", "seed probe_messages (seeds/probe/probe_messages.csv): the file is empty"),
+    ],
+)
+def test_a_bad_seed_is_refused_in_one_line(data, message):
+    with pytest.raises(ConcordError) as refused:
+        read_seed(MESSAGES, data)
+    assert message in refused.value.message
+
+
+def test_every_declared_seed_is_read_and_every_refusal_named(tmp_path):
+    good = project(tmp_path / "good", {"probe_messages.csv": b"msg_id,message\n1,a\n"})
+    (seed,) = declared_seeds(good)
+    assert (seed.name, seed.relative, seed.columns) == (
+        "probe_messages",
+        "seeds/probe/probe_messages.csv",
+        {"msg_id": "integer", "message": "string"},
+    )
+    bad = project(tmp_path / "bad", {"probe_messages.csv": b"msg_id\n1\n", "extra.csv": b"a\n"})
+    with pytest.raises(ConcordError) as refused:
+        read_seeds(bad)
+    assert refused.value.message.splitlines() == [
+        "seed extra (seeds/probe/extra.csv): no source table declares it. Declare it (a table "
+        "of the folder's source, with its columns' data_type) or remove the file",
+        "seed probe_messages (seeds/probe/probe_messages.csv), header row: declared column(s) "
+        "message missing from the header (header: msg_id; declared: msg_id, message). Rename "
+        "the column in the file or declare it",
+    ]
+    assert refused.value.hint == "fix the 2 seed file(s) named above"
+    missing = project(tmp_path / "missing", {})
+    with pytest.raises(ConcordError, match=r"csv\): file not found \(declared in source probe"):
+        read_seeds(missing)
+
+
+def test_a_declared_type_must_be_one_the_reader_lands(tmp_path):
+    root = project(tmp_path, {}, SOURCES.replace("data_type: integer", "data_type: decimal"))
+    with pytest.raises(ConcordError, match="column msg_id: data_type decimal is not one of"):
+        declared_seeds(root)
+
+
+def test_a_seed_lands_once_per_content_and_again_when_it_changes(tmp_path):
+    root = project(tmp_path / "p", {"probe_messages.csv": b"msg_id,message\n1,a\n"})
+    landing = tmp_path / "landing"
+    first = land_seeds(root, landing)
+    assert [(o.status, o.folder) for o in first.outcomes] == [
+        ("landed", "seeds/seed=probe_messages")
+    ]
+    path = landing / "seeds" / "seed=probe_messages" / "probe_messages.parquet"
+    assert pq.read_table(path).column("message").to_pylist() == ["a"]
+    written = path.stat().st_mtime_ns
+
+    assert land_seeds(root, landing).status_of("seeds/seed=probe_messages") == "unchanged"
+    assert path.stat().st_mtime_ns == written  # not written again
+
+    (root / "seeds" / "probe" / "probe_messages.csv").write_bytes(b"msg_id,message\n1,b\n")
+    assert land_seeds(root, landing).status_of("seeds/seed=probe_messages") == "replaced"
+    assert pq.read_table(path).column("message").to_pylist() == ["b"]
+    assert not [p.name for p in path.parents[1].iterdir() if p.name.startswith(".")]
+
+    # a refused file lands nothing: the landed version stays
+    (root / "seeds" / "probe" / "probe_messages.csv").write_bytes(b"msg_id,message\nx,c\n")
+    with pytest.raises(ConcordError):
+        land_seeds(root, landing)
+    assert pq.read_table(path).column("message").to_pylist() == ["b"]
+
+    # a seed no longer declared is removed from the landing
+    (root / "seeds" / "probe" / "probe_messages.csv").unlink()
+    project(root, {}, "version: 2\nsources: []\n")
+    removed = land_seeds(root, landing)
+    assert removed.status_of("seeds/seed=probe_messages") == "removed"
+    assert not path.exists()
