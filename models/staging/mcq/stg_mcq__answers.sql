@@ -1,9 +1,7 @@
 -- depends_on: {{ source('mcq_landing', 'answers') }}
-{#- One row per landed answer: run, task, item and language, the option it points to (or
+{# One row per landed answer: run, task, item and language, the option it points to (or
     why none), the item's gold where the record carries one, and where it was read
     (docs/landing.md). -#}
-{{ config(materialized='table') }}
-
 with landed as (
     {{ read_landing('mcq', 'answers', with_landing_provenance({
         'run_id': dbt.type_string(),

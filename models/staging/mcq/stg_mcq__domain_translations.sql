@@ -1,5 +1,3 @@
-{{ config(materialized='table') }}
-
 with source as (
     {{ read_landed_seed('mcq_seeds', 'mcq_domain_translations') }}
 ),

@@ -1,8 +1,6 @@
 -- depends_on: {{ source('mcq_landing', 'items') }}
-{#- The items of each task, one row per item, language and option (docs/landing.md): an
+{# The items of each task, one row per item, language and option (docs/landing.md): an
     order-control item file's options land under their own keys, once. -#}
-{{ config(materialized='table') }}
-
 with landed as (
     {{ read_landing('items', 'items', with_landing_provenance({
         'task': dbt.type_string(),

@@ -1,9 +1,7 @@
 -- depends_on: {{ source('mcq_landing', 'quarantine') }}
-{#- The records each run set aside instead of answering (two records of one item and
+{# The records each run set aside instead of answering (two records of one item and
     language, a language the study does not compare), with their reason
     (docs/landing.md). -#}
-{{ config(materialized='table') }}
-
 with landed as (
     {{ read_landing('mcq', 'quarantine', {
         'run_id': dbt.type_string(),

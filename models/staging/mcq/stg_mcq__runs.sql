@@ -1,10 +1,6 @@
 -- depends_on: {{ source('mcq_landing', 'runs') }}
-{#- One row per landed run of the cross-lingual study: a model (revision) under one prompt
-    variant from one source (docs/landing.md). A table, not a view: the warehouse holds the
-    landing as it was at build time, and the relative landing path is resolved once, from
-    the project folder. -#}
-{{ config(materialized='table') }}
-
+{# One row per landed run of the cross-lingual study: a model (revision) under one prompt
+    variant from one source (docs/landing.md). -#}
 {% set columns = {
     'run_id': dbt.type_string(),
     'model': dbt.type_string(),

@@ -1,6 +1,4 @@
 {#- The design's messages, trimmed as the probe trims them (probe/stimuli.py). -#}
-{{ config(materialized='table') }}
-
 with source as (
     {{ read_landed_seed('probe_seeds', 'probe_messages') }}
 ),

@@ -1,6 +1,4 @@
 {#- The design's names and their groups, trimmed as the probe trims them. -#}
-{{ config(materialized='table') }}
-
 with source as (
     {{ read_landed_seed('probe_seeds', 'probe_names') }}
 ),

@@ -1,8 +1,5 @@
 -- depends_on: {{ source('probe_landing', 'runs') }}
-{#- A table, not a view: the warehouse holds the landing as it was at build time, and the
-    relative landing path is resolved once, from the project root. -#}
-{{ config(materialized='table') }}
-
+{# One row per landed run of the probe (probe/landing.py). -#}
 {% set columns = {
     'run_id': dbt.type_string(),
     'model': dbt.type_string(),

@@ -1,6 +1,4 @@
 -- depends_on: {{ source('probe_landing', 'scores') }}
-{{ config(materialized='table') }}
-
 with landed as (
     {{ read_landing('probe', 'scores', probe_stimulus_columns({
         'candidate_id': dbt.type_int(),

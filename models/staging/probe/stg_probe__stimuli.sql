@@ -1,6 +1,4 @@
 -- depends_on: {{ source('probe_landing', 'stimuli') }}
-{{ config(materialized='table') }}
-
 with landed as (
     {{ read_landing('probe', 'stimuli', probe_stimulus_columns({
         'prompt': dbt.type_string(),

@@ -1,10 +1,7 @@
 {#- One row per row of the rankings file, keys trimmed (blank = null) and the position cast
     to an integer. The file lands every column as text so that a malformed value reaches
     the quarantine with its row instead of refusing the file; position_text keeps the value
-    as written. source_row is the row's number in the file (1 = first data row), as landed.
-    A table, not a view: the warehouse holds the landing as it was at build time. -#}
-{{ config(materialized='table') }}
-
+    as written. source_row is the row's number in the file (1 = first data row), as landed. -#}
 with source as (
     {{ read_landed_seed('ranking_seeds', 'ranking_rankings') }}
 ),

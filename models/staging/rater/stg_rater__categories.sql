@@ -1,16 +1,2 @@
-{{ config(materialized='table') }}
-
-with source as (
-    {{ read_landed_seed('rater_seeds', 'rater_categories') }}
-),
-
-renamed as (
-
-    select
-        dataset,
-        category
-    from source
-
-)
-
-select * from renamed
+{#- Each user dataset's declared categories, as landed. -#}
+{{ read_landed_seed('rater_seeds', 'rater_categories') }}
