@@ -73,6 +73,10 @@ def test_build_stages_are_the_pipeline_in_order(tmp_path):
     assert stages[0].steps == [[sys.executable, "-m", "concord_io.landing"]]
     assert stages[0].show_output
     assert [" ".join(s[1:3]) for s in stages[1].steps] == ["build --profiles-dir"]
+    # a data build leaves the unit tests (the models' code on fixed rows) to make test
+    (dbt_build,) = stages[1].steps
+    assert dbt_build[1] == "build"
+    assert dbt_build[-2:] == ["--exclude-resource-type", "unit_test"]
     publish = " ".join(stages[3].steps[0])
     assert "concord_io.publish" in publish and "--keep 2" in publish
     assert str(tmp_path / "serving") in publish
