@@ -152,7 +152,8 @@ def land_seeds(project: Path | str, landing_dir: Path | str) -> LandingReport:
     for seed, table, fingerprint in tables.values():
         relative = f"{AREA}/{KEY}={seed.name}"
         kept.add(relative)
-        detail = f"{table.num_rows} rows from {seed.relative}"
+        rows = "row" if table.num_rows == 1 else "rows"
+        detail = f"{table.num_rows} {rows} from {seed.relative}"
         report.outcomes.append(land_folder(root, relative, {seed.name: table}, fingerprint, detail))
     report.outcomes += remove_others(root, AREA, KEY, kept, "no longer declared")
     return report

@@ -37,7 +37,10 @@ checked as (
                 then 'category not declared for this dataset (seed rater_categories, or var mcq_options for derived datasets)'  -- noqa: LT05
         end as rejection_reason
     from counted
-    left join declared using (dataset, category)
+    -- `on`, not `using`: Spark would put the join keys first in counted.*
+    left join declared
+        on counted.dataset = declared.dataset
+        and counted.category = declared.category
 
 )
 
