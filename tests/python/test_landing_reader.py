@@ -1251,7 +1251,8 @@ def test_the_command_prints_one_line_per_folder_and_refuses_in_one_line(project,
     assert main(["--project", str(project), "--landing", str(project.parent / "landing")]) == 0
     out = capsys.readouterr().out.splitlines()
     # the four seed files of the study (its registries and domain map), its run and items
-    assert len(out) == 6 and out[0].startswith("landed    seeds/seed=mcq_answer_registry  1 row from")
+    assert len(out) == 6
+    assert out[0].startswith("landed    seeds/seed=mcq_answer_registry  1 row from")
     assert out[4].startswith("landed    mcq/run_id=m--base--")
     registry(project, "w.csv,M,P,base,DCBB\n")
     from concord_io.errors import run_main
