@@ -25,7 +25,9 @@ Retention counts only published versions: the record is the truth, plus the vers
 every other version folder is removed: published ones that fell out of retention, orphans
 (written but never published: a publish killed before its flip) and ``*.partial`` or
 ``*.removing`` leftovers of a killed publish. A version leaves the record before its folder
-is removed, so the record never names a missing version.
+is removed, so the record never names a missing version. A record that is missing or empty
+is rebuilt from the version folders first (:func:`recover_record`): retention never deletes
+a version it cannot account for.
 
 A reader holding an old version keeps its consistent view (the file is never written
 again; on POSIX it survives its removal until closed) and sees the new one when it
@@ -92,6 +94,8 @@ class Published:
     tables: dict[str, int] = field(default_factory=dict)  # table -> row count
     removed: list[Path] = field(default_factory=list)
     quality: str = "passed"
+    #: the line saying the record was rebuilt from the version folders (recover_record)
+    note: str | None = None
 
 
 def _step_done(step: str) -> None:
@@ -215,6 +219,50 @@ def read_record(serving_dir: Path) -> list[str]:
             hint=hint,
         )
     return versions
+
+
+def _version_folders(serving_dir: Path) -> list[str]:
+    """The complete version folders present (a publish stamp, a real folder), oldest first."""
+    versions = serving_dir / VERSIONS
+    return sorted(
+        p.name
+        for p in (versions.iterdir() if versions.is_dir() else [])
+        if STAMP.match(p.name) and p.is_dir() and not p.is_symlink()
+    )
+
+
+def _record_is_empty(serving_dir: Path) -> bool:
+    """No record, an empty file, or one that names no version."""
+    path = serving_dir / RECORD
+    if not path.exists() and not path.is_symlink():
+        return True
+    if path.is_file() and not path.is_symlink() and not path.read_bytes().strip():
+        return True
+    return read_record(serving_dir) == []
+
+
+def recover_record(serving_dir: Path) -> str | None:
+    """Rebuild a missing or empty record from the version folders present, so that retention
+    never deletes a version it cannot account for; the one line that says so, or None.
+
+    Every version folder up to the one ``current`` points at is taken as published (a publish
+    flips ``current`` to its own, newest stamp); a folder newer than ``current`` was never
+    flipped to (a publish killed before its flip) and stays out, as the module docstring
+    says. With no ``current`` link at all, every folder is kept: nothing says which were
+    published. An unreadable record is refused by :func:`read_record`, as always."""
+    serving_dir = Path(serving_dir)
+    if not _record_is_empty(serving_dir):
+        return None
+    current = current_version(serving_dir)
+    found = [v for v in _version_folders(serving_dir) if current is None or v <= current]
+    if not found:
+        return None
+    _write_record(serving_dir, found)
+    return (
+        f"{serving_dir / RECORD} was missing or empty: rebuilt from the {len(found)} version "
+        f"folder(s) in {serving_dir / VERSIONS} ({found[0]} .. {found[-1]}), every one kept; "
+        "retention applies from the next publish"
+    )
 
 
 def _write_record(serving_dir: Path, versions: list[str]) -> None:
@@ -450,11 +498,12 @@ def prune(serving_dir: str | Path, keep: int = KEEP) -> list[Path]:
     """
     serving_dir = Path(serving_dir)
     versions = serving_dir / VERSIONS
+    rebuilt = recover_record(serving_dir)
     published = read_record(serving_dir)
     current = current_version(serving_dir)
     if current is not None and current not in published:
         published.append(current)  # killed between the flip and the record
-    kept = set(published[-keep:])
+    kept = set(published if rebuilt else published[-keep:])
     if current is not None:
         kept.add(current)
         at = published.index(current)
@@ -585,6 +634,10 @@ def _publish_locked(
     current = current_version(serving_dir)
     if current is not None:
         _check_no_wal(versions / current / CURRENT_DB, "something opened it for writing")
+    # a record lost or emptied is rebuilt first, its versions all kept by this publish
+    rebuilt = recover_record(serving_dir)
+    if rebuilt is not None:
+        keep = max(keep, len(read_record(serving_dir)) + 1)
     prune(serving_dir, keep)  # leftovers of a killed publish go first, before new writes
 
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S%fZ")
@@ -638,7 +691,9 @@ def _publish_locked(
     _step_done("recorded")
     removed = prune(serving_dir, keep)
     _step_done("pruned")
-    return Published(stamp, final / CURRENT_DB, final / CURRENT_PARQUET, counts, removed, quality)
+    return Published(
+        stamp, final / CURRENT_DB, final / CURRENT_PARQUET, counts, removed, quality, rebuilt
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -670,6 +725,8 @@ def main(argv: list[str] | None = None) -> int:
         skip_quality_gate=args.skip_quality_gate,
     )
     serving = Path(args.serving_dir)
+    if result.note:
+        print(f"note: {result.note}")
     print(
         f"published {len(result.tables)} marts ({sum(result.tables.values())} rows) as version "
         f"{result.version}:\n  {serving / CURRENT_DB} -> {result.database}\n"

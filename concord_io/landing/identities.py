@@ -16,10 +16,11 @@ from concord_io.errors import ConcordError, printable
 ITEM_ID_SQL_PATTERN = "^[1-9][0-9]*$"
 RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 #: A task or variant name: ASCII letters, digits, ``_``, ``-`` and ``.`` (what a run id's
-#: slug, a folder name and a mart key carry as they are). One rule, in Python and in SQL.
-NAME_SQL_PATTERN = "^[A-Za-z0-9_.-]+$"
+#: slug, a folder name and a mart key carry as they are), with at least one letter or digit
+#: (``.`` and ``..`` name folders of their own). One rule, in Python and in SQL.
+NAME_SQL_PATTERN = "^[A-Za-z0-9_.-]*[A-Za-z0-9][A-Za-z0-9_.-]*$"
 NAME_PATTERN = re.compile(NAME_SQL_PATTERN)
-NAME_RULE = "letters, digits, _, - and . only"
+NAME_RULE = "letters, digits, _, - and . only, with a letter or digit"
 NAME_HINT = "name it with letters, digits, _, - and . (xcloze, fewshot-5, cot_v1.2)"
 #: The variants of the wide merged files and the item files: their registries pair a
 #: model's base run with its shuffled (order-control) run.

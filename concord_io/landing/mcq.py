@@ -648,12 +648,17 @@ def checked_landing_folder(landing_dir: Path | str) -> Path:
 
 
 def land_mcq(
-    project_root: Path | str, landing_dir: Path | str, variables: dict | None = None
+    project_root: Path | str,
+    landing_dir: Path | str,
+    variables: dict | None = None,
+    *,
+    study: Study | None = None,
 ) -> LandingReport:
     """Land the study's registered inputs under ``landing_dir``; see the module's doc.
-    ``variables``: vars given to one dbt call (``--vars``), over ``dbt_project.yml``'s."""
+    ``variables``: vars given to one dbt call (``--vars``), over ``dbt_project.yml``'s;
+    ``study``: the study already loaded from them."""
+    study = study or load_study(Path(project_root), variables)
     root = checked_landing_folder(landing_dir)
-    study = load_study(Path(project_root), variables)
     # the records read wait in memory, or beyond a bound in spill files of the landing folder
     records = Records(spill_folder(root))
     try:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from concord_common.settings import DBT_VARS
 from concord_io.errors import ConcordError
+from concord_io.landing.identities import check_name
 from concord_io.landing.seed_sources import declared_seeds, project_yaml
 
 SEEDS = Path("seeds") / "mcq"
@@ -84,6 +85,15 @@ def load_study(root: Path, overrides: dict | None = None) -> Study:
         path = Path(str(variables[name]))
         return path if path.is_absolute() else root / path
 
+    # the task names a landing folder (items/task=<task>): checked before anything is read,
+    # written or removed, as every task name is (a var of '../../..' would name the landing)
+    task = variables.get("mcq_default_task", DBT_VARS["mcq_default_task"].default)
+    check_name(
+        "" if task is None else str(task),
+        "var mcq_default_task (dbt_project.yml vars or --vars)",
+        "task",
+    )
+
     return Study(
         root=root,
         answers_dir=folder("mcq_answers_dir"),
@@ -91,6 +101,6 @@ def load_study(root: Path, overrides: dict | None = None) -> Study:
         sources_dir=folder("mcq_answer_sources_dir"),
         languages=[str(lang) for lang in variables["mcq_languages"]],
         options=options,
-        task=str(variables.get("mcq_default_task") or DBT_VARS["mcq_default_task"].default),
+        task=str(task),
         columns=columns,
     )

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from concord_common import folders, inside_without_links
-from concord_io.errors import ConcordError, disk_error
+from concord_io.errors import ConcordError, disk_error, printable
 
 #: Rows per Parquet row group (docs/landing.md): bounded memory for readers.
 ROW_GROUP_ROWS = 65_536
@@ -34,7 +34,17 @@ FINGERPRINT = b"concord.fingerprint"
 
 def checked_path(root: Path, relative: str) -> Path:
     """``root / relative``, refused when it resolves outside ``root`` or when any part of it
-    below ``root`` is a symbolic link (nothing is written through a link)."""
+    below ``root`` is a symbolic link (nothing is written through a link). A landing path is
+    made of names (``items/task=<task>``): one with ``..``, ``.``, a blank or an absolute part
+    is refused even where it resolves inside, as it could name the landing folder itself
+    (which a replacement or a removal would then delete whole)."""
+    parts = relative.split("/")
+    if any(part.strip() in ("", ".", "..") or part != part.strip() for part in parts):
+        raise ConcordError(
+            f"landing path {printable(repr(relative))} has a part that is not a name "
+            f"(blank, '.' or '..'); nothing was written or removed under {printable(root)}",
+            hint="name tasks and runs with letters, digits, _, - and . (xcloze, fewshot-5)",
+        )
     return inside_without_links(
         root,
         relative,

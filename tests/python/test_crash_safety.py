@@ -345,6 +345,28 @@ def test_interrupted_publishes_never_cost_a_published_version(tmp_path):
     assert read_record(serving) == [third.version, fourth.version]
 
 
+def test_a_publish_after_the_record_was_lost_keeps_every_version(tmp_path, capsys):
+    """A missing record is rebuilt from the version folders (all kept, one line says so),
+    then the publish goes on; retention resumes at the next publish."""
+    from concord_io.publish import RECORD, VERSIONS, main, read_record
+
+    serving = tmp_path / "serving"
+    published = [publish_tiny(tmp_path, serving, label, keep=3).version for label in "ABC"]
+    (serving / RECORD).unlink()
+    main(
+        ["--database", str(tiny_build(tmp_path / "D.duckdb", "D")), "--serving-dir",
+         str(serving), "--keep", "2", "--skip-quality-gate"]
+    )  # fmt: skip
+    note = capsys.readouterr().out.splitlines()[0]
+    assert note.startswith("note: ") and "rebuilt from the 3 version folder(s)" in note
+    record = read_record(serving)
+    assert record[:3] == published and len(record) == 4
+    assert sorted(p.name for p in (serving / VERSIONS).iterdir()) == record
+    assert served_state(serving) == {"version": record[-1], "label": "D"}
+    fifth = publish_tiny(tmp_path, serving, "E", keep=2)
+    assert read_record(serving) == [record[-1], fifth.version]
+
+
 @pytest.mark.parametrize("step", ["copied", "exported", "sealed", "flipped", "recorded"])
 def test_publish_failing_at_every_step_reports_that_failure(tmp_path, monkeypatch, step):
     import concord_io.publish as publish_module

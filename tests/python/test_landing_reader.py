@@ -911,6 +911,45 @@ def test_the_vars_of_a_dbt_call_change_what_lands_and_land_again(project):
         land(project, {"mcq_languages": "en"})
 
 
+def landing_tree(landing: Path) -> dict[str, bytes | None]:
+    return {
+        p.relative_to(landing).as_posix(): p.read_bytes() if p.is_file() else None
+        for p in sorted(landing.rglob("*"))
+    }
+
+
+@pytest.mark.parametrize("task", ["../../..", "..", "a/b", "", "x y", "/tmp"])
+def test_a_task_var_that_is_not_a_name_is_refused_before_anything_lands(project, task):
+    """The bug of "Nothing silently wrong, nothing lost": mcq_default_task names the folder
+    items/task=<task>, and '../../..' made the landing replace (delete) the whole landing
+    folder, landed probe runs included. The var is checked before anything is written or
+    removed, seeds included, and the landing is byte for byte as it was."""
+    from concord_io.landing import land as land_all
+
+    landing = project.parent / "landing"
+    land_all(project, landing)
+    probe_run = write(landing / "probe" / "run_id=r1" / "runs.parquet", b"a landed probe run")
+    before = landing_tree(landing)
+    with pytest.raises(ConcordError) as caught:
+        land_all(project, landing, {"mcq_default_task": task})
+    assert caught.value.message.startswith("var mcq_default_task"), caught.value.message
+    assert "is not a name" in caught.value.message and "\n" not in caught.value.message
+    assert landing_tree(landing) == before and probe_run.read_bytes() == b"a landed probe run"
+
+
+def test_a_landing_path_that_is_not_made_of_names_is_refused(tmp_path):
+    """The writer's own guard, whatever a caller hands it: a part '..', '.' or blank never
+    reaches a replacement or a removal (items/task=.. would be a name; '..' is not)."""
+    from concord_io.landing.writer import checked_path, remove_folder
+
+    (tmp_path / "items").mkdir()
+    for relative in ("items/task=x/../..", "items/..", "./items", "items//x", "items/ x"):
+        with pytest.raises(ConcordError, match="has a part that is not a name"):
+            remove_folder(tmp_path, relative)
+    assert (tmp_path / "items").is_dir()
+    assert checked_path(tmp_path, "items/task=..") == (tmp_path / "items" / "task=..").resolve()
+
+
 def no_wide_file(project: Path) -> None:
     registry(project, "")
     (mcq(project) / "answers" / "w.csv").unlink()

@@ -89,3 +89,54 @@ def test_the_publish_lock_records_its_holder(tmp_path):
         with pytest.raises(PublishError, match=f"another publish is running \\(pid {os.getpid()}"):
             with publish._publish_lock(serving):
                 pass
+
+
+@pytest.mark.parametrize(
+    "record",
+    [None, b"", b"  \n", json.dumps(entries()).encode()],
+    ids=["missing", "empty", "blank", "no-version"],
+)
+def test_a_missing_or_empty_record_is_rebuilt_from_the_folders_and_nothing_is_removed(
+    tmp_path, record
+):
+    """The bug of "Nothing silently wrong, nothing lost": a lost record made retention delete
+    every published version but the current one. The versions up to ``current`` are taken as
+    published, every one kept, and one line says so."""
+    serving = serving_with(tmp_path, [OLD, MID, NEW], entries())
+    if record is None:
+        (serving / RECORD).unlink()
+    else:
+        (serving / RECORD).write_bytes(record)
+    assert prune(serving, keep=2) == []
+    assert sorted(p.name for p in (serving / "versions").iterdir()) == [OLD, MID, NEW]
+    assert read_record(serving) == [OLD, MID, NEW]
+    # rebuilt once: from then on, retention counts the rebuilt record
+    assert [p.name for p in prune(serving, keep=2)] == [OLD]
+    assert read_record(serving) == [MID, NEW]
+
+
+def test_a_rebuilt_record_leaves_out_a_folder_never_flipped_to(tmp_path):
+    """A version newer than ``current`` was written by a publish killed before its flip: never
+    published, it is not taken into the rebuilt record (and goes, as such leftovers do)."""
+    serving = serving_with(tmp_path, [OLD, MID, NEW], entries())
+    os.replace(serving / "current", serving / "gone")
+    os.symlink(f"versions/{MID}", serving / "current")
+    (serving / RECORD).unlink()
+    note = publish.recover_record(serving)
+    assert note is not None and "rebuilt from the 2 version folder(s)" in note
+    assert read_record(serving) == [OLD, MID]
+
+
+def test_with_no_current_link_every_version_folder_is_kept(tmp_path):
+    serving = serving_with(tmp_path, [OLD, NEW], entries())
+    (serving / "current").unlink()
+    (serving / RECORD).unlink()
+    assert prune(serving, keep=2) == []
+    assert read_record(serving) == [OLD, NEW]
+
+
+def test_no_version_folder_no_record_written(tmp_path):
+    serving = tmp_path / "serving"
+    (serving / "versions").mkdir(parents=True)
+    assert publish.recover_record(serving) is None
+    assert not (serving / RECORD).exists()
