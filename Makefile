@@ -24,7 +24,10 @@ PIP_LINKS := $(or $(PIP_FIND_LINKS),$(shell $(PYTHON) -m pip config get global.f
 ifneq ($(PIP_LINKS),)
 export UV_FIND_LINKS ?= $(PIP_LINKS)
 endif
-UV_INSTALL = $(UV) pip install --quiet --python $(BIN)/python -c requirements.lock
+# --compile-bytecode: every module's bytecode written at install, so no process compiles it
+# again (where PYTHONDONTWRITEBYTECODE is set, Python never caches it: dbt --version took
+# 6.5-7.2 s instead of 3.9-4.5 s, importing pandas 2.2 s instead of 0.8 s)
+UV_INSTALL = $(UV) pip install --quiet --compile-bytecode --python $(BIN)/python -c requirements.lock
 
 $(UV): requirements.lock | $(BIN)/python
 	$(BIN)/pip install --quiet -c requirements.lock uv
@@ -52,9 +55,10 @@ $(VENV)/.installed: pyproject.toml requirements.lock tests/readers/duckdb.txt \
 	# dependencies at the version in the lock, it can never move the environment
 	$(UV_INSTALL) --no-deps irrcac
 	$(UV) venv --quiet --allow-existing --python $(BIN)/python $(READER_VENV)
-	$(UV) pip install --quiet --python $(READER_VENV)/bin/python -r tests/readers/duckdb.txt
+	$(UV) pip install --quiet --compile-bytecode --python $(READER_VENV)/bin/python -r tests/readers/duckdb.txt
 	$(UV) venv --quiet --allow-existing --python $(BIN)/python $(SQLALCHEMY_VENV)
-	$(UV) pip install --quiet --python $(SQLALCHEMY_VENV)/bin/python -r tests/readers/sqlalchemy.txt
+	$(UV) pip install --quiet --compile-bytecode --python $(SQLALCHEMY_VENV)/bin/python \
+		-r tests/readers/sqlalchemy.txt
 	touch $@ $(VENV)/.installed-warehouse $(VENV)/.installed-probe
 
 install: $(VENV)/.installed

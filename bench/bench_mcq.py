@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -489,12 +490,110 @@ def write_long_report(
     print("\n".join(lines))
 
 
+def hand_written_long_landing_shape(project: Path) -> str:
+    """The landing's floor with the landed answers' shape (``docs/landing.md``): one typed
+    Parquet copy of the answers with every column the reader lands (the run, the task, the
+    provenance: source file, row and content hash), their validity beside them. What any
+    reader of this contract must at least write; the landing's floor writes six columns."""
+    files = str(project / "seeds" / "mcq" / "answer_sources" / "answers_*.parquet")
+    target = str(project / "warehouse" / "landing_shape_floor.parquet")
+    valid = "('A', 'B', 'C', 'D')"
+    return f"""
+        copy (
+            select model || '--' || run as run_id, 'xcloze' as task, item_id::varchar as item_id,
+                language, case when upper(trim(answer)) in {valid} then upper(trim(answer))
+                end as chosen_option, answer as raw_answer,
+                case when upper(trim(answer)) not in {valid} then 'unrecognised' end
+                    as invalid_reason,
+                null::varchar as gold_option, null::varchar as domain_label,
+                null::varchar as domain, 'answer' as source_column,
+                parse_filename(filename) as source_file, file_row_number + 1 as source_row,
+                md5(filename) as content_hash
+            from read_parquet('{files.replace("'", "''")}', filename = true,
+                file_row_number = true)
+        ) to '{target.replace("'", "''")}' (format parquet)
+    """
+
+
+def run_landing_again(project: Path) -> dict:
+    """The landing once more with every input unchanged (what every `dbt build` runs first)."""
+    return run_landing(project)
+
+
+def bench_landing(n_rows: int) -> dict:
+    """The reader alone at one size of long Parquet files (10 files, 40 runs): a first
+    landing, the landing again with nothing new, the landing's floor and its floor in the
+    landed shape, each floor best of three, under the same memory limit."""
+    from generate_mcq import generate_long
+
+    with tempfile.TemporaryDirectory() as tmp:
+        project = copy_project(Path(tmp) / "project")
+        (project / "warehouse").mkdir()
+        generate_long(project, n_rows)
+        landing = run_landing(project)
+        again = run_landing_again(project)
+        floor = run_long_landing_floor(project)
+        shape = _best_of_three(
+            "hand_written_long_landing_shape", project, {"memory_limit": LONG_MEMORY_LIMIT}
+        )
+    return {
+        "answer_rows": n_rows,
+        "landing": landing,
+        "landing_unchanged": again,
+        "landing_floor": floor,
+        "landing_shape_floor": shape,
+    }
+
+
+def main_landing(quick: bool, out: Path, sizes: list[int]) -> None:
+    """bench/results/landing.{json,md}: the reader against the landing's floors."""
+    sizes = [1_000, 100_000] if quick else sizes
+    os.environ["CONCORD_MEMORY_LIMIT"] = LONG_MEMORY_LIMIT  # the reader's, as the floors'
+    results = []
+    for n_rows in sizes:
+        print(f"landing, {n_rows:,} long answer rows ...", flush=True)
+        results.append(bench_landing(n_rows))
+        print(json.dumps(results[-1]), flush=True)
+    name = "landing_quick" if quick else "landing"
+    out.mkdir(parents=True, exist_ok=True)
+    report = {"benchmark": "landing", "quick": quick, "memory_limit": LONG_MEMORY_LIMIT,
+              "threads": os.environ.get("CONCORD_THREADS", "2"), "results": results}  # fmt: skip
+    (out / f"{name}.json").write_text(json.dumps(report, indent=2))
+    lines = [
+        f"The reader (`land_mcq`, a fresh process) on long Parquet files (10 files, 40 runs), "
+        f"against the landing's floor (one typed Parquet copy of the answers, six columns) "
+        f"and the same floor in the landed answers' shape (every landed column), each best "
+        f"of three; DuckDB's memory limit {LONG_MEMORY_LIMIT} on every side.",
+        "",
+        "| answer rows | landing (s) | peak MB | unchanged (s) | floor (s) | shape floor (s) "
+        "| landing / floor | landing / shape floor |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        landing, floor = r["landing"]["seconds"], r["landing_floor"]["seconds"]
+        shape = r["landing_shape_floor"]["seconds"]
+        lines.append(
+            f"| {r['answer_rows']:,} | {landing:.1f} | {r['landing']['peak_rss_mb']:.0f} | "
+            f"{r['landing_unchanged']['seconds']:.1f} | {floor:.2f} | {shape:.2f} | "
+            f"{landing / floor:.1f}× | {landing / shape:.1f}× |"
+        )
+    (out / f"{name}.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="tiny sizes, seconds")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     parser.add_argument("--long", action="store_true", help="the long-format curve instead")
+    parser.add_argument(
+        "--landing", type=int, nargs="*", metavar="ROWS",
+        help="the reader alone against the landing's floors (default 10^6 and 10^7 rows)",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.landing is not None:
+        main_landing(args.quick, args.out, args.landing or [1_000_000, 10_000_000])
+        return
     if args.long:
         main_long(args.quick, args.out)
         return

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from concord_io.landing.mcq import LandingReport, Outcome, land_mcq
 from concord_io.landing.seeds import land_seeds
-from concord_io.landing.study import load_study
+from concord_io.landing.study import checked_task, study_vars
 
 __all__ = ["LandingReport", "Outcome", "land", "land_mcq", "land_seeds"]
 
@@ -28,7 +28,7 @@ def land(
     """Land the seed files, then the cross-lingual study's inputs (``variables``: the vars
     given to one dbt call, over ``dbt_project.yml``'s). Every var is checked before
     anything is written or removed (a task var names a landing folder)."""
-    study = load_study(Path(project_root), variables)
+    checked_task(study_vars(Path(project_root), variables))
     seeds = land_seeds(project_root, landing_dir)
-    mcq = land_mcq(project_root, landing_dir, study=study)
+    mcq = land_mcq(project_root, landing_dir, variables)
     return LandingReport(seeds.outcomes + mcq.outcomes, seeds.notes + mcq.notes)

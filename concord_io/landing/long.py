@@ -12,19 +12,21 @@ JSON object, a key given twice in one object). Then every record: a model and a 
 a task (a name) where the file has a task column, an item id that is a canonical positive
 whole number, a valid language tag.
 
-A file is read, checked and turned into answers :data:`BATCH_ROWS` records at a time (a
-Parquet file streamed by record batches, never held whole), so memory does not grow with its
-size. The refusal is the one the whole file would get: the first rule (in order) that any
-record breaks, at its first record, so a file is refused only once its last batch is read.
+The engine does the row work: DuckDB reads a Parquet file where it lies (CSV and JSONL are
+parsed by their strict readers first), checks every rule in one pass over its records, and
+the file's answers are SQL over it that DuckDB evaluates when their run is written (a
+:class:`concord_io.landing.spill.Deferred` piece): no record passes through Python, and
+memory is DuckDB's limit, whatever the file's size. The refusal is the one a reading record
+by record would give: the first rule (in order) that any record breaks, at its first record.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from dataclasses import dataclass
 
 import duckdb
-import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from concord_io.errors import ConcordError, printable
@@ -41,7 +43,6 @@ from concord_io.landing.registries import Line
 from concord_io.landing.sources import (
     Check,
     SourceFile,
-    first_broken,
     first_row,
     gold_check,
     json_lines,
@@ -55,9 +56,6 @@ from concord_io.landing.study import Study
 FIELDS = ("model", "run", "task", "item_id", "language", "answer", "gold")
 REQUIRED = ["item_id", "language", "answer"]
 NOT_AN_OBJECT = "not a JSON object"
-#: Records checked and turned into answers at a time (a Parquet file is read so, in record
-#: batches): what a file's reading holds in memory, whatever its size.
-BATCH_ROWS = 1 << 17
 
 
 def _literal(text: str) -> str:
@@ -75,76 +73,59 @@ def _not_parquet(source: SourceFile, error: Exception) -> ConcordError:
     )
 
 
-def _parquet_fields(source: SourceFile) -> tuple[Iterator[pa.Table], bool]:
-    """The file's fields in record batches (``source_row`` counted over the file), checked
-    by its schema (and footer) before any is read."""
+#: Characters DuckDB reads as a glob in a file path: such a file is read by pyarrow.
+GLOB = set("*?[]{}")
+
+
+def _parquet_fields(source: SourceFile, name: str) -> Fields:
+    """The file's fields, checked by its schema (and footer) before any record is read."""
     try:
-        parquet = pq.ParquetFile(source.path)
-        schema = parquet.schema_arrow
+        with pq.ParquetFile(source.path) as parquet:
+            schema = parquet.schema_arrow
+            n_rows = parquet.metadata.num_rows
     except (OSError, pa.ArrowException) as error:
         raise _not_parquet(source, error) from None
-    try:
-        check_header(list(schema.names), source.name, required=REQUIRED, what="schema")
-        for name in FIELDS:
-            if name not in schema.names:
-                continue
-            declared = kind = schema.field(name).type
-            if pa.types.is_dictionary(kind):
-                kind = kind.value_type
-            text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
-            # an integer item id is its canonical decimal text; any other type is refused
-            # rather than cast (a float id could hide 7.6 or 1e3)
-            whole = name == "item_id" and pa.types.is_integer(kind)
-            if not (text or whole or pa.types.is_null(kind)):
-                raise ConcordError(
-                    f"{printable(source.name)}: column {name} has type {declared}, not text"
-                    + (" or whole numbers" if name == "item_id" else ""),
-                    hint="write the column as text (strings)",
-                )
-        if parquet.metadata.num_rows == 0:
+    check_header(list(schema.names), source.name, required=REQUIRED, what="schema")
+    for field in FIELDS:
+        if field not in schema.names:
+            continue
+        declared = kind = schema.field(field).type
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
+        # an integer item id is its canonical decimal text; any other type is refused
+        # rather than cast (a float id could hide 7.6 or 1e3)
+        whole = field == "item_id" and pa.types.is_integer(kind)
+        if not (text or whole or pa.types.is_null(kind)):
             raise ConcordError(
-                f"{printable(source.name)}: the file has columns but no data rows",
-                hint="Add its rows or remove the file and its registry line.",
+                f"{printable(source.name)}: column {field} has type {declared}, not text"
+                + (" or whole numbers" if field == "item_id" else ""),
+                hint="write the column as text (strings)",
             )
-    except BaseException:
-        parquet.close()
-        raise
-    return _parquet_batches(parquet, source), "task" in schema.names
-
-
-def _parquet_batches(parquet: pq.ParquetFile, source: SourceFile) -> Iterator[pa.Table]:
-    present = [name for name in FIELDS if name in parquet.schema_arrow.names]
-    first = 1
-    try:
-        batches = parquet.iter_batches(batch_size=BATCH_ROWS, columns=present)
-        while True:
-            try:
-                batch = next(batches)
-            except StopIteration:
-                break
-            except (OSError, pa.ArrowException) as error:
-                raise _not_parquet(source, error) from None
-            if batch.num_rows == 0:
-                continue
-            columns = {
-                name: batch.column(name).cast(pa.string())
-                if name in present
-                else pa.nulls(batch.num_rows, pa.string())
-                for name in FIELDS
-            }
-            rows = pa.array(np.arange(first, first + batch.num_rows, dtype=np.int64))
-            first += batch.num_rows
-            yield pa.table({**columns, "source_row": rows})
-    finally:
-        parquet.close()
-    # the records read are the bytes hashed: the file was not rewritten meanwhile
-    source.check_unchanged()
-
-
-def _slices(fields: pa.Table) -> Iterator[pa.Table]:
-    """A table read whole, in batches (what its checks and answers hold at a time)."""
-    for start in range(0, fields.num_rows, BATCH_ROWS):
-        yield fields.slice(start, BATCH_ROWS)
+    if n_rows == 0:
+        raise ConcordError(
+            f"{printable(source.name)}: the file has columns but no data rows",
+            hint="Add its rows or remove the file and its registry line.",
+        )
+    present = [f for f in FIELDS if f in schema.names]
+    columns = ", ".join(
+        f'"{f}"::varchar as {f}' if f in present else f"null::varchar as {f}" for f in FIELDS
+    )
+    with_task = "task" in present
+    if GLOB & set(str(source.path)):
+        # read_parquet would take the name for a pattern: pyarrow reads the file instead
+        try:
+            table = with_rows(pq.read_table(source.path, columns=present))
+        except (OSError, pa.ArrowException) as error:
+            raise _not_parquet(source, error) from None
+        source.check_unchanged()
+        return Fields(f"select source_row, {columns} from {name}", {name: table}, with_task, n_rows)
+    path = _literal(str(source.path))
+    sql = (
+        f"select file_row_number + 1 as source_row, {columns} "
+        f"from read_parquet({path}, file_row_number = true)"
+    )
+    return Fields(sql, {}, with_task, n_rows)
 
 
 def _jsonl_fields(con: duckdb.DuckDBPyConnection, source: SourceFile) -> tuple[pa.Table, bool]:
@@ -255,163 +236,227 @@ def _record_checks(study: Study) -> list[Check]:
     ]
 
 
-def _fields(
-    con: duckdb.DuckDBPyConnection, source: SourceFile
-) -> tuple[Iterator[pa.Table], bool, str]:
-    """The file's fields (``source_row`` and :data:`FIELDS`) in batches, whether it has a
-    task column, and what its records are called in messages (row, line)."""
-    if source.suffix == ".parquet":
-        batches, with_task = _parquet_fields(source)
-        return batches, with_task, "row"
-    if source.suffix in (".jsonl", ".json"):
-        fields, with_task = _jsonl_fields(con, source)
-        return _slices(fields), with_task, "line"
-    checked = read_csv(source.read_bytes(), source.name, required=REQUIRED)
-    table = with_rows(checked.table)
-    fields = pa.table(
-        {
-            "source_row": table.column("source_row"),
-            **{
-                f: table.column(f) if f in checked.header else pa.nulls(len(table), pa.string())
-                for f in FIELDS
-            },
-        }
+@dataclass(frozen=True)
+class Fields:
+    """A file's fields as DuckDB reads them: ``sql`` selects ``source_row`` (1 = its first
+    record) and :data:`FIELDS` as text, naming ``tables`` (Arrow tables to register: a
+    format parsed in Python); ``with_task``: the file has a task column; ``n_rows``: the
+    records' count, or more (a line number past the last record)."""
+
+    sql: str
+    tables: dict[str, pa.Table]
+    with_task: bool
+    n_rows: int
+
+
+def _table_fields(table: pa.Table, with_task: bool, name: str) -> Fields:
+    """Fields parsed in Python (``source_row`` and some of :data:`FIELDS`)."""
+    columns = ", ".join(
+        f"{f}::varchar as {f}" if f in table.column_names else f"null::varchar as {f}"
+        for f in FIELDS
     )
-    return _slices(fields), "task" in checked.header, "row"
+    rows = pc.max(table.column("source_row")).as_py() or 0
+    return Fields(f"select source_row, {columns} from {name}", {name: table}, with_task, rows)
+
+
+def _fields(con: duckdb.DuckDBPyConnection, source: SourceFile, name: str) -> tuple[Fields, str]:
+    """The file's fields, and what its records are called in messages (row, line);
+    ``name``: what the file's Arrow table, where it has one, is registered as."""
+    if source.suffix == ".parquet":
+        return _parquet_fields(source, name), "row"
+    if source.suffix in (".jsonl", ".json"):
+        table, with_task = _jsonl_fields(con, source)
+        return _table_fields(table, with_task, name), "line"
+    checked = read_csv(source.read_bytes(), source.name, required=REQUIRED)
+    table = with_rows(checked.table.select([f for f in FIELDS if f in checked.header]))
+    return _table_fields(table, "task" in checked.header, name), "row"
+
+
+@dataclass(frozen=True)
+class LongFile:
+    """A long file read and checked: its runs (model, variant, presented order) in the order
+    their first records come, and SQL of each run's answers that DuckDB evaluates where the
+    file lies, naming ``tables``."""
+
+    source: SourceFile
+    runs: list[tuple[str, str, str]]
+    n_rows: int
+    run_answers: dict[tuple[str, str], str]
+    tables: dict[str, pa.Table]
+
+
+def _records(fields: Fields, study: Study, line: Line, where: str = "") -> str:
+    """SQL: the file's records, with the registry line's model and run where they have none
+    and the study's task where the file has no task column; ``where``: a condition on the
+    file's fields, which DuckDB pushes into its reading (a row group it excludes is not
+    read)."""
+    return f"""
+        select
+            source_row,
+            coalesce(nullif(trim(model), ''), {_or_null(line["model"])}) as model,
+            coalesce(nullif(trim(run), ''), {_or_null(line["run"])}) as run,
+            {"nullif(trim(task), '')" if fields.with_task else _literal(study.task)} as task,
+            item_id,
+            language,
+            answer,
+            nullif(trim(gold), '') as gold
+        from ({fields.sql}) {f"where {where}" if where else ""}
+        """
+
+
+def _refuse_first_broken(
+    con: duckdb.DuckDBPyConnection, records: str, checks: list[Check], source: SourceFile,
+    unit: str,
+) -> None:  # fmt: skip
+    """The first rule (in order: ``checks``, then the item id) that a record breaks, at its
+    first record, refused; every rule is evaluated in one pass over the records (which also
+    reads every column, so a damaged page is found before anything is written)."""
+    item_id = f"not regexp_full_match(coalesce(item_id, ''), {_literal(ITEM_ID_SQL_PATTERN)})"
+    firsts = ", ".join(
+        f"min(source_row) filter (where {condition})"
+        for condition in [*(check.condition for check in checks), item_id]
+    )
+    found = first_row(con, f"select {firsts}, count(answer) from ({records})")
+    assert found is not None  # an aggregate has its one row
+    broken = [(index, row) for index, row in enumerate(found[:-1]) if row is not None]
+    if not broken:
+        return
+    index, row = broken[0]
+    if index == len(checks):
+        bad = first_row(con, f"select item_id from ({records}) where source_row = {row}")
+        raise item_id_refused(f"{printable(source.name)}: {unit} {row}", bad[0] if bad else None)
+    check = checks[index]
+    problem = first_row(
+        con,
+        f"select {check.column}, ({check.problem})::varchar from ({records}) "
+        f"where source_row = {row}",
+    )
+    assert problem is not None
+    raise refusal(check, source.name, unit, row, *problem)
 
 
 def read_long(
-    con: duckdb.DuckDBPyConnection, study: Study, line: Line, source: SourceFile
-) -> Iterator[pa.Table]:
-    """The file's records as answers, with ``model`` and ``variant`` (the run) of each (the
-    ``items`` relation must be registered on ``con``), in file order, in tables of at most
-    :data:`BATCH_ROWS` records, each yielded once it is checked. A bad record is refused
-    (raised) after the last batch, as the whole file's first bad record: the rules in order
-    (:func:`_record_checks`, then the item id, then the language tag), each at its first
-    record. The caller lands nothing of a file before the generator is done."""
-    fields, with_task, unit = _fields(con, source)
-    checks = _record_checks(study)
-    item_id_rank, language_rank = len(checks), len(checks) + 1
-    #: the refusal so far: the rank of its rule (a lower rank is reported first) and error
-    refused: tuple[int, ConcordError] | None = None
-    canonical: dict[str, str] = {}
-    for batch in fields:  # a loop per batch of records
-        con.register("long_fields", batch)
-        con.execute(
-            f"""
-            create or replace temp table long_records as
-            select
-                source_row,
-                coalesce(nullif(trim(model), ''), {_or_null(line["model"])}) as model,
-                coalesce(nullif(trim(run), ''), {_or_null(line["run"])}) as run,
-                {"nullif(trim(task), '')" if with_task else _literal(study.task)} as task,
-                item_id,
-                language,
-                answer,
-                nullif(trim(gold), '') as gold
-            from long_fields
-            """
-        )
-        con.unregister("long_fields")
-        rank = refused[0] if refused else language_rank + 1
-        # only a rule before the refusal so far can change it (a refusal found in an earlier
-        # batch is at its rule's first record)
-        broken = first_broken(con, "long_records", checks[:rank])
-        if broken:
-            index, row, column, problem = broken
-            refused = (index, refusal(checks[index], source.name, unit, row, column, problem))
-            if index == 0:
-                break  # nothing comes before it
-            continue
-        if rank > item_id_rank:
-            bad_id = first_row(
-                con,
-                "select source_row, item_id from long_records where not "
-                f"regexp_full_match(coalesce(item_id, ''), {_literal(ITEM_ID_SQL_PATTERN)}) "
-                "order by source_row limit 1",
-            )
-            if bad_id:
-                where = f"{printable(source.name)}: {unit} {bad_id[0]}"
-                refused = (item_id_rank, item_id_refused(where, bad_id[1]))
-                continue
-        if rank > language_rank:
-            tags, bad_tag = _canonical_languages(con, source, unit, canonical)
-            if bad_tag:
-                refused = (language_rank, bad_tag)
-                continue
-            yield _answers(con, study, line, source, {tag: canonical[tag] for tag in tags})
-    con.execute("drop table if exists long_records")
-    if refused:
-        raise refused[1]
-
-
-def _canonical_languages(
-    con: duckdb.DuckDBPyConnection, source: SourceFile, unit: str, canonical: dict[str, str]
-) -> tuple[list[str], ConcordError | None]:
-    """The language tags of the batch in ``long_records``, each added to ``canonical`` (a
-    tag -> its canonical form), and the refusal of its first tag (by its first record) that
-    is not valid."""
-    # a loop per distinct language tag, not per record
-    tags = con.execute(
-        "select language, min(source_row) from long_records group by language order by 2"
-    ).fetchall()
-    for tag, row in tags:
-        if tag in canonical:
-            continue
-        try:
-            canonical[tag] = canonical_language(tag, f"{printable(source.name)}: {unit} {row}")
-        except ConcordError as error:
-            return [], error
-    return [tag for tag, _ in tags], None
-
-
-def _answers(
     con: duckdb.DuckDBPyConnection,
     study: Study,
     line: Line,
     source: SourceFile,
-    languages: dict[str, str],
-) -> pa.Table:
-    """The answers of the checked batch in ``long_records``, by ``source_row``
-    (``languages``: its language tags, each with its canonical form)."""
-    con.register(
-        "long_languages",
-        pa.table(
-            {"language": list(languages), "canonical": list(languages.values())},
-            schema=pa.schema([("language", pa.string()), ("canonical", pa.string())]),
-        ),
-    )
+    items: pa.Table,
+    name: str,
+) -> LongFile:
+    """The file read and checked (``items``: the item files' options, which give the
+    answers' option texts and domains; ``name``: a name for the file's tables, unique in the
+    landing). A bad record is refused: the rules in order (:func:`_record_checks`, then the
+    item id, then the language tag), each at its first record."""
+    fields, unit = _fields(con, source, name)
+    for table_name, table in fields.tables.items():
+        con.register(table_name, table)
+    records = _records(fields, study, line)
+    try:
+        _refuse_first_broken(con, records, _record_checks(study), source, unit)
+        # the file's language tags and runs, each by its first record
+        found = con.execute(
+            f"select language, model, run, min(source_row) as first from ({records}) "
+            "group by all order by first"
+        ).fetchall()
+    except duckdb.Error as error:
+        if source.suffix != ".parquet":
+            raise
+        raise _not_parquet(source, error) from None
+    finally:
+        for table_name in fields.tables:
+            con.unregister(table_name)
+    source.check_unchanged()  # the records checked are the bytes hashed
+    canonical: dict[str, str] = {}
+    for tag, _, _, row in found:
+        if tag not in canonical:
+            canonical[tag] = canonical_language(tag, f"{printable(source.name)}: {unit} {row}")
     order = line["presented_option_order"] or "".join(study.options)
+    runs = list(dict.fromkeys((model, run, order) for _, model, run, _ in found))
+    # a file of several runs: each run's records read apart, by the columns that allow it
+    pushed = [c for c in ("model", "run") if len(runs) > 1 and _as_written(con, fields, c)]
+    run_answers = {
+        (model, run): _answers(
+            _run_records(fields, study, line, (model, run), pushed) if len(runs) > 1 else records,
+            study,
+            order,
+            source,
+            canonical,
+        )
+        for model, run, _ in runs
+    }
+    return LongFile(source, runs, fields.n_rows, run_answers, {**fields.tables, "items": items})
+
+
+def _run_records(
+    fields: Fields, study: Study, line: Line, run: tuple[str, str], pushed: list[str]
+) -> str:
+    """SQL: the records of one run of a file that holds several. The conditions on the
+    ``pushed`` columns (those the file gives as the reader takes them: :func:`_as_written`)
+    are on the fields themselves, so DuckDB skips the row groups of other runs."""
+    wanted = {"model": run[0], "run": run[1]}
+    raw = " and ".join(f"{column} = {_literal(wanted[column])}" for column in pushed)
+    kept = _records(fields, study, line, raw)
+    return f"select * from ({kept}) where model = {_literal(run[0])} and run = {_literal(run[1])}"
+
+
+def _as_written(con: duckdb.DuckDBPyConnection, fields: Fields, column: str) -> bool:
+    """Whether every record of the file gives ``column`` as the reader takes it (present,
+    not blank, no blanks around it)."""
+    for table_name, table in fields.tables.items():
+        con.register(table_name, table)
+    (clean,) = first_row(
+        con,
+        f"select coalesce(bool_and({column} is not null and {column} <> '' "
+        f"and {column} = trim({column})), false) from ({fields.sql})",
+    ) or (False,)
+    for table_name in fields.tables:
+        con.unregister(table_name)
+    return bool(clean)
+
+
+def _answers(
+    records: str, study: Study, order: str, source: SourceFile, languages: dict[str, str]
+) -> str:
+    """SQL: the answers of the checked ``records``, with ``model`` and ``variant``
+    (``languages``: each language tag with its canonical form; the ``items`` relation must
+    be registered where it is read)."""
+    tags = ", ".join(f"({_literal(tag)}, {_literal(canonical)})" for tag, canonical in
+                     languages.items())  # fmt: skip
     # the option texts in the order they were presented (DCBA: the first is the item's D)
     texts = ", ".join(
-        f"max(i.option_text) filter (where i.option_key = {_literal(key)}) as text_{position}"
+        f"max(option_text) filter (where option_key = {_literal(key)}) as text_{position}"
         for position, key in enumerate(order, start=1)
     )
-    table = con.sql(
-        f"""
-        with records as (
-            select r.*, l.canonical as canonical_language
-            from long_records as r
-            inner join long_languages as l using (language)
+    positions = ", ".join(f"t.text_{p}" for p in range(1, len(order) + 1))
+    return f"""
+        with languages (language, canonical) as (values {tags}),
+        -- one label, domain and text per option for each item and language
+        item_texts as (
+            select
+                task, item_id, language,
+                any_value(domain_label) as domain_label,
+                any_value(domain) as domain,
+                {texts}
+            from items
+            group by all
         ),
         with_texts as (
             select
                 r.source_row, r.model, r.run, r.task, r.item_id,
-                r.canonical_language as language,
+                l.canonical as language,
                 coalesce(r.answer, '') as raw_answer,
                 r.gold as gold_option,
                 {_literal(order)} as presented_order,
-                -- one label and domain per item and language (every option row holds them)
-                any_value(i.domain_label) as domain_label,
-                any_value(i.domain) as domain,
-                {texts}
-            from records as r
+                t.domain_label,
+                t.domain,
+                {positions}
+            from ({records}) as r
+            inner join languages as l using (language)
             -- the item files hold the study's task only: another task's items have none
-            left join items as i
-                on i.task = r.task
-                and i.item_id = r.item_id
-                and i.language = r.canonical_language
-            group by all
+            left join item_texts as t
+                on t.task = r.task
+                and t.item_id = r.item_id
+                and t.language = l.canonical
         )
         select
             model,
@@ -431,8 +476,4 @@ def _answers(
             source_row,
             {_literal(source.content_hash)} as content_hash
         from ({normalised("with_texts", study.options)})
-        order by source_row
         """
-    ).to_arrow_table()
-    con.unregister("long_languages")
-    return table

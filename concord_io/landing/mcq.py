@@ -23,16 +23,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
 import duckdb
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from concord_io.connect import open_duckdb
 from concord_io.errors import ConcordError, printable
@@ -44,13 +44,13 @@ from concord_io.landing.long import read_long
 from concord_io.landing.placeholders import PLACEHOLDER, keep_placeholders
 from concord_io.landing.registries import Line, answer_registry, answer_sources, item_registry
 from concord_io.landing.sources import SourceFile, first_row, load
-from concord_io.landing.spill import Pieces, Records, spill_folder
+from concord_io.landing.spill import Deferred, Pieces, Records, spill_folder
 from concord_io.landing.study import Study, load_study
 from concord_io.landing.wide import read_wide
 from concord_io.landing.writer import (
-    ROW_GROUP_ROWS,
-    TableWriter,
+    Written,
     checked_path,
+    copy_query,
     landed_with,
     remove_folder,
     staged_folder,
@@ -235,6 +235,7 @@ def _record_runs(
     con: duckdb.DuckDBPyConnection,
     study: Study,
     lines: list[Line],
+    items: pa.Table,
     items_fingerprint: str,
     notes: list[str],
     records: Records,
@@ -252,36 +253,29 @@ def _record_runs(
             if not _once(seen, (source.content_hash, way), source, notes):
                 continue
             folder = study.relative(source.path.parent)
-            batches: Iterable[pa.Table]
+            # the file's records by (model, variant, presented order), in the order met: a
+            # file may hold several runs
+            found: dict[tuple[str, str, str], Pieces] = {}
             if line["format"] == "lm_eval":
                 harness_task, task, language = task_of(source, line)
                 if line["task_pattern"]:
                     _refuse_same_task(by_task, (folder, task, language), source, line)
                 prov = provenance(source.path.parent, harness_task, source.name)
                 answers, scores = read_samples(con, study, line, source, task, language)
-                batches, kind = [answers], "lm_eval"
+                kind = "lm_eval"
+                for model, variant, order in _groups(answers):
+                    pieces = found[(model, variant, order)] = records.pieces()
+                    records.add(pieces, _of_run(answers, model, variant))
                 del answers
             else:
                 prov, kind, scores = Provenance(), "long", None
-                batches = read_long(con, study, line, source)
-            # the file's records by (model, variant, presented order), in the order met: a
-            # file may hold several runs, and each batch goes to its run's records at once
-            found: dict[tuple[str, str, str], Pieces] = {}
-            for answers in batches:  # a loop per batch of records
-                groups = _groups(answers)
-                for model, variant, order in groups:
-                    pieces = found.get((model, variant, order))
-                    if pieces is None:
-                        pieces = found[(model, variant, order)] = records.pieces()
-                    mine = answers
-                    if len(groups) > 1:
-                        mine = answers.filter(
-                            pc.and_(
-                                pc.equal(answers.column("model"), model),
-                                pc.equal(answers.column("variant"), variant),
-                            )
-                        )
-                    records.add(pieces, mine)
+                read = read_long(con, study, line, source, items, f"long_file_{len(seen)}")
+                first = records.reserve(read.n_rows)
+                for model, variant, order in read.runs:
+                    pieces = found[(model, variant, order)] = records.pieces()
+                    answers = read.run_answers[(model, variant)]
+                    piece = Deferred(answers, read.tables, (source,), first)
+                    records.defer(pieces, piece)
             # the whole file is read and checked: its records join their runs
             for (model, variant, order), pieces in found.items():
                 row = _run_row(
@@ -302,6 +296,16 @@ def _record_runs(
                     run.option_scores.append(scores)
                 records.move(pieces, run.answers)
     return list(runs.values())
+
+
+def _of_run(answers: pa.Table, model: str, variant: str) -> pa.Table:
+    """The answers of one run of ``answers``."""
+    return answers.filter(
+        pc.and_(
+            pc.equal(answers.column("model"), model),
+            pc.equal(answers.column("variant"), variant),
+        )
+    )
 
 
 def _groups(answers: pa.Table) -> list[tuple[str, str, str]]:
@@ -410,77 +414,68 @@ def _across_records(relation: str) -> str:
         """
 
 
-def _flagged(relation: str, languages: list[str]) -> str:
-    """SQL: the run's records (``relation``) with ``set_aside``, why each is set aside or
-    null (the ``run_option_keys`` relation must be registered)."""
+def _outside(languages: list[str]) -> str:
+    """SQL: a record (``a``) in a language the study does not compare."""
     listed = ", ".join(_literal(language) for language in languages)
-    outside = f"a.language not in ({listed})" if languages else "false"
-    return f"""
-        {_across_records(relation)}
-        select
-            a.*,
+    return f"a.language not in ({listed})" if languages else "false"
+
+
+def _set_aside(relation: str, languages: list[str]) -> str:
+    """SQL: the run's records (``relation``) set aside, by ``record_order``, with why
+    (``set_aside``); read over the key columns alone (the ``run_option_keys`` relation must
+    be registered)."""
+    reason = f"""
             case
                 when r.task is not null then {_literal(DUPLICATE)}
-                when {outside} then {_literal(OTHER_LANGUAGE)}
+                when {_outside(languages)} then {_literal(OTHER_LANGUAGE)}
                 when m.task is not null then m.reason
-            end as set_aside
+            end"""
+    return f"""
+        {_across_records(relation)}
+        select a.record_order, {reason} as set_aside
         from {relation} as a
         left join repeated as r using (task, item_id, language)
         left join misaligned as m using (task, item_id)
+        where {reason} is not null
         """
 
 
-def _set_aside(
-    records: pa.Table, flags: pa.Table, flag_orders: np.ndarray, languages: list[str]
-) -> pa.Array:
-    """Why each of ``records`` (a batch of a run's records, by ``record_order``) is set
-    aside, or null, as :func:`_flagged` says: ``flags`` holds the run's records that are
-    given more than once or of a misaligned item, by ``record_order`` (``flag_orders``)."""
-    n = records.num_rows
-    orders = records.column("record_order")
-    duplicate: pa.Array | pa.ChunkedArray = pa.repeat(False, n)
-    misaligned: pa.Array | pa.ChunkedArray = pa.nulls(n, pa.string())
-    if n:
-        # the flags of the batch's span of record_order: every batch looks at its own
-        start = int(np.searchsorted(flag_orders, orders[0].as_py(), side="left"))
-        stop = int(np.searchsorted(flag_orders, orders[-1].as_py(), side="right"))
-        if stop > start:
-            mine = flags.slice(start, stop - start)
-            at = pc.index_in(orders, value_set=mine.column("record_order").combine_chunks())
-            duplicate = pc.fill_null(pc.take(mine.column("duplicate"), at), False)
-            misaligned = pc.take(mine.column("misaligned"), at)
-    outside: pa.Array | pa.ChunkedArray = pa.repeat(False, n)
-    if languages:
-        language = records.column("language")
-        outside = pc.and_(
-            pc.is_valid(language),
-            pc.invert(pc.is_in(language, value_set=pa.array(languages, pa.string()))),
-        )
-    return pc.if_else(
-        duplicate,
-        pa.scalar(DUPLICATE, pa.string()),
-        pc.if_else(outside, pa.scalar(OTHER_LANGUAGE, pa.string()), misaligned),
-    )
+def _quarantine_sql(run: Run, relation: str) -> str:
+    """SQL: the quarantine rows of the run's records set aside (``run_set_aside``)."""
+    return f"""
+        select
+            {_literal(run.run_id)} as run_id,
+            a.source_file,
+            a.source_row,
+            a.source_file || '#' || a.source_row as record_key,
+            a.source_column as column_name,
+            a.raw_answer as value,
+            f.set_aside as reason,
+            a.content_hash
+        from {relation} as a
+        inner join run_set_aside as f using (record_order)
+        order by a.record_order
+        """
 
 
-def _quarantine(run: Run, flagged: pa.Table) -> pa.Table:
-    """The quarantine rows of records set aside (``flagged``: with ``set_aside``)."""
-    files, rows = flagged.column("source_file"), flagged.column("source_row")
-    return schemas.conform(
-        "quarantine",
-        pa.table(
-            {
-                "run_id": pa.repeat(run.run_id, flagged.num_rows),
-                "source_file": files,
-                "source_row": rows,
-                "record_key": pc.binary_join_element_wise(files, pc.cast(rows, pa.string()), "#"),
-                "column_name": flagged.column("source_column"),
-                "value": flagged.column("raw_answer"),
-                "reason": flagged.column("set_aside"),
-                "content_hash": flagged.column("content_hash"),
-            }
-        ),
-    )
+def _landed_split(folder: Path) -> Split | None:
+    """What a landed run's split found, from its files' own metadata (row counts, the null
+    count of ``chosen_option``): an unchanged run is not split again. None where the
+    metadata does not say (no statistics)."""
+    try:
+        answers = pq.ParquetFile(folder / "answers.parquet")
+        aside = pq.ParquetFile(folder / "quarantine.parquet").metadata.num_rows
+        column = answers.schema_arrow.get_field_index("chosen_option")
+        nulls = 0
+        for index in range(answers.metadata.num_row_groups):
+            statistics = answers.metadata.row_group(index).column(column).statistics
+            if statistics is None or not statistics.has_null_count:
+                return None
+            nulls += statistics.null_count
+    except (OSError, pa.ArrowException):
+        return None
+    rows = answers.metadata.num_rows
+    return Split(rows, rows - nulls, aside)
 
 
 def _split(
@@ -488,8 +483,7 @@ def _split(
     run: Run,
     records: Records,
     languages: list[str],
-    answers: Callable[[pa.Table], object] | None = None,
-    quarantine: Callable[[pa.Table], object] | None = None,
+    write: Callable[[str, pa.Schema, str], Written] | None = None,
 ) -> tuple[Split, pa.Table]:
     """The run's answers, less the records set aside in its quarantine: every record of a
     key (task, item, language) given more than once (which of them counts is not for the
@@ -497,68 +491,55 @@ def _split(
     ``languages`` is empty: the study then compares every language its answers hold), and
     every record of an item whose scored options differ between its languages.
 
-    The run's records are read back in reading order (their spill files, beyond memory)
-    and given, :data:`ROW_GROUP_ROWS` at a time, as its answers and quarantine rows to
-    ``answers`` and ``quarantine``; without them, they are only counted. Returns the counts
-    and the run's option scores (less those of records set aside)."""
+    ``write(name, schema, sql)`` is given the SQL of the run's ``answers`` and
+    ``quarantine`` tables (in reading order) and says what it wrote; without it the
+    records are only counted. DuckDB reads the run's records where they lie (memory, spill
+    files, the source files themselves) and computes the split: no record passes through
+    Python. The records set aside are found first, over the key columns alone (few, as a
+    rule); the answers are then one pass over the records. Returns the counts and the run's
+    option scores (less those of records set aside)."""
     relation = records.relation(con, run.answers, "run_answers")
     scored = _scores_table(run)
     con.register("run_option_keys", scored.select(["task", "item_id", "language", "option_key"]))
-    flagged = _flagged(relation, languages)
-    if answers is None or quarantine is None:
-        found = first_row(
-            con,
-            "select count(*) filter (where set_aside is null), "
-            "count(chosen_option) filter (where set_aside is null), "
-            f"count(*) filter (where set_aside is not null) from ({flagged})",
-        )
+    con.execute(f"create or replace temp table run_set_aside as {_set_aside(relation, languages)}")
+    (aside,) = first_row(con, "select count(*) from run_set_aside") or (0,)
+    # nothing set aside (as a rule): the records as they are, no join
+    kept_records = (
+        f"{relation} as a anti join run_set_aside as f using (record_order)"
+        if aside
+        else f"{relation} as a"
+    )
+    if write is None:
+        found = first_row(con, f"select count(*), count(a.chosen_option) from {kept_records}")
         assert found is not None  # an aggregate has its one row
-        split = Split(*found)
+        split = Split(found[0], found[1], aside)
     else:
-        # the records a check across the run flags (few, as a rule): the records themselves
-        # are then read back in reading order, not sorted
-        flags = con.sql(
-            f"""
-            {_across_records(relation)}
-            select a.record_order, r.task is not null as duplicate, m.reason as misaligned
-            from {relation} as a
-            left join repeated as r using (task, item_id, language)
-            left join misaligned as m using (task, item_id)
-            where r.task is not null or m.task is not null
+        answers = f"""
+            select {_literal(run.run_id)} as run_id, a.* exclude (record_order)
+            from {kept_records}
             order by a.record_order
             """
-        ).to_arrow_table()
-        flag_orders = flags.column("record_order").to_numpy()
-        kept = valid = aside = 0
-        for table in records.batches(run.answers, ROW_GROUP_ROWS):  # a loop per batch
-            set_aside = _set_aside(table, flags, flag_orders, languages)
-            is_aside = pc.is_valid(set_aside)
-            table = table.append_column("run_id", pa.repeat(run.run_id, table.num_rows))
-            # every record is an answer's row (a null in a non-null column is a reader bug)
-            conformed = schemas.conform("answers", table)
-            mine = conformed.filter(pc.invert(is_aside))
-            if mine.num_rows:
-                answers(mine)
-                kept += mine.num_rows
-                valid += mine.num_rows - mine.column("chosen_option").null_count
-            quarantined = table.append_column("set_aside", set_aside).filter(is_aside)
-            if quarantined.num_rows:
-                quarantine(_quarantine(run, quarantined))
-                aside += quarantined.num_rows
-        split = Split(kept, valid, aside)
+        kept = write("answers", schemas.ANSWERS, answers)
+        # nothing set aside: an empty table, the records not read again
+        quarantine = _quarantine_sql(run, relation if aside else f"(from {relation} limit 0)")
+        written = write("quarantine", schemas.QUARANTINE, quarantine)
+        assert written.rows == aside
+        split = Split(kept.rows, kept.rows - kept.nulls["chosen_option"], aside)
+    records.check_unchanged(run.answers)
     if split.aside and scored.num_rows:
         # the scores of a record set aside go with it
         con.register("run_scores", scored)
         scored = con.sql(
             f"""
             select s.* from run_scores as s
-            semi join (select source_file, source_row from ({flagged}) where set_aside is null)
+            semi join (select a.source_file, a.source_row from {kept_records})
                 as k using (source_file, source_row)
             order by s.source_file, s.source_row, s.presented_position
             """
         ).to_arrow_table()
         con.unregister("run_scores")
         scored = schemas.conform("option_scores", scored)
+    con.execute("drop table run_set_aside")
     con.unregister("run_option_keys")
     if relation == "run_answers":
         con.unregister("run_answers")
@@ -576,6 +557,7 @@ def _prepare(
     item_lines, wide_lines = item_registry(study), answer_registry(study)
     source_lines = answer_sources(study)
     with open_duckdb() as con:
+        records.engine_spill(con)
         translations = read_translations(study)
         con.register("translations", translations)
         items = read_items(con, study, item_lines)
@@ -591,7 +573,7 @@ def _prepare(
             translations.to_pydict(),
         )
         runs = _wide_runs(con, study, wide_lines, notes, records, root, context)
-        runs += _record_runs(con, study, source_lines, items_fingerprint, notes, records)
+        runs += _record_runs(con, study, source_lines, items, items_fingerprint, notes, records)
     ids = [run.run_id for run in runs]
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
@@ -600,6 +582,18 @@ def _prepare(
             hint="register each run once (one model, revision and variant per source)",
         )
     return items, items_fingerprint, runs, notes, context
+
+
+def _collect(
+    con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]
+) -> Callable[[str, pa.Schema, str], Written]:
+    """A ``write`` for :func:`_split` that keeps each table in ``tables``."""
+
+    def collect(name: str, schema: pa.Schema, sql: str) -> Written:
+        tables[name] = schemas.conform(name, con.sql(sql).to_arrow_table())
+        return Written.of(tables[name])
+
+    return collect
 
 
 def read_source_runs(study: Study, lines: list[Line], notes: list[str]) -> list[Run]:
@@ -614,18 +608,13 @@ def read_source_runs(study: Study, lines: list[Line], notes: list[str]) -> list[
     ]
     records = Records()  # in memory: a folder the command adds
     with open_duckdb() as con:
-        con.register("items", schemas.ITEMS.empty_table())
-        runs = _record_runs(con, study, lines, "", notes, records)
+        items = schemas.ITEMS.empty_table()
+        con.register("items", items)
+        runs = _record_runs(con, study, lines, items, "", notes, records)
         for run in runs:
-            answers: list[pa.Table] = []
-            aside: list[pa.Table] = []
-            _, run.scores_table = _split(con, run, records, languages, answers.append, aside.append)
-            run.answers_table = schemas.conform(
-                "answers", pa.concat_tables([schemas.ANSWERS.empty_table(), *answers])
-            )
-            run.quarantine_table = schemas.conform(
-                "quarantine", pa.concat_tables([schemas.QUARANTINE.empty_table(), *aside])
-            )
+            tables: dict[str, pa.Table] = {}
+            _, run.scores_table = _split(con, run, records, languages, _collect(con, tables))
+            run.answers_table, run.quarantine_table = tables["answers"], tables["quarantine"]
     return runs
 
 
@@ -648,16 +637,11 @@ def checked_landing_folder(landing_dir: Path | str) -> Path:
 
 
 def land_mcq(
-    project_root: Path | str,
-    landing_dir: Path | str,
-    variables: dict | None = None,
-    *,
-    study: Study | None = None,
+    project_root: Path | str, landing_dir: Path | str, variables: dict | None = None
 ) -> LandingReport:
     """Land the study's registered inputs under ``landing_dir``; see the module's doc.
-    ``variables``: vars given to one dbt call (``--vars``), over ``dbt_project.yml``'s;
-    ``study``: the study already loaded from them."""
-    study = study or load_study(Path(project_root), variables)
+    ``variables``: vars given to one dbt call (``--vars``), over ``dbt_project.yml``'s."""
+    study = load_study(Path(project_root), variables)
     root = checked_landing_folder(landing_dir)
     # the records read wait in memory, or beyond a bound in spill files of the landing folder
     records = Records(spill_folder(root))
@@ -696,8 +680,11 @@ def _land(root: Path, study: Study, records: Records) -> LandingReport:
         # one run at a time: split and written as its records are read back, then let go
         fingerprint = _fingerprint(run.row, run.inputs, context)
         with open_duckdb() as con:
+            records.engine_spill(con)
             if landed_with(root, relative, "runs", fingerprint):
-                split, _ = _split(con, run, records, languages)
+                split = _landed_split(checked_path(root, relative))
+                if split is None:
+                    split, _ = _split(con, run, records, languages)
                 report.outcomes.append(Outcome("unchanged", relative, split.detail(run)))
             else:
                 status = "replaced" if checked_path(root, relative).exists() else "landed"
@@ -705,11 +692,11 @@ def _land(root: Path, study: Study, records: Records) -> LandingReport:
                 runs_table = pa.Table.from_pylist([row], schema=schemas.RUNS)
                 with staged_folder(root, relative) as staging:
                     write_table(staging, "runs", schemas.conform("runs", runs_table), fingerprint)
-                    answers = TableWriter(staging, "answers", schemas.ANSWERS, fingerprint)
-                    aside = TableWriter(staging, "quarantine", schemas.QUARANTINE, fingerprint)
-                    split, scores = _split(con, run, records, languages, answers.write, aside.write)
-                    answers.close()
-                    aside.close()
+
+                    def copy(name: str, schema: pa.Schema, sql: str) -> Written:
+                        return copy_query(con, sql, staging, schema, name, fingerprint)  # noqa: B023
+
+                    split, scores = _split(con, run, records, languages, copy)
                     write_table(staging, "option_scores", scores, fingerprint)
                 report.outcomes.append(Outcome(status, relative, split.detail(run)))
         records.forget(run.answers)

@@ -1,13 +1,15 @@
-"""The records of the runs between reading and landing, held in memory up to a bound.
+"""The records of the runs between reading and landing.
 
 Everything is read and checked before anything lands (a refused input lands nothing), and a
 run may take records from several files: the records read wait for their run to be split
-and written. They wait as Arrow tables while there are at most :data:`SPILL_ROWS` of them in
+and written. A long file's are not held at all: DuckDB reads them where they lie when their
+run is written (:class:`Deferred`). The records of the formats parsed in Python (wide CSV,
+sample logs) wait as Arrow tables while there are at most :data:`SPILL_ROWS` of them in
 all; beyond, every table waiting is written to a Parquet file in a hidden folder of the
-landing folder (``.spill-*``, removed when the landing ends), which the run's split reads
-back with DuckDB (:meth:`Records.relation`). The landing's memory therefore does not grow
-with the size of its inputs: one batch of records, the tables waiting, and DuckDB's memory
-limit.
+landing folder (``.spill-*``, removed when the landing ends; DuckDB spills there too),
+which the run's split reads back with DuckDB (:meth:`Records.relation`). The landing's
+memory therefore does not grow with the size of its inputs: the tables waiting, and
+DuckDB's memory limit.
 
 Each record carries ``record_order``, its place in the order records were read: a run's
 records, sorted by it, are in the order the landing writes them (by file, then row).
@@ -17,7 +19,8 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -27,6 +30,7 @@ import pyarrow.parquet as pq
 
 from concord_io.errors import disk_error
 from concord_io.landing import schemas
+from concord_io.landing.sources import SourceFile
 
 #: Records held in memory, in all, before they are written to spill files (about 90 MB).
 SPILL_ROWS = 1 << 19
@@ -53,8 +57,24 @@ REPEATING = [
     "content_hash",
 ]
 
-#: A run's records: tables in memory and spill files, in the order they were read.
-Pieces = list[pa.Table | Path]
+
+@dataclass(frozen=True)
+class Deferred:
+    """Records DuckDB reads where they lie, when their run is split and written: ``sql``
+    selects the :data:`RECORDS` columns but ``record_order``, with ``source_row`` (1 = the
+    first record of its file); ``tables`` the Arrow tables it names, registered on the
+    connection that reads it; ``sources`` the files it reads, checked unchanged after."""
+
+    sql: str
+    tables: dict[str, pa.Table]
+    sources: tuple[SourceFile, ...]
+    #: the ``record_order`` of its file's record 1
+    first_order: int
+
+
+#: A run's records: tables in memory, spill files and records read where they lie, in the
+#: order they were read.
+Pieces = list[pa.Table | Path | Deferred]
 
 
 class Records:
@@ -85,7 +105,7 @@ class Records:
         for piece in pieces:
             if isinstance(piece, pa.Table):
                 self._held -= piece.num_rows
-            else:
+            elif isinstance(piece, Path):
                 piece.unlink(missing_ok=True)
         pieces.clear()
 
@@ -94,6 +114,18 @@ class Records:
         target.extend(source)
         self._lists = [p for p in self._lists if p is not source]
         source.clear()
+
+    def reserve(self, n_rows: int) -> int:
+        """The ``record_order`` of record 1 of a file of ``n_rows`` records read where it lies
+        (:meth:`defer`), its place in the reading order reserved."""
+        first = self._next_order
+        self._next_order += n_rows
+        return first
+
+    @staticmethod
+    def defer(pieces: Pieces, piece: Deferred) -> None:
+        """Append records read where they lie (numbered by :meth:`reserve`) to ``pieces``."""
+        pieces.append(piece)
 
     def add(self, pieces: Pieces, table: pa.Table) -> None:
         """Append ``table`` (records as read: the :data:`RECORDS` columns, less
@@ -109,25 +141,47 @@ class Records:
 
     def relation(self, con: duckdb.DuckDBPyConnection, pieces: Pieces, name: str) -> str:
         """SQL naming ``pieces``' records on ``con``: the table ``name`` registered, when they
-        are all in memory, or else their spill files."""
+        are all in memory, or else the union of their tables (registered as ``name_<k>``),
+        spill files and records read where they lie."""
         if all(isinstance(p, pa.Table) for p in pieces):
             tables = [p for p in pieces if isinstance(p, pa.Table)]
             con.register(name, pa.concat_tables(tables) if tables else RECORDS.empty_table())
             return name
-        self._spill(pieces)
-        paths = ", ".join(_literal(str(p)) for p in pieces)
-        return f"read_parquet([{paths}])"
-
-    def batches(self, pieces: Pieces, rows: int) -> Iterator[pa.Table]:
-        """``pieces``' records in reading order, at most ``rows`` at a time."""
-        for piece in pieces:
+        columns = ", ".join(f.name for f in RECORDS)
+        parts = []
+        paths = [p for p in pieces if isinstance(p, Path)]
+        if paths:
+            files = ", ".join(_literal(str(p)) for p in paths)
+            parts.append(f"select {columns} from read_parquet([{files}])")
+        for k, piece in enumerate(pieces):
             if isinstance(piece, pa.Table):
-                for batch in piece.to_batches(max_chunksize=rows):
-                    yield pa.Table.from_batches([batch], schema=RECORDS)
-                continue
-            with pq.ParquetFile(piece) as parquet:
-                for batch in parquet.iter_batches(batch_size=rows):
-                    yield pa.Table.from_batches([batch]).cast(RECORDS)
+                con.register(f"{name}_{k}", piece)
+                parts.append(f"select {columns} from {name}_{k}")
+            elif isinstance(piece, Deferred):
+                for table_name, table in piece.tables.items():
+                    con.register(table_name, table)
+                order = f"{piece.first_order - 1} + source_row as record_order"
+                parts.append(f"select {columns.removesuffix(', record_order')}, {order} "
+                             f"from ({piece.sql})")  # fmt: skip
+        return "(" + "\nunion all\n".join(parts) + ")"
+
+    def engine_spill(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Let ``con`` spill beyond its memory limit into the spill folder (DuckDB's default
+        is ``.tmp`` in the working folder: never outside the landing folder)."""
+        if self._make_folder is None:
+            return
+        if self._folder is None:
+            self._folder = self._make_folder()
+        con.execute(f"set temp_directory = {_literal(str(self._folder / 'engine'))}")
+
+    @staticmethod
+    def check_unchanged(pieces: Pieces) -> None:
+        """Refuse when a file whose records were read where they lie changed since it was
+        hashed (its records may not be the bytes hashed)."""
+        for piece in pieces:
+            if isinstance(piece, Deferred):
+                for source in piece.sources:
+                    source.check_unchanged()
 
     def close(self) -> None:
         """Delete the spill files."""
@@ -169,8 +223,12 @@ class Records:
 
 
 def tables(pieces: Pieces) -> list[pa.Table]:
-    """``pieces`` as tables (spill files read back)."""
-    return [p if isinstance(p, pa.Table) else pq.read_table(p) for p in pieces]
+    """``pieces`` held or spilled (a sample log's, never read where they lie) as tables."""
+    return [
+        p if isinstance(p, pa.Table) else pq.read_table(p)
+        for p in pieces
+        if not isinstance(p, Deferred)
+    ]
 
 
 def spill_folder(root: Path) -> Callable[[], Path]:

@@ -44,11 +44,26 @@ class Study:
             return path.resolve().as_posix()
 
 
+def study_vars(root: Path, overrides: dict | None = None) -> dict:
+    """The vars of the project at ``root``: ``dbt_project.yml``'s, and over them
+    ``overrides``, the vars given to one dbt call (``--vars``)."""
+    return {**(project_yaml(Path(root) / "dbt_project.yml").get("vars") or {}), **(overrides or {})}
+
+
+def checked_task(variables: dict) -> str:
+    """The var ``mcq_default_task``, checked as a name: it names a landing folder
+    (``items/task=<task>``), so it is checked before anything is read, written or removed
+    (a var of ``../../..`` would name the landing folder itself)."""
+    task = variables.get("mcq_default_task", DBT_VARS["mcq_default_task"].default)
+    where = "var mcq_default_task (dbt_project.yml vars or --vars)"
+    return check_name("" if task is None else str(task), where, "task")
+
+
 def load_study(root: Path, overrides: dict | None = None) -> Study:
     """The study of the project at ``root``; ``overrides`` are vars given to one dbt call
     (``--vars``), which win over ``dbt_project.yml``'s."""
     root = Path(root)
-    variables = {**(project_yaml(root / "dbt_project.yml").get("vars") or {}), **(overrides or {})}
+    variables = study_vars(root, overrides)
     columns = {seed.name: list(seed.columns) for seed in declared_seeds(root)}
     missing = [name for name in (*REGISTRIES, TRANSLATIONS) if not columns.get(name)]
     needed = ("mcq_answers_dir", "mcq_items_dir", "mcq_answer_sources_dir")
@@ -85,14 +100,7 @@ def load_study(root: Path, overrides: dict | None = None) -> Study:
         path = Path(str(variables[name]))
         return path if path.is_absolute() else root / path
 
-    # the task names a landing folder (items/task=<task>): checked before anything is read,
-    # written or removed, as every task name is (a var of '../../..' would name the landing)
-    task = variables.get("mcq_default_task", DBT_VARS["mcq_default_task"].default)
-    check_name(
-        "" if task is None else str(task),
-        "var mcq_default_task (dbt_project.yml vars or --vars)",
-        "task",
-    )
+    task = checked_task(variables)
 
     return Study(
         root=root,
@@ -101,6 +109,6 @@ def load_study(root: Path, overrides: dict | None = None) -> Study:
         sources_dir=folder("mcq_answer_sources_dir"),
         languages=[str(lang) for lang in variables["mcq_languages"]],
         options=options,
-        task=str(task),
+        task=task,
         columns=columns,
     )

@@ -19,8 +19,10 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -137,6 +139,61 @@ def staged_folder(root: Path, relative: str) -> Iterator[Path]:
         if problem is None:
             raise
         raise problem from error
+
+
+#: The DuckDB type of each Arrow type a landing table declares (concord_io.landing.schemas).
+DUCKDB_TYPES = {
+    pa.string(): "varchar",
+    pa.int64(): "bigint",
+    pa.int32(): "integer",
+    pa.int16(): "smallint",
+    pa.float64(): "double",
+}
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a table's writing wrote: its rows, and the nulls of each column."""
+
+    rows: int
+    nulls: dict[str, int]
+
+    @classmethod
+    def of(cls, table: pa.Table) -> Written:
+        return cls(table.num_rows, {c: table.column(c).null_count for c in table.column_names})
+
+
+def copy_query(
+    con: duckdb.DuckDBPyConnection, query: str, folder: Path, schema: pa.Schema, name: str,
+    fingerprint: str,
+) -> Written:  # fmt: skip
+    """The rows of ``query`` written by DuckDB as ``<folder>/<name>.parquet`` with the
+    columns and types of ``schema`` and the folder's fingerprint, in row groups of
+    :data:`ROW_GROUP_ROWS`: the engine writes a run's rows without handing them to Python.
+    A null in a non-null column is a bug of the reader (the input was refused before): it
+    raises, from the file's own statistics (the caller's staged folder is then removed).
+    Returns the rows and nulls written."""
+    path = folder / f"{name}.parquet"
+    columns = ", ".join(f"{_cast(field.name, field.type)} as {field.name}" for field in schema)
+    literal = "'" + str(path).replace("'", "''") + "'"
+    key, value = FINGERPRINT.decode(), fingerprint.replace("'", "''")
+    (rows, statistics) = con.execute(
+        f"copy (select {columns} from ({query})) to {literal} (format parquet, "
+        f"row_group_size {ROW_GROUP_ROWS}, kv_metadata {{'{key}': '{value}'}}, "
+        "return_stats true)"
+    ).fetchone()[1::3]  # type: ignore[index]
+    found = {column.strip('"'): int(stats.get("null_count", 0)) for column, stats in
+             (statistics or {}).items()}  # fmt: skip
+    nulls = {field.name: found.get(field.name, 0) for field in schema}
+    bad = [f.name for f in schema if not f.nullable and nulls[f.name]]
+    if bad:
+        raise RuntimeError(f"reader bug: {name}.{bad[0]} has {nulls[bad[0]]} null(s)")
+    folders.fsync(path)
+    return Written(int(rows), nulls)
+
+
+def _cast(column: str, kind: pa.DataType) -> str:
+    return f"{column}::{DUCKDB_TYPES[kind]}"
 
 
 def write_table(folder: Path, name: str, table: pa.Table, fingerprint: str) -> None:

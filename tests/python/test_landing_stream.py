@@ -1,8 +1,8 @@
-"""The reader's memory does not grow with a file's size: a Parquet file is read, checked and
-landed in record batches (``long.BATCH_ROWS``), the records read wait in spill files beyond
-``spill.SPILL_ROWS``, and a file's content hash is computed in chunks. These tests make the
-batches and the bound tiny, and show that a file lands, and is refused, exactly as when it
-is read whole."""
+"""The reader's memory does not grow with a file's size: DuckDB reads a long file where it
+lies (checked in one pass, its answers written by the engine), the records of the formats
+parsed in Python wait in spill files beyond ``spill.SPILL_ROWS``, and a file's content hash is
+computed in chunks. These tests make the row groups and the bound tiny, and show that a file
+lands, and is refused, exactly as when it is one row group."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import pytest
 from test_landing_reader import land, landed, make_project, mcq, refused, sources
 
 from concord_io.errors import ConcordError
-from concord_io.landing import long, spill
 from concord_io.landing import sources as source_files
+from concord_io.landing import spill
 from concord_io.landing.mcq import DUPLICATE
 from concord_io.landing.writer import ROW_GROUP_ROWS, TableWriter, write_folder
 
@@ -60,10 +60,8 @@ def landed_tables(landing: Path) -> dict[str, pa.Table]:
 
 @pytest.fixture
 def small(monkeypatch):
-    """``small(True)``: batches of 7 records (row groups of 10 do not line up with them) and
-    at most 50 records in memory, so every path of the streaming is taken; ``small(False)``:
-    a file is one batch and nothing is spilled (the reading before streaming). Returns the
-    spill files written."""
+    """``small(True)``: at most 50 records in memory, so records held are spilled;
+    ``small(False)``: nothing is spilled. Returns the spill files written."""
     written: list[Path] = []
     write = spill.Records._write
 
@@ -74,7 +72,6 @@ def small(monkeypatch):
     monkeypatch.setattr(spill.Records, "_write", counted)
 
     def streaming(on: bool) -> list[Path]:
-        monkeypatch.setattr(long, "BATCH_ROWS", 7 if on else 10**9)
         monkeypatch.setattr(spill, "SPILL_ROWS", 50 if on else 10**9)
         return written
 
@@ -144,7 +141,7 @@ def test_the_same_records_land_alike_in_one_row_group_or_many(tmp_path, small, l
         put(project, "b.parquet", second, row_group_size)
         land(project, variables)
         landings.append(landed_tables(project.parent / "landing"))
-    assert written, "nothing was spilled"
+    assert not written, "a long file's records were spilled: DuckDB reads them where they lie"
     assert landings[0].keys() == landings[1].keys()
     for name, table in landings[0].items():
         assert table.equals(landings[1][name]), name
@@ -221,3 +218,28 @@ def test_a_table_written_piece_by_piece_is_the_file_written_whole(tmp_path, rows
     assert (tmp_path / "pieces" / "t.parquet").read_bytes() == (
         tmp_path / "whole" / "t.parquet"
     ).read_bytes()
+
+
+def test_a_file_of_several_runs_lands_each_run_whole_whether_or_not_its_runs_can_be_skipped(
+    tmp_path,
+):
+    """A file of several runs is read once per run: by its own model and run columns (DuckDB
+    skips the row groups of other runs) where every record gives them as the reader takes
+    them, and through the reader's cleaning otherwise (a blank around one model name): the
+    same runs land either way, each with all its records."""
+    landings = []
+    for padded in (False, True):
+        project = make_project(tmp_path / f"padded-{padded}")
+        sources(project, "a.parquet,long,,,,,,\n")
+        columns = records(models=("M2", "M3", "M4"))
+        if padded:
+            columns["model"][7] = " M2 "  # M2's eighth record
+        put(project, "a.parquet", columns, 10)
+        land(project)
+        landings.append(landed_tables(project.parent / "landing"))
+        answers = landed(project)
+        long_runs = answers[answers.source_file == "a.parquet"].groupby("run_id").size()
+        assert sorted(long_runs) == [2 * N_ITEMS] * 3
+    assert landings[0].keys() == landings[1].keys()
+    for name, table in landings[0].items():
+        assert table.equals(landings[1][name]), name
