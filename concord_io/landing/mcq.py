@@ -541,8 +541,7 @@ def _split(
         scored = schemas.conform("option_scores", scored)
     con.execute("drop table run_set_aside")
     con.unregister("run_option_keys")
-    if relation == "run_answers":
-        con.unregister("run_answers")
+    records.release(con)
     return split, scored
 
 
@@ -653,6 +652,42 @@ def land_mcq(
         pa.default_memory_pool().release_unused()
 
 
+def _land_run(
+    con: duckdb.DuckDBPyConnection,
+    root: Path,
+    relative: str,
+    run: Run,
+    records: Records,
+    languages: list[str],
+    now: datetime,
+    context: str,
+) -> Outcome:
+    """One run landed as ``<root>/<relative>``, unless it is landed from the same inputs."""
+    if run.unchanged:
+        detail = (
+            f"{run.row['model']}, {run.row['variant']}: not read again "
+            f"({run.row['source_folder']} is as it landed)"
+        )
+        return Outcome("unchanged", relative, detail)
+    fingerprint = _fingerprint(run.row, run.inputs, context)
+    if landed_with(root, relative, "runs", fingerprint):
+        split = _landed_split(checked_path(root, relative))
+        if split is None:
+            split, _ = _split(con, run, records, languages)
+        return Outcome("unchanged", relative, split.detail(run))
+    status = "replaced" if checked_path(root, relative).exists() else "landed"
+    runs_table = pa.Table.from_pylist([{**run.row, "landed_at": now}], schema=schemas.RUNS)
+    with staged_folder(root, relative) as staging:
+        write_table(staging, "runs", schemas.conform("runs", runs_table), fingerprint)
+
+        def copy(name: str, schema: pa.Schema, sql: str) -> Written:
+            return copy_query(con, sql, staging, schema, name, fingerprint)
+
+        split, scores = _split(con, run, records, languages, copy)
+        write_table(staging, "option_scores", scores, fingerprint)
+    return Outcome(status, relative, split.detail(run))
+
+
 def _land(root: Path, study: Study, records: Records) -> LandingReport:
     items, items_fingerprint, runs, notes, context = _prepare(study, records, root)
     languages = [
@@ -664,43 +699,17 @@ def _land(root: Path, study: Study, records: Records) -> LandingReport:
 
     now = datetime.now(UTC)
     kept: dict[str, set[str]] = {"mcq": set(), "items": set()}
-    for run in sorted(runs, key=lambda r: r.run_id):
-        relative = f"mcq/run_id={run.run_id}"
-        kept["mcq"].add(relative)
-        if run.unchanged:
-            report.outcomes.append(
-                Outcome(
-                    "unchanged",
-                    relative,
-                    f"{run.row['model']}, {run.row['variant']}: not read again "
-                    f"({run.row['source_folder']} is as it landed)",
-                )
-            )
-            continue
-        # one run at a time: split and written as its records are read back, then let go
-        fingerprint = _fingerprint(run.row, run.inputs, context)
-        with open_duckdb() as con:
-            records.engine_spill(con)
-            if landed_with(root, relative, "runs", fingerprint):
-                split = _landed_split(checked_path(root, relative))
-                if split is None:
-                    split, _ = _split(con, run, records, languages)
-                report.outcomes.append(Outcome("unchanged", relative, split.detail(run)))
-            else:
-                status = "replaced" if checked_path(root, relative).exists() else "landed"
-                row = {**run.row, "landed_at": now}
-                runs_table = pa.Table.from_pylist([row], schema=schemas.RUNS)
-                with staged_folder(root, relative) as staging:
-                    write_table(staging, "runs", schemas.conform("runs", runs_table), fingerprint)
-
-                    def copy(name: str, schema: pa.Schema, sql: str) -> Written:
-                        return copy_query(con, sql, staging, schema, name, fingerprint)  # noqa: B023
-
-                    split, scores = _split(con, run, records, languages, copy)
-                    write_table(staging, "option_scores", scores, fingerprint)
-                report.outcomes.append(Outcome(status, relative, split.detail(run)))
-        records.forget(run.answers)
-        run.answers, run.option_scores = [], []
+    # one connection writes every run, one at a time: split and written by DuckDB from
+    # where its records lie, then let go
+    with open_duckdb() as con:
+        records.engine_spill(con)
+        for run in sorted(runs, key=lambda r: r.run_id):
+            relative = f"mcq/run_id={run.run_id}"
+            kept["mcq"].add(relative)
+            report.outcomes.append(_land_run(con, root, relative, run, records, languages, now,
+                                             context))  # fmt: skip
+            records.forget(run.answers)
+            run.answers, run.option_scores = [], []
     if items.num_rows:
         relative = f"items/task={study.task}"
         kept["items"].add(relative)

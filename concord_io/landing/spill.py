@@ -91,6 +91,8 @@ class Records:
         self._held = 0
         self._next_order = 0
         self._files = 0
+        #: the tables :meth:`relation` registered, let go by :meth:`release`
+        self._registered: set[str] = set()
 
     def pieces(self) -> Pieces:
         """A new list of pieces, whose tables are spilled with the others'."""
@@ -145,7 +147,7 @@ class Records:
         spill files and records read where they lie."""
         if all(isinstance(p, pa.Table) for p in pieces):
             tables = [p for p in pieces if isinstance(p, pa.Table)]
-            con.register(name, pa.concat_tables(tables) if tables else RECORDS.empty_table())
+            self._register(con, name, pa.concat_tables(tables) if tables else RECORDS.empty_table())
             return name
         columns = ", ".join(f.name for f in RECORDS)
         parts = []
@@ -155,11 +157,11 @@ class Records:
             parts.append(f"select {columns} from read_parquet([{files}])")
         for k, piece in enumerate(pieces):
             if isinstance(piece, pa.Table):
-                con.register(f"{name}_{k}", piece)
+                self._register(con, f"{name}_{k}", piece)
                 parts.append(f"select {columns} from {name}_{k}")
             elif isinstance(piece, Deferred):
                 for table_name, table in piece.tables.items():
-                    con.register(table_name, table)
+                    self._register(con, table_name, table)
                 order = f"{piece.first_order - 1} + source_row as record_order"
                 parts.append(f"select {columns.removesuffix(', record_order')}, {order} "
                              f"from ({piece.sql})")  # fmt: skip
@@ -173,6 +175,16 @@ class Records:
         if self._folder is None:
             self._folder = self._make_folder()
         con.execute(f"set temp_directory = {_literal(str(self._folder / 'engine'))}")
+
+    def _register(self, con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
+        con.register(name, table)
+        self._registered.add(name)
+
+    def release(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Let go of every table :meth:`relation` registered on ``con`` (a run written)."""
+        for name in self._registered:
+            con.unregister(name)
+        self._registered.clear()
 
     @staticmethod
     def check_unchanged(pieces: Pieces) -> None:
