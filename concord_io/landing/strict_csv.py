@@ -62,7 +62,8 @@ def text_of(data: bytes, label: str, empty: str = "the file is empty") -> str:
         raise ConcordError(
             f"{label}: contains NUL bytes (a UTF-16 file?)", hint="Save the file as UTF-8."
         )
-    return text.lstrip("\ufeff")
+    # lstrip copies the text: only where there is a BOM to remove
+    return text.lstrip("\ufeff") if text.startswith("\ufeff") else text
 
 
 def _header(text: str) -> tuple[list[str], list[str]]:
@@ -173,10 +174,13 @@ def check_records(text: str, header: list[str], label: str) -> None:
     )
 
 
-def check_line_endings(text: str, label: str) -> None:
+def check_line_endings(text: str, label: str, *, quoted: bool = True) -> None:
     """Records that end in more than one way (CRLF, LF, CR) are refused, naming the first
-    row that ends unlike the rows before it; line breaks inside quoted fields do not count."""
-    bare = re.sub(QUOTED, "", text)
+    row that ends unlike the rows before it; line breaks inside quoted fields do not count
+    (``quoted``: the text may hold quotes)."""
+    if "\r" not in text:
+        return  # every record ends with LF (or the file is one line)
+    bare = re.sub(QUOTED, "", text) if quoted else text
     marked = bare.replace("\r\n", "\x1e\x1f")  # CRLF as two other characters: same positions
     firsts = {"crlf": marked.find("\x1e"), "lf": marked.find("\n"), "cr": marked.find("\r")}
     found = sorted((at, kind) for kind, at in firsts.items() if at >= 0)
@@ -219,21 +223,38 @@ def read_csv(
     one_line_ending: bool = True,
     allow_no_rows: bool = False,
 ) -> CsvTable:
-    """``data`` checked (:func:`check_csv`) and parsed. ``one_line_ending``: refuse mixed
-    line endings (data files; a seed file, a registry among them, may mix them).
-    ``allow_no_rows``: a header alone is a valid file (an empty registry)."""
-    text, raw, header = check_csv(
-        data, label, declared=declared, required=required, one_line_ending=one_line_ending
-    )
-    table = pa_csv.read_csv(
-        io.BytesIO(text.encode("utf-8")),
-        parse_options=pa_csv.ParseOptions(newlines_in_values=True),
-        convert_options=pa_csv.ConvertOptions(
-            column_types={name: pa.string() for name in raw},
-            strings_can_be_null=False,
-            quoted_strings_can_be_null=False,
-        ),
-    ).rename_columns(header)
+    """``data`` checked (as :func:`check_csv` does) and parsed. ``one_line_ending``: refuse
+    mixed line endings (data files; a seed file, a registry among them, may mix them).
+    ``allow_no_rows``: a header alone is a valid file (an empty registry).
+
+    A file without a quote cannot hold a stray one, and each of its records is a line split
+    at its commas: Arrow's parser, which refuses a record of another width, checks it, and
+    the regular-expression pass runs only to name the record it refused (the same message);
+    a file with quotes gets that pass first."""
+    text = text_of(data, label, "the file is empty (no header row)")
+    raw, header = _header(text)
+    check_header(header, label, declared=declared, required=required)
+    quoted = '"' in text
+    if quoted:
+        check_records(text, header, label)
+    if one_line_ending:
+        check_line_endings(text, label, quoted=quoted)
+    body = data
+    while body.startswith(BOM):  # the bytes of ``text``: decoding them again is not needed
+        body = body[len(BOM) :]
+    try:
+        table = pa_csv.read_csv(
+            io.BytesIO(body),
+            parse_options=pa_csv.ParseOptions(newlines_in_values=quoted),
+            convert_options=pa_csv.ConvertOptions(
+                column_types={name: pa.string() for name in raw},
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        ).rename_columns(header)
+    except pa.ArrowInvalid:
+        check_records(text, header, label)  # names the record Arrow refused
+        raise
     if table.num_rows == 0 and not allow_no_rows:
         raise ConcordError(
             f"{label}: the file has a header but no data rows",

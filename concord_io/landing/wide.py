@@ -142,6 +142,20 @@ def _header_languages(header: list[str], file: str) -> list[str]:
 
 def _refuse_misaligned(con: duckdb.DuckDBPyConnection, file: str, languages: list[str]) -> None:
     listed = "[" + ", ".join(map(_literal, languages)) + "]"
+    joined = """
+        from wide_rows as w
+        inner join translations as t
+            on t.language = w.language and t.domain_label = w.domain_label
+        """
+    # the first misaligned row by a plain aggregate over every row; its domains, for the
+    # message, spelled out for that row alone
+    bad = first_row(
+        con,
+        f"select min(source_row) from (select w.source_row {joined} group by w.source_row "
+        "having min(t.domain_en) <> max(t.domain_en))",
+    )
+    if bad is None or bad[0] is None:
+        return
     found = first_row(
         con,
         f"""
@@ -149,13 +163,9 @@ def _refuse_misaligned(con: duckdb.DuckDBPyConnection, file: str, languages: lis
             w.source_row,
             string_agg(w.language_as_written || '=' || t.domain_en, ', '
                 order by list_position({listed}, w.language_as_written)) as domains
-        from wide_rows as w
-        inner join translations as t
-            on t.language = w.language and t.domain_label = w.domain_label
+        {joined}
+        where w.source_row = {int(bad[0])}
         group by w.source_row
-        having count(distinct t.domain_en) > 1
-        order by w.source_row
-        limit 1
         """,
     )
     if found:
