@@ -515,6 +515,29 @@ def hand_written_long_landing_shape(project: Path) -> str:
     """
 
 
+def hand_written_wide_landing(project: Path) -> str:
+    """The landing's floor for the wide files: each registered file read once by DuckDB (every
+    column as text), its answer columns unpivoted to one row per item and language, and one
+    typed Parquet copy of those answers, their validity beside them."""
+    root = project / "seeds" / "mcq"
+    with (root / "mcq_answer_registry.csv").open(encoding="utf-8") as handle:
+        lines = list(csv.DictReader(handle))
+    valid = "('A', 'B', 'C', 'D')"
+    parts = []
+    for line in lines:
+        path = str(root / "answers" / line["file"]).replace("'", "''")
+        for language in ("EN", "IT", "FA"):
+            answer = f'upper(trim("{line["prefix"]}_{language}"))'
+            parts.append(
+                f"select '{line['model']}' as model, '{line['run']}' as run, "
+                f"'{language.lower()}' as language, {answer} as answer, "
+                f"{answer} in {valid} as is_valid "
+                f"from read_csv('{path}', all_varchar = true)"
+            )
+    target = str(project / "warehouse" / "wide_landing_floor.parquet").replace("'", "''")
+    return f"copy ({' union all '.join(parts)}) to '{target}' (format parquet)"
+
+
 def run_landing_again(project: Path) -> dict:
     """The landing once more with every input unchanged (what every `dbt build` runs first)."""
     return run_landing(project)
@@ -545,6 +568,29 @@ def bench_landing(n_rows: int) -> dict:
     }
 
 
+def bench_wide_landing(n_items: int, n_files: int) -> dict:
+    """The reader alone on generated wide files (``n_items`` x ``n_files``), as
+    :func:`bench_landing`, against :func:`hand_written_wide_landing`."""
+    from generate_mcq import generate
+
+    with tempfile.TemporaryDirectory() as tmp:
+        project = copy_project(Path(tmp) / "project")
+        (project / "warehouse").mkdir()
+        generate(project, n_items, n_files)
+        landing = run_landing(project)
+        again = run_landing_again(project)
+        floor = _best_of_three(
+            "hand_written_wide_landing", project, {"memory_limit": LONG_MEMORY_LIMIT}
+        )
+    return {
+        "answer_rows": 3 * n_items * n_files,
+        "wide": f"{n_items:,} x {n_files}",
+        "landing": landing,
+        "landing_unchanged": again,
+        "landing_floor": floor,
+    }
+
+
 def main_landing(quick: bool, out: Path, sizes: list[int]) -> None:
     """bench/results/landing.{json,md}: the reader against the landing's floors."""
     sizes = [1_000, 100_000] if quick else sizes
@@ -554,16 +600,22 @@ def main_landing(quick: bool, out: Path, sizes: list[int]) -> None:
         print(f"landing, {n_rows:,} long answer rows ...", flush=True)
         results.append(bench_landing(n_rows))
         print(json.dumps(results[-1]), flush=True)
+    n_items, n_files = (300, 4) if quick else (100_000, 20)
+    print(f"landing, {n_items:,} items x {n_files} wide files ...", flush=True)
+    results.append(bench_wide_landing(n_items, n_files))
+    print(json.dumps(results[-1]), flush=True)
     name = "landing_quick" if quick else "landing"
     out.mkdir(parents=True, exist_ok=True)
     report = {"benchmark": "landing", "quick": quick, "memory_limit": LONG_MEMORY_LIMIT,
               "threads": os.environ.get("CONCORD_THREADS", "2"), "results": results}  # fmt: skip
     (out / f"{name}.json").write_text(json.dumps(report, indent=2))
     lines = [
-        f"The reader (`land_mcq`, a fresh process) on long Parquet files (10 files, 40 runs), "
-        f"against the landing's floor (one typed Parquet copy of the answers, six columns) "
-        f"and the same floor in the landed answers' shape (every landed column), each best "
-        f"of three; DuckDB's memory limit {LONG_MEMORY_LIMIT} on every side.",
+        f"The reader (`land_mcq`, a fresh process) on long Parquet files (10 files, 40 runs) "
+        f"and on wide CSV files, against the landing's floor (one typed Parquet copy of the "
+        f"answers, six columns; for the wide files each file read once by DuckDB and "
+        f"unpivoted) and, for the long files, the same floor in the landed answers' shape "
+        f"(every landed column), each best of three; DuckDB's memory limit "
+        f"{LONG_MEMORY_LIMIT} on every side.",
         "",
         "| answer rows | landing (s) | peak MB | unchanged (s) | floor (s) | shape floor (s) "
         "| landing / floor | landing / shape floor |",
@@ -571,11 +623,14 @@ def main_landing(quick: bool, out: Path, sizes: list[int]) -> None:
     ]
     for r in results:
         landing, floor = r["landing"]["seconds"], r["landing_floor"]["seconds"]
-        shape = r["landing_shape_floor"]["seconds"]
+        shape = r.get("landing_shape_floor", {}).get("seconds")
+        rows = f"{r['answer_rows']:,}" + (f" (wide, {r['wide']})" if "wide" in r else "")
         lines.append(
-            f"| {r['answer_rows']:,} | {landing:.1f} | {r['landing']['peak_rss_mb']:.0f} | "
-            f"{r['landing_unchanged']['seconds']:.1f} | {floor:.2f} | {shape:.2f} | "
-            f"{landing / floor:.1f}× | {landing / shape:.1f}× |"
+            f"| {rows} | {landing:.1f} | {r['landing']['peak_rss_mb']:.0f} | "
+            f"{r['landing_unchanged']['seconds']:.1f} | {floor:.2f} | "
+            + (f"{shape:.2f}" if shape else "—")
+            + f" | {landing / floor:.1f}× | "
+            + (f"{landing / shape:.1f}× |" if shape else "— |")
         )
     (out / f"{name}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
