@@ -91,6 +91,12 @@ SETTINGS = {
             "The serving file the starter notebook opens.",
         ),
         Setting(
+            "CONCORD_LANDED",
+            "",
+            "Set to 1 by `concord build` for the dbt build that follows its own land stage: "
+            "the dbt plugin then does not land the inputs a second time.",
+        ),
+        Setting(
             "CONCORD_DEBUG",
             "",
             "Any value but 0: failures show their traceback (as --debug does).",

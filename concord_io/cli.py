@@ -93,8 +93,14 @@ class Stage:
     env: dict[str, str] = field(default_factory=dict)
 
 
-def build_stages(database: Path, keep: int = KEEP, *, docs_from_build: bool = True) -> list[Stage]:
+def build_stages(
+    database: Path, keep: int = KEEP, *, docs_from_build: bool = True, lands_first: bool = True
+) -> list[Stage]:
     """The stages of ``concord build``, in order, with the command lines they run.
+
+    ``lands_first``: the land stage runs in this call, so the dbt build's plugin does not
+    land the inputs again (``CONCORD_LANDED``); ``concord build --stage dbt-build`` alone
+    lands through the plugin, as plain ``dbt build`` does.
 
     ``docs_from_build``: the dbt-build stage runs before the report in this call, so dbt docs
     take the manifest that build just wrote, every model compiled, instead of compiling the
@@ -113,8 +119,8 @@ def build_stages(database: Path, keep: int = KEEP, *, docs_from_build: bool = Tr
 
     return [
         # the seed files and the cross-lingual study's inputs checked and landed as Parquet,
-        # one line per landed folder (the dbt plugin lands again before dbt build:
-        # unchanged, nothing rewritten)
+        # one line per landed folder, refused before dbt starts; the dbt build that follows
+        # does not land them again
         Stage("land", [[python, "-m", "concord_io.landing"]], show_output=True),
         # the unit tests check the models' code on fixed rows, not the data: `make test` runs
         # them (its builds are plain `dbt build`), a data build leaves them out, as dbt
@@ -122,6 +128,7 @@ def build_stages(database: Path, keep: int = KEEP, *, docs_from_build: bool = Tr
         Stage(
             "dbt-build",
             [[str(DBT), "build", *dbt_flags, "--exclude-resource-type", "unit_test"]],
+            env={"CONCORD_LANDED": "1"} if lands_first else {},
         ),
         Stage(
             "quality",
@@ -334,7 +341,12 @@ def build(
     summary; stops at the first stage that fails."""
     database = (database or paths.build_db_path()).absolute()
     log_path = (log or database.parent / "logs" / BUILD_LOG).absolute()
-    stages = build_stages(database, keep, docs_from_build=not stage or "dbt-build" in stage)
+    stages = build_stages(
+        database,
+        keep,
+        docs_from_build=not stage or "dbt-build" in stage,
+        lands_first=not stage or "land" in stage,
+    )
     if stage:
         unknown = [s for s in stage if s not in STAGE_NAMES]
         if unknown:

@@ -19,6 +19,7 @@ import duckdb
 from dbt.adapters.duckdb.plugins import BasePlugin
 from dbt.adapters.events.logging import AdapterLogger
 
+from concord_common.settings import value
 from concord_io.connect import apply_build_settings, build_lock_error
 from concord_io.errors import ConcordError
 from concord_io.paths import check_build_db_path, landing_dir, prepare_build_db
@@ -48,6 +49,8 @@ def _land() -> None:
     flags = get_flags()
     if getattr(flags, "WHICH", None) not in LANDING_COMMANDS:
         return
+    if value("CONCORD_LANDED") == "1":
+        return  # `concord build` landed them in its land stage, a moment before
     project = _project_dir()
     variables = dict(getattr(flags, "VARS", None) or {})
     given = variables.get("landing_dir")

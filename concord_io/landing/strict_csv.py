@@ -5,7 +5,9 @@ the header (no blank or repeated name; declared or required columns), every reco
 the header (one regular-expression pass: the first ragged row or stray quote is named with
 its row and line), and, for data files, one kind of line ending. Only then is it parsed,
 by Arrow's C++ reader from the same bytes, every cell as text (an empty cell is '', never
-null): nothing is coerced, padded or guessed.
+null): nothing is coerced, padded or guessed. A file without a quote skips the
+regular-expression pass: Arrow's parser refuses a record of another width, and the pass then
+runs only to name it (:func:`read_csv`).
 
 The file's own bytes are parsed, never its name: a name with glob characters (``x[1].csv``)
 is that file and no other.

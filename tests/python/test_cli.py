@@ -73,6 +73,10 @@ def test_build_stages_are_the_pipeline_in_order(tmp_path):
     assert stages[0].steps == [[sys.executable, "-m", "concord_io.landing"]]
     assert stages[0].show_output
     assert [" ".join(s[1:3]) for s in stages[1].steps] == ["build --profiles-dir"]
+    # the inputs land once: the dbt build after the land stage does not land them again,
+    # and alone (--stage dbt-build) it lands through the plugin, as plain dbt build does
+    assert stages[1].env == {"CONCORD_LANDED": "1"}
+    assert build_stages(tmp_path / "concord.duckdb", lands_first=False)[1].env == {}
     # a data build leaves the unit tests (the models' code on fixed rows) to make test
     (dbt_build,) = stages[1].steps
     assert dbt_build[1] == "build"
