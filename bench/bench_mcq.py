@@ -435,13 +435,20 @@ def main_long(quick: bool, out: Path) -> None:
     write_long_report(results, quick, out, dbt_start)
 
 
+def _write_results(out: Path, name: str, report: dict, lines: list[str]) -> None:
+    """``<out>/<name>.json`` (``report``) and ``<out>/<name>.md`` (``lines``), printed too."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.json").write_text(json.dumps(report, indent=2))
+    (out / f"{name}.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def write_long_report(
     results: list[dict], quick: bool, out: Path, dbt_version_seconds: float
 ) -> None:
     """mcq_long.json and mcq_long.md from the sizes' results, the first the start cost,
     beside `dbt --version` (best of three)."""
     name = "mcq_long_quick" if quick else "mcq_long"
-    out.mkdir(parents=True, exist_ok=True)
     start = results[0]["total_seconds"]
     unchanged = results[0]["rebuild_unchanged"]["seconds"]
     report = {
@@ -453,7 +460,6 @@ def write_long_report(
         "rebuild_unchanged_seconds": unchanged,
         "results": results,
     }
-    (out / f"{name}.json").write_text(json.dumps(report, indent=2))
     lines = [
         f"Start cost: the same landing and build on {results[0]['answer_rows']:,} rows, "
         f"{start:.1f} s ({start / dbt_version_seconds:.1f}× `dbt --version`, "
@@ -486,8 +492,7 @@ def write_long_report(
             f"{r['ours_us_per_row']:.3f} | {floor:.2f} | {facts} | "
             f"{work / floor:.1f}× | {work / r['facts_floor']['seconds']:.1f}× |"
         )
-    (out / f"{name}.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    _write_results(out, name, report, lines)
 
 
 def hand_written_long_landing_shape(project: Path) -> str:
@@ -639,11 +644,8 @@ def main_landing(quick: bool, out: Path, sizes: list[int]) -> None:
     print(f"landing, {n_items:,} items x {n_files} wide files ...", flush=True)
     results.append(bench_wide_landing(n_items, n_files))
     print(json.dumps(results[-1]), flush=True)
-    name = "landing_quick" if quick else "landing"
-    out.mkdir(parents=True, exist_ok=True)
     report = {"benchmark": "landing", "quick": quick, "memory_limit": LONG_MEMORY_LIMIT,
               "threads": os.environ.get("CONCORD_THREADS", "2"), "results": results}  # fmt: skip
-    (out / f"{name}.json").write_text(json.dumps(report, indent=2))
     lines = [
         f"The reader (`land_mcq`, a fresh process) on long Parquet files (10 files, 40 runs) "
         f"and on wide CSV files, against the landing's floor: every input file read once to "
@@ -667,8 +669,7 @@ def main_landing(quick: bool, out: Path, sizes: list[int]) -> None:
             + f" | {landing / floor:.1f}× | "
             + (f"{landing / shape:.1f}× |" if shape else "— |")
         )
-    (out / f"{name}.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    _write_results(out, "landing_quick" if quick else "landing", report, lines)
 
 
 def main() -> None:
