@@ -15,6 +15,7 @@ from pathlib import Path
 
 from concord_io.errors import ConcordError, printable
 from concord_io.landing.identities import check_name, check_option_order, check_variant
+from concord_io.landing.sources import read_regular
 from concord_io.landing.strict_csv import read_csv
 from concord_io.landing.study import Study
 from concord_io.landing.task_names import check_task_pattern
@@ -51,9 +52,10 @@ def read_registry(study: Study, name: str) -> list[Line]:
             f"{name}: registry not found ({path})",
             hint="every study registry is a CSV file in seeds/mcq/ (a header alone is enough)",
         )
+    label = f"{name} ({study.relative(path)})"
     checked = read_csv(
-        path.read_bytes(),
-        f"{name} ({study.relative(path)})",
+        read_regular(path, label),
+        label,
         declared=study.columns[name],
         one_line_ending=False,
         allow_no_rows=True,
@@ -100,10 +102,12 @@ def _listed(directory: Path, *, recursive: bool, suffixes: tuple[str, ...]) -> l
     if not directory.is_dir():
         return []
     found = directory.rglob("*") if recursive else directory.iterdir()
+    # every entry but a folder: a FIFO or a device named like an answer file is listed, and
+    # refused as what it is when it is opened (sources.open_regular), never taken as missing
     return sorted(
         path.relative_to(directory).as_posix()
         for path in found
-        if path.is_file() and path.suffix.lower() in suffixes
+        if not path.is_dir() and path.suffix.lower() in suffixes
     )
 
 
@@ -124,7 +128,7 @@ def registered_files(study: Study, name: str, directory: Path, required: list[st
     files = [line.file for line in lines]
     _refuse_repeated(name, files, "registered more than once")
     listed = _listed(directory, recursive=False, suffixes=(".csv",))
-    not_found = sorted(file for file in files if not (directory / file).is_file())
+    not_found = sorted(file for file in files if not (directory / file).exists())
     if not_found:
         raise ConcordError(
             f"{name}: registered file(s) not found in {directory}: "
@@ -238,6 +242,17 @@ def answer_sources(study: Study) -> list[Line]:
         pattern = file_pattern(file)
         line.paths = [path for path in listed if pattern.match(path)]
         if not line.paths:
+            unread = [
+                p.relative_to(directory).as_posix()
+                for p in (directory.rglob("*") if directory.is_dir() else [])
+                if not p.is_dir() and pattern.match(p.relative_to(directory).as_posix())
+            ]
+            if unread:
+                raise ConcordError(
+                    f"{name}: {printable(file)} matches {printable(unread[0])}, which is not a "
+                    f"file the reader reads ({', '.join(ANSWER_SUFFIXES)})",
+                    hint="decompress it (gunzip) or convert it, then land again",
+                )
             raise ConcordError(
                 f"{name}: registered file(s) not found in {directory}: {printable(file)}",
                 hint="put the file there (or fix the pattern), or remove the line",

@@ -34,6 +34,7 @@ from concord_io.landing.mcq import (
     remove_others,
 )
 from concord_io.landing.seed_sources import Seed, declared_seeds, seed_folders
+from concord_io.landing.sources import read_regular
 from concord_io.landing.strict_csv import NOTHING_LOADED, read_csv
 
 #: Bumped when the reader lands the same seed files differently: every seed lands again.
@@ -123,13 +124,12 @@ def read_seeds(project: Path | str) -> dict[str, tuple[Seed, pa.Table, str]]:
     tables: dict[str, tuple[Seed, pa.Table, str]] = {}
     for seed in seeds:
         try:
-            try:
-                data = seed.path.read_bytes()
-            except FileNotFoundError:
+            if not seed.path.exists():
                 raise ConcordError(
                     f"{seed.label}: file not found (declared in source {seed.source})",
                     hint="put the file there, or remove its table from the source",
-                ) from None
+                )
+            data = read_regular(seed.path, seed.label)
             tables[seed.name] = (seed, read_seed(seed, data), _fingerprint(seed, data))
         except ConcordError as error:
             hint = (error.hint or "").replace(NOTHING_LOADED, SEED_NOT_LOADED)

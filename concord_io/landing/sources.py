@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import duckdb
 import numpy as np
@@ -45,6 +47,53 @@ def _changed(name: str) -> ConcordError:
     )
 
 
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def open_regular(path: Path, name: str) -> BinaryIO:
+    """``path`` opened for reading, only if it is a regular file (a link is followed to what
+    it names): a FIFO would hang the reader, a device (``/dev/zero``) would never end and a
+    folder is no file, so each is refused in one line naming ``name``, before a byte is
+    read. Opened without blocking, so opening a FIFO returns at once."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except IsADirectoryError:
+        raise _not_regular(name, stat.S_IFDIR) from None
+    except OSError as error:
+        raise _unreadable(name, error) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise _not_regular(name, mode)
+    os.set_blocking(fd, True)
+    return open(fd, "rb")  # noqa: SIM115 - the caller closes it (a with block)
+
+
+def _not_regular(name: str, mode: int) -> ConcordError:
+    return ConcordError(
+        f"{printable(name)}: is {_kind(mode)}, not a regular file; nothing was read",
+        hint="register a regular file (a link to one is fine)",
+    )
+
+
+def read_regular(path: Path, name: str) -> bytes:
+    """The bytes of ``path``, a regular file (:func:`open_regular`)."""
+    with open_regular(path, name) as handle:
+        try:
+            return handle.read()
+        except OSError as error:
+            raise _unreadable(name, error) from None
+
+
 @dataclass(frozen=True)
 class SourceFile:
     """An input file, hashed once when opened (``content_hash``: sha256 of its bytes):
@@ -64,10 +113,7 @@ class SourceFile:
     def read_bytes(self) -> bytes:
         """The file's bytes, for the formats read whole; refused when they are not the
         bytes that were hashed."""
-        try:
-            data = self.path.read_bytes()
-        except OSError as error:
-            raise _unreadable(self.name, error) from None
+        data = read_regular(self.path, self.name)
         if hashlib.sha256(data).hexdigest() != self.content_hash:
             raise _changed(self.name)
         return data
@@ -87,13 +133,13 @@ def load(directory: Path, name: str) -> SourceFile:
     """The file ``name`` of ``directory``, hashed in chunks of :data:`HASH_CHUNK` bytes."""
     path = directory / name
     digest = hashlib.sha256()
-    try:
-        with path.open("rb") as handle:
+    with open_regular(path, name) as handle:
+        try:
             stamp = _stamp(os.fstat(handle.fileno()))
             while chunk := handle.read(HASH_CHUNK):
                 digest.update(chunk)
-    except OSError as error:
-        raise _unreadable(name, error) from None
+        except OSError as error:
+            raise _unreadable(name, error) from None
     return SourceFile(path, name, digest.hexdigest(), stamp)
 
 

@@ -1431,3 +1431,26 @@ def test_an_unchanged_wide_file_is_not_read_again(project, monkeypatch):
     wide.write_bytes(wide.read_bytes().replace(b",C,D\n", b",C,C\n"))  # item 2's answer in it
     changed = land(project)
     assert [o.status for o in changed.outcomes if o.folder.startswith("mcq/")] == ["replaced"]
+
+
+@pytest.mark.parametrize("name", ["a.parquet", "a.csv", "a.jsonl"])
+def test_an_answer_file_that_is_a_fifo_is_refused_at_once(project, name):
+    """Names are not identities: a registered answer file is read only if it is a regular
+    file (a FIFO would hang the landing)."""
+    import signal
+
+    sources(project, f"{name},long,M,base,,,,\n")
+    os.mkfifo(mcq(project) / "answer_sources" / name)
+    signal.alarm(20)
+    try:
+        refused(project, f"{name}: is a FIFO (named pipe), not a regular file; nothing was read")
+    finally:
+        signal.alarm(0)
+
+
+def test_a_compressed_log_is_named_as_what_it_is_not_as_missing(project):
+    """A registered ``.jsonl.gz`` exists: it is refused as a file the reader does not read,
+    with what to do, never reported as missing."""
+    sources(project, "logs/*.jsonl*,long,M,base,,,,\n")
+    write(mcq(project) / "answer_sources" / "logs" / "a.jsonl.gz", b"\x1f\x8b")
+    refused(project, "logs/*.jsonl* matches logs/a.jsonl.gz, which is not a file the reader reads")

@@ -5,6 +5,8 @@ the refusals, one line each."""
 from __future__ import annotations
 
 import hashlib
+import os
+import signal
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -150,3 +152,29 @@ def test_a_seed_lands_once_per_content_and_again_when_it_changes(tmp_path):
     removed = land_seeds(root, landing)
     assert removed.status_of("seeds/seed=probe_messages") == "removed"
     assert not path.exists()
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [
+        (os.mkfifo, "a FIFO (named pipe)"),
+        (os.mkdir, "a folder"),
+        (lambda path: os.symlink("/dev/zero", path), "a device"),
+    ],
+    ids=["fifo", "folder", "link to /dev/zero"],
+)
+def test_a_seed_that_is_not_a_regular_file_is_refused_before_a_byte_is_read(tmp_path, make, kind):
+    """A FIFO hung the landing (and dbt build), a link to /dev/zero ran it out of memory:
+    each is refused in one line, at once (the alarm fails the test instead of a hang)."""
+    root = project(tmp_path, {})
+    make(root / "seeds" / "probe" / "probe_messages.csv")
+    signal.alarm(20)
+    try:
+        with pytest.raises(ConcordError) as refused:
+            read_seeds(root)
+    finally:
+        signal.alarm(0)
+    assert refused.value.message == (
+        f"seed probe_messages (seeds/probe/probe_messages.csv): is {kind}, not a regular "
+        "file; nothing was read. register a regular file (a link to one is fine)"
+    )
