@@ -9,12 +9,13 @@
 
 
 {#- The whole-number vars: name -> (smallest, largest). The upper bounds keep one run's
-    memory and time sane (a resample or permutation count is an array length). -#}
+    memory and time sane (a resample or permutation count is an array length); the seed's
+    is the largest a mart's bigint column holds (the intervals publish it). -#}
 {% macro _whole_number_vars() %}
     {{ return({
         'bootstrap_resamples': (1, 1000000),
         'probe_permutations': (1, 1000000),
-        'bootstrap_seed': (0, 18446744073709551615),
+        'bootstrap_seed': (0, 9223372036854775807),
     }) }}
 {% endmacro %}
 
