@@ -24,8 +24,11 @@ def _from_env(variable: str, root: Path = PROJECT_ROOT) -> Path:
 
 
 def build_db_path() -> Path:
-    """The build database (``CONCORD_DB_PATH``)."""
-    return _from_env("CONCORD_DB_PATH")
+    """The build database (``CONCORD_DB_PATH``), checked to be a file path
+    (:func:`check_build_db_path`): every command refuses ``/dev/null`` before it writes a
+    log, a report or a serving folder beside it."""
+    check_build_db_path(value("CONCORD_DB_PATH"))  # as given: ':memory:', '~'
+    return check_build_db_path(_from_env("CONCORD_DB_PATH"))  # as resolved: a device
 
 
 def warehouse_dir() -> Path:
@@ -99,7 +102,15 @@ def check_build_db_path(path: Path | str, *, variable: str = "CONCORD_DB_PATH") 
             hint="an in-memory or remote database keeps nothing for publish and the report; "
             f"unset {variable} (default {DEFAULT_DB_PATH}) or name a .duckdb file",
         )
-    return Path(_not_home_relative(text, variable + "="))
+    path = Path(_not_home_relative(text, variable + "="))
+    if path.exists() and not path.is_file() and not path.is_dir():
+        # a device (/dev/null), a FIFO or a socket: DuckDB cannot keep a database there, and
+        # the folder beside it (logs, serving, report) is no place to write
+        raise ConcordError(
+            f"{variable}={text}: is a device or a pipe, not a database file",
+            hint=f"unset {variable} (default {DEFAULT_DB_PATH}) or name a .duckdb file",
+        )
+    return path
 
 
 def prepare_build_db(path: Path | str, *, variable: str = "CONCORD_DB_PATH") -> Path:
