@@ -8,6 +8,7 @@ build database.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import concord_common
@@ -52,7 +53,23 @@ def landing_dir(root: Path = PROJECT_ROOT) -> Path:
     """The landing folder (``CONCORD_LANDING_DIR``): the probe's runs and the cross-lingual
     study's inputs as Parquet (docs/landing.md); a relative value is taken from ``root``,
     the project folder (a copy of the project has its own)."""
+    raw = os.environ.get("CONCORD_LANDING_DIR", "")
+    if raw:
+        checked_landing_value(raw, "CONCORD_LANDING_DIR=")
     return _from_env("CONCORD_LANDING_DIR", root)
+
+
+def checked_landing_value(text: str, label: str) -> str:
+    """A landing folder as given (``CONCORD_LANDING_DIR``, the var ``landing_dir``), refused
+    where the reader and dbt would take it for two folders: blanks around it (dbt keeps
+    them) or a leading ``~`` (DuckDB expands it, Python does not)."""
+    if text != text.strip():
+        raise ConcordError(
+            f"{label}{text!r}: blanks around the landing folder (dbt would read a folder of "
+            "that name, the reader another)",
+            hint="give the folder without surrounding blanks",
+        )
+    return _not_home_relative(text, label)
 
 
 def inside(folder: Path | str, target: Path | str, *, what: str = "path") -> Path:
