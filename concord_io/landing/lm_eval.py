@@ -12,8 +12,10 @@ without the harness's leading space) give each option's length in characters and
 
 The sample's ``target`` is its gold (``gold_option``, the item's own key through the
 presented order): a whole number is the option's index from 0 (the harness logs an integer
-gold as its text), other text an option's text, else its presented letter; a target that
-names no option of the sample refuses the file, and a sample without one has no gold.
+gold as its text) unless the log's samples' own ``acc`` shows that the harness took such
+targets for option texts (options that are numbers), other text an option's text, else its
+presented letter; a target that names no option of the sample refuses the file, and a
+sample without one has no gold.
 
 The run's provenance comes from the harness's ``results_<date>.json`` in the same folder,
 where there is one for the task: the model revision (``model_args``), the harness version,
@@ -179,12 +181,57 @@ TARGET_CHECKS = [
 ]
 
 
-def _with_gold_position(relation: str) -> str:
+def _digits_are_texts(con: duckdb.DuckDBPyConnection, relation: str) -> bool:
+    """Whether the log's targets written in digits are option texts, not indexes: the
+    harness logs every target as text, and a task whose options are numbers (``2``, ``4``)
+    has targets that read both ways. The harness's own verdict, each sample's ``acc`` (1 when
+    the option it picked, the first with the highest log-likelihood, is the gold), settles
+    it: the texts, when some sample's ``acc`` agrees with the gold read as a text and not as
+    an index, and none the other way round; else, as before, indexes."""
+    found = first_row(
+        con,
+        f"""
+        select
+            count(*) filter (where text_fits and not index_fits),
+            count(*) filter (where index_fits and not text_fits)
+        from (
+            select
+                (picked = as_text) = (acc = 1) as text_fits,
+                (picked = as_index) = (acc = 1) as index_fits
+            from (
+                select
+                    acc,
+                    list_position(lls, list_max(lls)) as picked,
+                    try_cast(target_text as bigint) + 1 as as_index,
+                    list_position(
+                        list_transform(continuations, lambda c: regexp_replace(c, '^ ', '')),
+                        target_text
+                    ) as as_text
+                from {relation}
+                where target_type = 'VARCHAR' and regexp_full_match(target_text, '[0-9]+')
+                    and acc in (0, 1) and len(lls) = list_count(lls)
+            )
+            where as_text is not null and as_text <> as_index
+        )
+        """,
+    )
+    texts, indexes = found or (0, 0)
+    return bool(texts) and not indexes
+
+
+def _with_gold_position(relation: str, digits_are_texts: bool = False) -> str:
     """``relation``'s samples with ``gold_position``, the 1-based presented position of the
     gold that ``target`` names (null where the sample has none): a whole number is the
-    option's index from 0 (the harness logs an integer gold as its text); other text is an
-    option's text (without the harness's leading space; the first that matches, as the
-    harness's ``choices.index``), else a letter (``B``: the second option presented)."""
+    option's index from 0 (the harness logs an integer gold as its text), but where the
+    log's targets in digits are option texts (:func:`_digits_are_texts`) and the text is an
+    option's; other text is an option's text (without the harness's leading space; the
+    first that matches, as the harness's ``choices.index``), else a letter (``B``: the
+    second option presented)."""
+    as_text = (
+        "list_position(list_transform(continuations, lambda c: regexp_replace(c, '^ ', '')), "
+        "target_text)"
+    )
+    texts_first = f"and {as_text} is null" if digits_are_texts else ""
     return f"""
         select
             *,
@@ -207,7 +254,10 @@ def _with_gold_position(relation: str) -> str:
                 *,
                 coalesce(
                     target_type in ('UBIGINT', 'BIGINT')
-                    or (target_type = 'VARCHAR' and regexp_full_match(target_text, '[0-9]+')),
+                    or (
+                        target_type = 'VARCHAR' and regexp_full_match(target_text, '[0-9]+')
+                        {texts_first}
+                    ),
                     false
                 ) as target_is_index
             from {relation}
@@ -243,6 +293,8 @@ def read_samples(
             json_type(line, {item_path}) as item_type,
             json_extract_string(line, '$.target') as target_text,
             json_type(line, '$.target') as target_type,
+            -- the harness's verdict on the sample (1: its pick is the gold), where it logs one
+            try_cast(json_extract_string(line, '$.acc') as double) as acc,
             lls_text,
             case when filtered is not null then 'filtered_resps' else 'resps' end
                 as source_column,
@@ -318,7 +370,8 @@ def read_samples(
         ),
     ]
     refuse_first(con, "samples", checks, source.name, unit="line")
-    con.execute(f"create or replace temp table samples as {_with_gold_position('samples')}")
+    texts = _digits_are_texts(con, "samples")
+    con.execute(f"create or replace temp table samples as {_with_gold_position('samples', texts)}")
     refuse_first(con, "samples", TARGET_CHECKS, source.name, unit="line")
     if item_key == "doc_id":
         item_id = "(item_text::hugeint + 1)::varchar"

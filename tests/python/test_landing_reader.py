@@ -1101,6 +1101,37 @@ def test_a_samples_target_lands_as_the_items_gold_option(project):
     assert landed(project).query("source_file == 'w.csv'").gold_option.isna().all()
 
 
+def with_acc(line: str, acc: float) -> str:
+    """A sample line with the harness's own verdict on it (``acc``)."""
+    return json.dumps({**json.loads(line), "acc": acc})
+
+
+@pytest.mark.parametrize(
+    ("acc", "expected"),
+    [((1.0, 0.0), {"1": "B", "2": "B"}), ((0.0, 1.0), {"1": "C", "2": "C"})],
+    ids=["acc says text", "acc says index"],
+)
+def test_a_target_in_digits_is_read_as_the_harness_read_it(project, acc, expected):
+    """The bug of "Nothing silently wrong, nothing lost": the harness logs every target as
+    text, so when the options are numbers a target "2" is both the option "2" and the index
+    2. Each sample's ``acc`` (1: the harness's pick is its gold) says which the harness took:
+    here the model picks the option "2" (presented second) in sample 1 and the option "1"
+    (third) in sample 2."""
+    texts = [" 1", " 2", " 1", " 3"]
+    logs(
+        project,
+        {
+            "en": [
+                with_acc(sample(0, [-2.0, -1.0, -3.0, -4.0], texts=texts, target="2"), acc[0]),
+                with_acc(sample(1, [-3.0, -2.0, -1.0, -4.0], texts=texts, target="2"), acc[1]),
+            ]
+        },
+    )
+    land(project)
+    answers = landed(project).query("source_file.str.startswith('lm_eval')")
+    assert dict(zip(answers.item_id, answers.gold_option, strict=True)) == expected
+
+
 @pytest.mark.parametrize(
     ("target", "expected"),
     [
