@@ -8,7 +8,8 @@ on ties, as the harness's ``acc`` does. Every log-likelihood must be a finite nu
 most 0: NaN, an infinity, a positive value or text that is no number refuses the file. The
 item is ``doc_id + 1`` (the harness numbers documents from 0; items from 1) or the field the
 registry line names in ``item_key``. The option texts (``arguments``, the continuation
-without the harness's leading space) give each option's length in characters and bytes.
+without the task's target delimiter, a space unless its results file records another)
+give each option's length in characters and bytes.
 
 The sample's ``target`` is its gold (``gold_option``, the item's own key through the
 presented order): a whole number is the option's index from 0 (the harness logs an integer
@@ -60,6 +61,21 @@ class Provenance:
     harness_version: str | None = None
     n_fewshot: int | None = None
     task_hashes: dict[str, str] = field(default_factory=dict)
+    #: what the harness put between the context and each option (the task's config
+    #: ``target_delimiter``; a space where the results file does not say)
+    target_delimiter: str = " "
+
+
+def _without_delimiter(expression: str, delimiter: str) -> str:
+    """SQL: a continuation (the harness's delimiter, then the option's text) as the option's
+    text: the delimiter the results file records, removed once, never assumed a space."""
+    if not delimiter:
+        return expression
+    literal = _literal(delimiter)
+    return (
+        f"(case when starts_with({expression}, {literal}) "
+        f"then substr({expression}, {len(delimiter) + 1}) else {expression} end)"
+    )
 
 
 def task_of(source: SourceFile, line: Line) -> tuple[str, str, str]:
@@ -144,7 +160,10 @@ def provenance(folder: Path, harness_task: str, label: str) -> Provenance:
     shots = (results.get("n-shot") or {}).get(harness_task)
     version = results.get("lm_eval_version")
     hashes = results.get("task_hashes") or {}
+    config = (results.get("configs") or {}).get(harness_task)
+    delimiter = config.get("target_delimiter", " ") if isinstance(config, dict) else " "
     return Provenance(
+        target_delimiter=delimiter if isinstance(delimiter, str) else " ",
         revision=_revision((results.get("config") or {}).get("model_args")),
         harness_version=None if version is None else str(version),
         n_fewshot=shots if isinstance(shots, int) and not isinstance(shots, bool) else None,
@@ -181,13 +200,14 @@ TARGET_CHECKS = [
 ]
 
 
-def _digits_are_texts(con: duckdb.DuckDBPyConnection, relation: str) -> bool:
+def _digits_are_texts(con: duckdb.DuckDBPyConnection, relation: str, delimiter: str) -> bool:
     """Whether the log's targets written in digits are option texts, not indexes: the
     harness logs every target as text, and a task whose options are numbers (``2``, ``4``)
     has targets that read both ways. The harness's own verdict, each sample's ``acc`` (1 when
     the option it picked, the first with the highest log-likelihood, is the gold), settles
     it: the texts, when some sample's ``acc`` agrees with the gold read as a text and not as
     an index, and none the other way round; else, as before, indexes."""
+    strip = _without_delimiter("c", delimiter)
     found = first_row(
         con,
         f"""
@@ -204,7 +224,7 @@ def _digits_are_texts(con: duckdb.DuckDBPyConnection, relation: str) -> bool:
                     list_position(lls, list_max(lls)) as picked,
                     try_cast(target_text as bigint) + 1 as as_index,
                     list_position(
-                        list_transform(continuations, lambda c: regexp_replace(c, '^ ', '')),
+                        list_transform(continuations, lambda c: {strip}),
                         target_text
                     ) as as_text
                 from {relation}
@@ -219,18 +239,16 @@ def _digits_are_texts(con: duckdb.DuckDBPyConnection, relation: str) -> bool:
     return bool(texts) and not indexes
 
 
-def _with_gold_position(relation: str, digits_are_texts: bool = False) -> str:
+def _with_gold_position(relation: str, delimiter: str, digits_are_texts: bool = False) -> str:
     """``relation``'s samples with ``gold_position``, the 1-based presented position of the
     gold that ``target`` names (null where the sample has none): a whole number is the
     option's index from 0 (the harness logs an integer gold as its text), but where the
     log's targets in digits are option texts (:func:`_digits_are_texts`) and the text is an
-    option's; other text is an option's text (without the harness's leading space; the
+    option's; other text is an option's text (without the task's target delimiter; the
     first that matches, as the harness's ``choices.index``), else a letter (``B``: the
     second option presented)."""
-    as_text = (
-        "list_position(list_transform(continuations, lambda c: regexp_replace(c, '^ ', '')), "
-        "target_text)"
-    )
+    strip = _without_delimiter("c", delimiter)
+    as_text = f"list_position(list_transform(continuations, lambda c: {strip}), target_text)"
     texts_first = f"and {as_text} is null" if digits_are_texts else ""
     return f"""
         select
@@ -239,7 +257,7 @@ def _with_gold_position(relation: str, digits_are_texts: bool = False) -> str:
                 when target_is_index then try_cast(target_text as bigint) + 1
                 when target_type = 'VARCHAR' then coalesce(
                     list_position(
-                        list_transform(continuations, lambda c: regexp_replace(c, '^ ', '')),
+                        list_transform(continuations, lambda c: {strip}),
                         target_text
                     ),
                     case
@@ -272,10 +290,12 @@ def read_samples(
     source: SourceFile,
     task: str,
     language: str,
+    delimiter: str = " ",
 ) -> tuple[pa.Table, pa.Table]:
     """The log's answers in ``task`` and ``language`` (canonical) (with ``model``,
     ``variant`` and ``presented_order``; the domain of each item from the ``items`` relation
-    registered on ``con``) and its option scores (without ``run_id``)."""
+    registered on ``con``) and its option scores (without ``run_id``); ``delimiter``: the
+    task's ``target_delimiter`` (:class:`Provenance`), before each option's text."""
     keys = "".join(study.options)
     order = line["presented_option_order"] or keys
     item_key = line["item_key"] or "doc_id"
@@ -370,8 +390,9 @@ def read_samples(
         ),
     ]
     refuse_first(con, "samples", checks, source.name, unit="line")
-    texts = _digits_are_texts(con, "samples")
-    con.execute(f"create or replace temp table samples as {_with_gold_position('samples', texts)}")
+    texts = _digits_are_texts(con, "samples", delimiter)
+    with_gold = _with_gold_position("samples", delimiter, texts)
+    con.execute(f"create or replace temp table samples as {with_gold}")
     refuse_first(con, "samples", TARGET_CHECKS, source.name, unit="line")
     if item_key == "doc_id":
         item_id = "(item_text::hugeint + 1)::varchar"
@@ -452,7 +473,7 @@ def read_samples(
         from (
             select
                 *,
-                regexp_replace(continuations[option_position], '^ ', '') as option_text
+                {_without_delimiter("continuations[option_position]", delimiter)} as option_text
             from (
                 select *, unnest(generate_series(1, len(lls))) as option_position
                 from choices

@@ -261,7 +261,9 @@ def _record_runs(
                 if line["task_pattern"]:
                     _refuse_same_task(by_task, (folder, task, language), source, line)
                 prov = provenance(source.path.parent, harness_task, source.name)
-                answers, scores = read_samples(con, study, line, source, task, language)
+                answers, scores = read_samples(
+                    con, study, line, source, task, language, prov.target_delimiter
+                )
                 kind = "lm_eval"
                 for model, variant, order in _groups(answers):
                     pieces = found[(model, variant, order)] = records.pieces()
@@ -291,7 +293,10 @@ def _record_runs(
                 if run is None:
                     run = runs[key] = Run(row, answers=records.pieces())
                 _refuse_mixed(run, row, source)
-                run.inputs.append([source.name, source.content_hash, way, items_fingerprint])
+                inputs = [source.name, source.content_hash, way, items_fingerprint]
+                if kind == "lm_eval":  # its results file's delimiter shapes the option texts
+                    inputs.append(prov.target_delimiter)
+                run.inputs.append(inputs)
                 if scores is not None:
                     run.option_scores.append(scores)
                 records.move(pieces, run.answers)

@@ -1173,6 +1173,34 @@ def test_the_results_file_gives_the_runs_provenance(project):
     assert list(run.task_hashes) == [("xcloze_en", "f00d")]
 
 
+@pytest.mark.parametrize(
+    ("delimiter", "texts", "expected"),
+    [
+        (None, [" Kind", " Calm"], [4, 4]),  # no results file: the harness's default, a space
+        ("", [" Kind", "Calm"], [5, 4]),  # no delimiter: a leading space is the option's own
+        ("\n", ["\nKind", "\n Calm"], [4, 5]),
+    ],
+    ids=["default space", "none", "newline"],
+)
+def test_the_options_texts_drop_the_delimiter_the_results_file_records(
+    project, delimiter, texts, expected
+):
+    """The bug of "Nothing silently wrong, nothing lost": a space was taken off every
+    continuation whatever the task's ``target_delimiter``, so a task without one (Italian
+    lm-eval tasks) got acc_norm over lengths one character short. The delimiter is the one
+    the results file records for the task, removed once."""
+    logs(project, {"en": [sample(0, [-1.0, -2.0], texts=texts, target=1)]})
+    if delimiter is not None:
+        results = {"configs": {"xcloze_en": {"task": "xcloze_en", "target_delimiter": delimiter}}}
+        write(
+            mcq(project) / "answer_sources" / "lm_eval" / "org__model" / "results_2025.json",
+            json.dumps(results),
+        )
+    land(project)
+    scores = landed(project, "option_scores")
+    assert scores.option_chars.tolist() == expected
+
+
 # -------------------------------------------------------------------------------- items
 
 
