@@ -60,6 +60,8 @@ def read_wide(
     for lang, (domain, options, answer) in _columns(languages, study.options, prefix).items():
         tag_column = "mcq_languages" if study.languages else domain
         texts = ", ".join(f"{_quoted(name)} as text_{i}" for i, name in enumerate(options, 1))
+        prompt_column = f"Prompt_{lang.upper()}"
+        prompt = _quoted(prompt_column) if prompt_column in checked.header else "null::varchar"
         parts.append(
             f"""
             select
@@ -71,6 +73,8 @@ def read_wide(
                 {_literal(answer)} as answer_column,
                 {_quoted(answer)} as raw_answer,
                 {texts},
+                {prompt} as prompt,
+                {_literal(prompt_column)} as prompt_column,
                 {_literal(order)} as presented_order
             from wide_file
             """
@@ -79,6 +83,7 @@ def read_wide(
     con.unregister("wide_file")
     refuse_unknown_domains(con, "wide_rows", source.name)
     _refuse_misaligned(con, source.name, languages)
+    _refuse_other_items(con, source.name, study.task)
     table = con.sql(
         f"""
         select
@@ -138,6 +143,39 @@ def _header_languages(header: list[str], file: str) -> list[str]:
             "name the file's columns Domain_EN, A_EN ... <PREFIX>_EN",
         )
     return languages
+
+
+def _refuse_other_items(con: duckdb.DuckDBPyConnection, file: str, task: str) -> None:
+    """A wide file's rows are the items by position (row 1 is item 1): where the file gives
+    a row's prompt (``Prompt_<LANG>``) and the item files hold that item in that language,
+    the two must be the same text, or the row would be counted as another item's answer.
+    Names are not identities: the position is checked against what the item files say."""
+    found = first_row(
+        con,
+        f"""
+        select w.source_row, w.prompt_column, w.prompt, i.question
+        from wide_rows as w
+        inner join (
+            select item_id, language, any_value(question) as question
+            from items
+            where task = {_literal(task)}
+            group by item_id, language
+        ) as i
+            on i.item_id = w.source_row::varchar and i.language = w.language
+        where w.prompt is not null and w.prompt <> i.question
+        order by w.source_row, w.prompt_column
+        limit 1
+        """,
+    )
+    if found:
+        row, column, prompt, question = found
+        raise ConcordError(
+            f"{printable(file)}: row {row}, column {printable(column)}: the prompt is not item "
+            f"{row}'s in the item files ({printable(repr(prompt))}; the item files: "
+            f"{printable(repr(question))})",
+            hint="a wide file's rows are the items in the item files' order: put its rows in "
+            "that order (or correct the prompt)",
+        )
 
 
 def _refuse_misaligned(con: duckdb.DuckDBPyConnection, file: str, languages: list[str]) -> None:

@@ -1513,3 +1513,23 @@ def test_a_compressed_log_is_named_as_what_it_is_not_as_missing(project):
     sources(project, "logs/*.jsonl*,long,M,base,,,,\n")
     write(mcq(project) / "answer_sources" / "logs" / "a.jsonl.gz", b"\x1f\x8b")
     refused(project, "logs/*.jsonl* matches logs/a.jsonl.gz, which is not a file the reader reads")
+
+
+@pytest.mark.parametrize("swapped", [False, True], ids=["in order", "rows swapped"])
+def test_a_wide_files_prompts_are_checked_against_the_item_files(project, swapped):
+    """The bug of "Nothing silently wrong, nothing lost": a wide file's rows are items by
+    position, and rows out of the item files' order were counted as the other item's
+    answers. Where the file gives its prompts, each must be its item's in the item files."""
+    prompts = [("A nurse is [ADJ].", "Un infermiere è [AGG]."), ("A painter likes [ADJ].",
+               "Un pittore ama [AGG].")]  # fmt: skip
+    rows = [f"{row},{en},{it}" for row, (en, it) in zip(WIDE_ROWS, prompts, strict=True)]
+    wide(project, HEADER + ",Prompt_EN,Prompt_IT", rows[::-1] if swapped else rows)
+    if swapped:
+        refused(
+            project,
+            "w.csv: row 1, column Prompt_EN: the prompt is not item 1's in the item files "
+            "('A painter likes [ADJ].'; the item files: 'A nurse is [ADJ].')",
+        )
+    else:
+        land(project)
+        assert len(landed(project).query("source_file == 'w.csv'")) == 4
