@@ -48,6 +48,8 @@ FORMATS = ("csv", "xlsx", "parquet")
 #: Characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection").
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 SIDECAR_SUFFIX = ".columns.csv"
+#: Characters an xlsx cell holds: a longer text is refused, never cut.
+XLSX_MAX_CHARS = 32_767
 #: Data rows an xlsx sheet holds (1,048,576 rows less the header): a larger mart is refused,
 #: never truncated (the xlsx writer would silently drop the rows past the limit).
 XLSX_MAX_ROWS = 1_048_575
@@ -298,8 +300,16 @@ def _write_xlsx(
                     moment, kind = excel_date
                     data.write_datetime(r, c, moment, formats[kind])
                     shown = DATE_FORMATS[kind].replace('"', "")
+                elif len(text := str(value)) > XLSX_MAX_CHARS:
+                    # xlsxwriter would cut it to the cell's limit and say nothing
+                    raise ConcordError(
+                        f"--mart {mart}: row {r}, column {header[c]} holds a text of "
+                        f"{len(text)} characters, more than an xlsx cell holds "
+                        f"({XLSX_MAX_CHARS}); nothing was written",
+                        hint="export it with --format csv or --format parquet",
+                    )
                 else:
-                    data.write_string(r, c, str(value))
+                    data.write_string(r, c, text)
                 widths[c] = max(widths[c], _width(shown))
         if header:
             data.freeze_panes(1, 0)

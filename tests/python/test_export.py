@@ -149,6 +149,26 @@ def test_a_mart_too_large_for_xlsx_is_refused_not_truncated(nasty_serving, tmp_p
     assert not (tmp_path / "out").exists()
 
 
+def test_a_text_too_long_for_an_xlsx_cell_is_refused_not_cut(tmp_path):
+    """The bug of "Nothing silently wrong, nothing lost": xlsxwriter cuts a text to 32 767
+    characters without a word; the export refuses it and leaves nothing behind, and the
+    same text exports whole as CSV."""
+    serving = tmp_path / "serving.duckdb"
+    with duckdb.connect(str(serving)) as con:
+        con.execute("create schema marts")
+        con.execute("create table marts.long_text as select 'ok' as label union all "
+                    "select repeat('x', 40000)")  # fmt: skip
+    refusal = (
+        r"--mart long_text: row 2, column label holds a text of 40000 characters, more than "
+        r"an xlsx cell holds \(32767\)"
+    )
+    with pytest.raises(ConcordError, match=refusal):
+        export_marts("xlsx", ["long_text"], tmp_path / "out", serving)
+    assert not list((tmp_path / "out").glob("*"))
+    (written, _) = export_marts("csv", ["long_text"], tmp_path / "out", serving)
+    assert max(len(row[0]) for row in read_csv_cells(written)) == 40000
+
+
 def test_a_mart_name_cannot_escape_the_export_folder(tmp_path):
     serving = tmp_path / "serving.duckdb"
     with duckdb.connect(str(serving)) as con:
