@@ -11,9 +11,22 @@ import langcodes
 
 from concord_io.errors import ConcordError, printable
 
-#: An item id the marts can still take as a number: a canonical positive whole number.
-#: Text is never cast or rounded: `05`, `7.6`, `-1` and `1e3` are refused.
+#: An item id the marts can still take as a number: a canonical positive whole number, at
+#: most the largest bigint (version 1's item fact casts it). Text is never cast or rounded:
+#: `05`, `7.6`, `-1` and `1e3` are refused.
 ITEM_ID_SQL_PATTERN = "^[1-9][0-9]*$"
+ITEM_ID_MAX = 2**63 - 1
+
+
+def item_id_broken(expression: str) -> str:
+    """SQL: the item id ``expression`` is not one (:data:`ITEM_ID_SQL_PATTERN`, at most
+    :data:`ITEM_ID_MAX`)."""
+    return (
+        f"(not regexp_full_match(coalesce({expression}, ''), '{ITEM_ID_SQL_PATTERN}') "
+        f"or try_cast({expression} as bigint) is null)"
+    )
+
+
 RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 #: A task or variant name: ASCII letters, digits, ``_``, ``-`` and ``.`` (what a run id's
 #: slug, a folder name and a mart key carry as they are), with at least one letter or digit
@@ -30,8 +43,8 @@ VARIANTS = ("base", "shuffled")
 def item_id_refused(where: str, value: object, column: str = "item_id") -> ConcordError:
     return ConcordError(
         f"{where}, column {column}: {printable(repr(value))} is not a canonical positive "
-        "whole number (item ids are text compared byte for byte: 05, 7.6 and -1 are refused, "
-        "never rounded or cast)",
+        f"whole number up to {ITEM_ID_MAX} (item ids are text compared byte for byte: 05, "
+        "7.6 and -1 are refused, never rounded or cast)",
         hint="write the item's row position in the item files (1, 2, ...)",
     )
 

@@ -38,7 +38,12 @@ import duckdb
 import pyarrow as pa
 
 from concord_io.errors import ConcordError, printable
-from concord_io.landing.identities import ITEM_ID_SQL_PATTERN, canonical_language, item_id_refused
+from concord_io.landing.identities import (
+    ITEM_ID_MAX,
+    canonical_language,
+    item_id_broken,
+    item_id_refused,
+)
 from concord_io.landing.long import refuse_json_shape
 from concord_io.landing.registries import Line
 from concord_io.landing.sources import Check, SourceFile, first_row, json_lines, refuse_first
@@ -341,9 +346,10 @@ def read_samples(
         checks.append(
             Check(
                 "item_type is null or item_type not in ('UBIGINT', 'BIGINT') "
-                "or item_text like '-%'",
+                f"or item_text like '-%' or try_cast(item_text as hugeint) >= {ITEM_ID_MAX}",
                 "'doc_id'",
-                "'doc_id ' || coalesce(item_text, '(missing)') || ' is not a whole number from 0'",
+                "'doc_id ' || coalesce(item_text, '(missing)') || ' is not a whole number from 0 "
+                f"to {ITEM_ID_MAX - 1}'",
                 "the harness numbers its documents 0, 1, ...; restore the log as it wrote it",
             )
         )
@@ -399,8 +405,7 @@ def read_samples(
     else:
         bad = first_row(
             con,
-            "select source_row, item_text from samples where not regexp_full_match("
-            f"coalesce(item_text, ''), {_literal(ITEM_ID_SQL_PATTERN)}) "
+            f"select source_row, item_text from samples where {item_id_broken('item_text')} "
             "order by source_row limit 1",
         )
         if bad:

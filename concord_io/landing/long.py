@@ -31,11 +31,11 @@ import pyarrow.parquet as pq
 
 from concord_io.errors import ConcordError, printable
 from concord_io.landing.identities import (
-    ITEM_ID_SQL_PATTERN,
     NAME_HINT,
     NAME_RULE,
     NAME_SQL_PATTERN,
     canonical_language,
+    item_id_broken,
     item_id_refused,
 )
 from concord_io.landing.normalise import normalised
@@ -311,7 +311,7 @@ def _refuse_first_broken(
     """The first rule (in order: ``checks``, then the item id) that a record breaks, at its
     first record, refused; every rule is evaluated in one pass over the records (which also
     reads every column, so a damaged page is found before anything is written)."""
-    item_id = f"not regexp_full_match(coalesce(item_id, ''), {_literal(ITEM_ID_SQL_PATTERN)})"
+    item_id = item_id_broken("item_id")
     firsts = ", ".join(
         f"min(source_row) filter (where {condition})"
         for condition in [*(check.condition for check in checks), item_id]

@@ -474,8 +474,11 @@ def test_long_csv_parquet_and_jsonl_land_with_text_answers_matched_to_the_items(
     assert set(runs[runs.model == "M2"].source_kind) == {"long"}
 
 
-@pytest.mark.parametrize("value", ["05", "7.6", "-1", "0", "1e3", " 3", ""])
+@pytest.mark.parametrize(
+    "value", ["05", "7.6", "-1", "0", "1e3", " 3", "", "9223372036854775808", "1" + "0" * 30]
+)
 def test_an_item_id_that_is_not_a_canonical_whole_number_is_refused_never_rounded(project, value):
+    """Beyond the largest bigint too: a published mart still casts the id as one."""
     sources(
         project,
         "a.csv,long,M2,base,,,,\n",
@@ -1067,6 +1070,11 @@ def test_a_sample_log_without_log_likelihoods_or_a_doc_id_is_refused(project):
     refused(project, "line 1, column filtered_resps: no log-likelihoods in filtered_resps or resps")
     logs(project, {"en": [sample(0, [-1.0] * 4).replace('"doc_id": 0', '"doc_id": 0.5')]})
     refused(project, "line 1, column doc_id: doc_id 0.5 is not a whole number from 0")
+    big = sample(0, [-1.0] * 4).replace('"doc_id": 0', '"doc_id": 9223372036854775807')
+    logs(project, {"en": [big]})  # its item, doc_id + 1, would be beyond the largest bigint
+    refused(
+        project, "doc_id 9223372036854775807 is not a whole number from 0 to 9223372036854775806"
+    )
 
 
 def test_a_samples_target_lands_as_the_items_gold_option(project):
