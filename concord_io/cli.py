@@ -387,7 +387,15 @@ def _last_build_failures(target: Path) -> tuple[str | None, list[str]]:
     run_results = target / "run_results.json"
     if not run_results.is_file():
         return None, []
-    data = json.loads(run_results.read_text(encoding="utf-8"))
+    try:
+        data = json.loads(run_results.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or not isinstance(data.get("results", []), list):
+            raise ValueError("not dbt's run results")
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        # cut short (a dbt call killed while writing it): said, not a traceback
+        return "(unknown)", [
+            f"{run_results} is unreadable ({error}); the next dbt build writes it again"
+        ]
     failures = [
         f"{r['unique_id']}: {r['status']}"
         + (f" ({r['failures']} rows)" if r.get("failures") else "")
@@ -441,6 +449,8 @@ def _changes(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int
 def status_report(serving: Path | None = None) -> str:
     """What is published, when and from which build; the versions kept, each with its quality
     state, and what changed since the previous one; probe runs; quarantine; failing tests."""
+    import duckdb
+
     from concord_io.connect import connect_serving
     from concord_io.export import probe_runs, published_marts
     from concord_io.publish import current_version, read_record
@@ -458,11 +468,14 @@ def status_report(serving: Path | None = None) -> str:
         now = current_version(serving)
         if now is not None and now not in kept:
             kept.append(now)
-        facts = {
-            v: _version_facts(serving / VERSIONS / v / CURRENT_DB)
-            for v in kept
-            if (serving / VERSIONS / v / CURRENT_DB).is_file()
-        }
+        facts: dict[str, tuple[str, dict[str, tuple[int, int]] | None]] = {}
+        for v in kept:
+            if (serving / VERSIONS / v / CURRENT_DB).is_file():
+                try:
+                    facts[v] = _version_facts(serving / VERSIONS / v / CURRENT_DB)
+                except duckdb.Error as error:
+                    # a damaged older version is said, and the rest reported
+                    facts[v] = (f"unreadable ({printable(str(error).splitlines()[0])})", None)
         with connect_serving(current) as con:
             (version, built_at, published_at) = con.execute(
                 "select version, built_at, published_at from meta.publication"
@@ -476,8 +489,10 @@ def status_report(serving: Path | None = None) -> str:
                 for v, (quality, _) in facts.items()
             ]
             older = [v for v in facts if v < version]
-            if older and version in facts:
-                changed = _changes(facts[older[-1]][1], facts[version][1])
+            before = facts[older[-1]][1] if older else None
+            after = facts[version][1] if version in facts else None
+            if before is not None and after is not None:
+                changed = _changes(before, after)
                 lines.append(
                     f"  Since {older[-1]}: "
                     + (f"{len(changed)} table(s) changed" if changed else "no table changed")

@@ -215,6 +215,19 @@ def test_status_lists_publication_runs_quarantine_and_failing_tests(fake_serving
     assert "1 test(s) not passing\n  test.concord.b: fail (4 rows)" in text
 
 
+def test_status_says_what_it_cannot_read_and_reports_the_rest(fake_serving, tmp_path):
+    """A damaged older version and a run_results.json cut short (a dbt call killed while it
+    wrote it) each get a line; they were tracebacks."""
+    (fake_serving / "versions" / OLD / "concord.duckdb").write_bytes(b"not a database")
+    results = tmp_path / "target" / "run_results.json"
+    results.write_text(results.read_text()[:60])
+    text = status_report(fake_serving)
+    assert f"    {OLD}: quality unreadable (" in text
+    assert f"    {NEW}: quality passed  (current)" in text and "Since" not in text
+    assert f"{results} is unreadable (" in text
+    assert "the next dbt build writes it again" in text
+
+
 def test_status_before_any_publish(tmp_path, monkeypatch):
     monkeypatch.setenv("CONCORD_LANDING_DIR", str(tmp_path / "landing"))
     monkeypatch.setenv("DBT_TARGET_PATH", str(tmp_path / "target"))
