@@ -30,7 +30,8 @@ import csv
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from pathlib import Path
@@ -41,7 +42,7 @@ import pyarrow.parquet as pq
 
 from concord_io import paths
 from concord_io.connect import connect_serving
-from concord_io.errors import ConcordError
+from concord_io.errors import ConcordError, disk_error
 from concord_io.publish import CURRENT_DB, SCHEMA
 
 FORMATS = ("csv", "xlsx", "parquet")
@@ -338,6 +339,21 @@ def _write_parquet(path: Path, table: pa.Table, columns: list[tuple[str, str, st
     pq.write_table(table.cast(pa.schema(fields)), path, compression="zstd")
 
 
+@contextmanager
+def _writing_into(out: Path) -> Iterator[None]:
+    """An export's writing into ``out``: an error of the file system (a folder under
+    ``/proc``, a read-only or full disk) is one line naming the folder, not a traceback; each
+    file is written under a temporary name first, so none is left half-written."""
+    try:
+        yield
+    except OSError as error:
+        problem = disk_error(error, out, "choose a writable folder (--out)")
+        raise problem or ConcordError(
+            f"--out {out}: cannot be written ({error.strerror or error})",
+            hint="choose a folder on a writable disk (--out)",
+        ) from error
+
+
 def export_marts(
     fmt: str = "csv",
     marts: Sequence[str] | None = None,
@@ -369,45 +385,53 @@ def export_marts(
                         f"({XLSX_MAX_ROWS})",
                         hint="export it with --format csv or --format parquet",
                     )
-        out.mkdir(parents=True, exist_ok=True)
-        for mart in dict.fromkeys(chosen):
-            target = paths.inside(out, f"{mart}.{fmt}", what="export file")
-            if target.name != f"{mart}.{fmt}":  # "a/b": a subfolder, not a file name
-                raise ConcordError(
-                    f"--mart {mart!r}: a name with a path separator cannot name an export file",
-                    hint="export the other marts with --mart",
-                )
-            columns = column_descriptions(con, mart)
-            description = table_description(con, mart)
-            relation = f'{SCHEMA}."{mart}"'
-            temp = _temp(target)
-            try:
-                if fmt == "parquet":
-                    _write_parquet(
-                        temp, con.sql(f"select * from {relation}").to_arrow_table(), columns
-                    )
+        with _writing_into(out):
+            written += _write_marts(con, fmt, chosen, out)
+    return written
+
+
+def _write_marts(
+    con: duckdb.DuckDBPyConnection, fmt: str, chosen: list[str], out: Path
+) -> list[Path]:
+    """Each of the ``chosen`` marts written into ``out`` as ``fmt``, with its sidecar."""
+    written: list[Path] = []
+    out.mkdir(parents=True, exist_ok=True)
+    for mart in dict.fromkeys(chosen):
+        target = paths.inside(out, f"{mart}.{fmt}", what="export file")
+        if target.name != f"{mart}.{fmt}":  # "a/b": a subfolder, not a file name
+            raise ConcordError(
+                f"--mart {mart!r}: a name with a path separator cannot name an export file",
+                hint="export the other marts with --mart",
+            )
+        columns = column_descriptions(con, mart)
+        description = table_description(con, mart)
+        relation = f'{SCHEMA}."{mart}"'
+        temp = _temp(target)
+        try:
+            if fmt == "parquet":
+                _write_parquet(temp, con.sql(f"select * from {relation}").to_arrow_table(), columns)
+            else:
+                # the connection is its own cursor: no other query until the rows are read
+                cursor = con.execute(f"select * from {relation}")
+                header = [d[0] for d in cursor.description]
+                flat = _rows(cursor)
+                if fmt == "csv":
+                    _write_csv(temp, header, flat)
                 else:
-                    # the connection is its own cursor: no other query until the rows are read
-                    cursor = con.execute(f"select * from {relation}")
-                    header = [d[0] for d in cursor.description]
-                    flat = _rows(cursor)
-                    if fmt == "csv":
-                        _write_csv(temp, header, flat)
-                    else:
-                        _write_xlsx(temp, mart, description, columns, header, flat)
-                os.replace(temp, target)
+                    _write_xlsx(temp, mart, description, columns, header, flat)
+            os.replace(temp, target)
+        finally:
+            temp.unlink(missing_ok=True)
+        written.append(target)
+        if fmt != "xlsx":
+            sidecar = paths.inside(out, f"{mart}{SIDECAR_SUFFIX}", what="export file")
+            temp = _temp(sidecar)
+            try:
+                _write_csv(temp, ("column", "type", "description"), columns)
+                os.replace(temp, sidecar)
             finally:
                 temp.unlink(missing_ok=True)
-            written.append(target)
-            if fmt != "xlsx":
-                sidecar = paths.inside(out, f"{mart}{SIDECAR_SUFFIX}", what="export file")
-                temp = _temp(sidecar)
-                try:
-                    _write_csv(temp, ("column", "type", "description"), columns)
-                    os.replace(temp, sidecar)
-                finally:
-                    temp.unlink(missing_ok=True)
-                written.append(sidecar)
+            written.append(sidecar)
     return written
 
 
@@ -455,17 +479,18 @@ def export_probe(
             out = paths.inside(default_out_dir() / "probe", run_id, what="run id")
         else:
             out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
         written = []
-        for name, query in PROBE_EXPORTS.items():
-            target = paths.inside(out, name, what="export file")
-            cursor = con.execute(query, {"run_id": run_id})
-            header = [d[0] for d in cursor.description]
-            temp = _temp(target)
-            try:
-                _write_csv(temp, header, cursor.fetchall())
-                os.replace(temp, target)
-            finally:
-                temp.unlink(missing_ok=True)
-            written.append(target)
+        with _writing_into(out):
+            out.mkdir(parents=True, exist_ok=True)
+            for name, query in PROBE_EXPORTS.items():
+                target = paths.inside(out, name, what="export file")
+                cursor = con.execute(query, {"run_id": run_id})
+                header = [d[0] for d in cursor.description]
+                temp = _temp(target)
+                try:
+                    _write_csv(temp, header, cursor.fetchall())
+                    os.replace(temp, target)
+                finally:
+                    temp.unlink(missing_ok=True)
+                written.append(target)
     return written

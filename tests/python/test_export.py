@@ -169,6 +169,13 @@ def test_a_text_too_long_for_an_xlsx_cell_is_refused_not_cut(tmp_path):
     assert max(len(row[0]) for row in read_csv_cells(written)) == 40000
 
 
+@pytest.mark.parametrize("out", ["/proc/concord-export", "/proc/self"])
+def test_an_export_folder_that_cannot_be_written_is_one_line(nasty_serving, out):
+    """--out under /proc gave a traceback; it is one line naming the folder."""
+    with pytest.raises(ConcordError, match=f"--out {out}: cannot be written"):
+        export_marts("csv", ["nasty"], Path(out), nasty_serving)
+
+
 def test_a_mart_name_cannot_escape_the_export_folder(tmp_path):
     serving = tmp_path / "serving.duckdb"
     with duckdb.connect(str(serving)) as con:
