@@ -216,6 +216,21 @@ def check_csv(
     return text, raw, header
 
 
+def _parsed(body: bytes, raw: list[str], quoted: bool, block_size: int | None = None) -> pa.Table:
+    """``body`` parsed by Arrow, every column (``raw``: as Arrow names them) as text, an empty
+    cell ''."""
+    return pa_csv.read_csv(
+        io.BytesIO(body),
+        read_options=pa_csv.ReadOptions(block_size=block_size) if block_size else None,
+        parse_options=pa_csv.ParseOptions(newlines_in_values=quoted),
+        convert_options=pa_csv.ConvertOptions(
+            column_types={name: pa.string() for name in raw},
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        ),
+    )
+
+
 def read_csv(
     data: bytes,
     label: str,
@@ -245,18 +260,14 @@ def read_csv(
     while body.startswith(BOM):  # the bytes of ``text``: decoding them again is not needed
         body = body[len(BOM) :]
     try:
-        table = pa_csv.read_csv(
-            io.BytesIO(body),
-            parse_options=pa_csv.ParseOptions(newlines_in_values=quoted),
-            convert_options=pa_csv.ConvertOptions(
-                column_types={name: pa.string() for name in raw},
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
-        ).rename_columns(header)
-    except pa.ArrowInvalid:
-        check_records(text, header, label)  # names the record Arrow refused
-        raise
+        table = _parsed(body, raw, quoted).rename_columns(header)
+    except pa.ArrowInvalid as error:
+        if "straddl" not in str(error):
+            check_records(text, header, label)  # names the record Arrow refused
+            raise
+        # a record longer than Arrow's block (1 MiB): the file, already in memory, is
+        # parsed as one block
+        table = _parsed(body, raw, quoted, block_size=len(body) + 1).rename_columns(header)
     if table.num_rows == 0 and not allow_no_rows:
         raise ConcordError(
             f"{label}: the file has a header but no data rows",

@@ -11,7 +11,7 @@ import pytest
 
 from concord_io.errors import ConcordError
 from concord_io.landing.seeds import read_seeds
-from concord_io.landing.strict_csv import text_of
+from concord_io.landing.strict_csv import read_csv, text_of
 
 TEXT = "group_name,name\nUS,Emily\nIT,Niccolò\n"
 
@@ -138,3 +138,13 @@ def test_a_new_or_existing_database_file_is_accepted(tmp_path):
     assert prepare_build_db(fresh) == fresh and fresh.parent.is_dir()
     duckdb.connect(str(fresh)).close()
     assert prepare_build_db(fresh) == fresh
+
+
+@pytest.mark.parametrize("quoted", [False, True], ids=["plain", "quoted"])
+def test_a_field_longer_than_arrows_block_is_read_whole(quoted):
+    """A 6 MB field gave a traceback (Arrow's parser works in 1 MiB blocks): it is read
+    whole, byte for byte."""
+    field = b"x" * 6_000_000
+    data = b"a,b\n1," + (b'"' + field + b'"' if quoted else field) + b"\n2,y\n"
+    table = read_csv(data, "f.csv").table
+    assert table.column("b").to_pylist() == [field.decode(), "y"]
