@@ -208,24 +208,6 @@ def refuse_first(
             raise refusal(check, file, unit, *found)
 
 
-def first_broken(
-    con: duckdb.DuckDBPyConnection, relation: str, checks: Sequence[Check]
-) -> tuple[int, int, str, str] | None:
-    """What :func:`refuse_first` would refuse, in one query: the index of the first check
-    (in order) that a record of ``relation`` breaks, and that check's first record
-    (``source_row``, column, problem); None when every record passes. For checks whose
-    conditions hold on any record (each is evaluated on every record)."""
-    if not checks:
-        return None
-    parts = " union all ".join(
-        f"(select {index} as k, source_row, {check.column} as c, ({check.problem})::varchar "
-        f"as p from {relation} where {check.condition} order by source_row limit 1)"
-        for index, check in enumerate(checks)
-    )
-    found = first_row(con, f"select k, source_row, c, p from ({parts}) order by k limit 1")
-    return None if found is None else (found[0], found[1], found[2], found[3])
-
-
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
