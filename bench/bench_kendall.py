@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import scipy
 
-from concord_io.paths import PROJECT_ROOT as ROOT
+from concord_io.project import PROJECT_ROOT as ROOT
 from concord_stats.kendall import (
     orders_to_ranks,
     pairwise_mean_tau_b,

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from concord_io.paths import PROJECT_ROOT as ROOT
+from concord_io.project import PROJECT_ROOT as ROOT
 from probe.modeling import dtype_name, load_model  # noqa: E402
 from probe.scoring import build_requests, score_batched, score_reference  # noqa: E402
 from probe.stimuli import load_design  # noqa: E402

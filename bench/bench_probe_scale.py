@@ -36,7 +36,7 @@ from bench_probe import write_results  # noqa: E402
 
 from probe.modeling import load_model  # noqa: E402
 from probe.scoring import build_requests, score_reference  # noqa: E402
-from probe.stimuli import DEFAULT_SEEDS_DIR, load_design  # noqa: E402
+from probe.stimuli import default_seeds_dir, load_design  # noqa: E402
 from probe.tiny import build_tiny_model  # noqa: E402
 
 # Runs a command and prints the peak resident memory (KiB on Linux) of its largest process.
@@ -51,8 +51,8 @@ def scaled_seeds(folder: Path, repeats: int) -> Path:
     numbered ("(1/25) ...") so that the stimuli stay distinct: messages x repeats."""
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("probe_names.csv", "probe_candidates.csv", "probe_prompt_templates.csv"):
-        (folder / name).write_bytes((DEFAULT_SEEDS_DIR / name).read_bytes())
-    with (DEFAULT_SEEDS_DIR / "probe_messages.csv").open(encoding="utf-8", newline="") as f:
+        (folder / name).write_bytes((default_seeds_dir() / name).read_bytes())
+    with (default_seeds_dir() / "probe_messages.csv").open(encoding="utf-8", newline="") as f:
         messages = [row["message"] for row in csv.DictReader(f)]
     with (folder / "probe_messages.csv").open("w", encoding="utf-8", newline="") as f:
         writer = csv.writer(f)

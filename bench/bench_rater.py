@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from concord_io.paths import PROJECT_ROOT as ROOT
+from concord_io.project import PROJECT_ROOT as ROOT
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"

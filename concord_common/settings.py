@@ -97,6 +97,13 @@ SETTINGS = {
             "the dbt plugin then does not land the inputs a second time.",
         ),
         Setting(
+            "DBT_PROJECT_DIR",
+            "",
+            "dbt's own variable, read by Concord's commands too: the project folder. Unset, a "
+            "command works on the folder it runs in (or the nearest above it with a "
+            "dbt_project.yml), never on the package's install location.",
+        ),
+        Setting(
             "CONCORD_DEBUG",
             "",
             "Any value but 0: failures show their traceback (as --debug does).",
@@ -176,8 +183,9 @@ DBT_VARS = {
                "(a definition the models share, not a choice).", "cross-lingual study",
                _names),
         DbtVar("mcq_default_task", "xcloze",
-               "The task of answers that name none (the wide merged files); the deprecated "
-               "version-1 marts show this task.", "cross-lingual study"),
+               "The task of answers that name none (the wide merged files) and of the item "
+               "files; the rater datasets derived from this task keep their 0.1 names.",
+               "cross-lingual study"),
         DbtVar("mcq_baseline_variant", "base",
                "The prompt variant every other variant of the same model revision is compared "
                "with (the order effect).", "cross-lingual study"),

@@ -76,7 +76,7 @@ def _console(stream=None) -> Console:
 def _target_dir() -> Path:
     configured = os.environ.get("DBT_TARGET_PATH", "").strip()
     path = Path(configured or "target")
-    return path if path.is_absolute() else paths.PROJECT_ROOT / path
+    return path if path.is_absolute() else paths.project_root() / path
 
 
 # ---------------------------------------------------------------------------------------------
@@ -106,7 +106,7 @@ def build_stages(
     take the manifest that build just wrote, every model compiled, instead of compiling the
     project again (``--no-compile``: 12.7 s -> 3.7 s on the demo); the report stage run
     alone compiles."""
-    root = paths.PROJECT_ROOT
+    root = paths.project_root()
     warehouse = database.parent
     serving, report, quality = warehouse / "serving", warehouse / "report", warehouse / "quality"
     target = _target_dir()
@@ -229,7 +229,7 @@ def _run_step(
     lines = []
     with subprocess.Popen(
         step,
-        cwd=paths.PROJECT_ROOT,
+        cwd=paths.project_root(),
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -647,7 +647,7 @@ def add_lmeval(
     from concord_io.landing.add_lmeval import add_lmeval as add
 
     lines = add(
-        paths.PROJECT_ROOT, path, task_pattern=task_pattern, as_folder=as_folder, variant=variant
+        paths.project_root(), path, task_pattern=task_pattern, as_folder=as_folder, variant=variant
     )
     for line in lines:
         print(printable(line))
@@ -815,8 +815,20 @@ def _options(
             "to install it by hand",
         ),
     ] = None,
+    project_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--project-dir",
+            help="the Concord project to work on (default: DBT_PROJECT_DIR, else the folder "
+            "this runs in or the nearest above it with a dbt_project.yml)",
+        ),
+    ] = None,
 ) -> None:
     """Concord: build, inspect and export the warehouse."""
+    if project_dir is not None or os.environ.get("DBT_PROJECT_DIR", "").strip():
+        # checked now, and handed to every stage and dbt as an absolute path: a relative
+        # value would name another folder from the stages' working directory
+        os.environ["DBT_PROJECT_DIR"] = str(paths.project_root(project_dir))
 
 
 def _invoke(argv: list[str] | None) -> int:

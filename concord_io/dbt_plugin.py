@@ -19,6 +19,7 @@ import duckdb
 from dbt.adapters.duckdb.plugins import BasePlugin
 from dbt.adapters.events.logging import AdapterLogger
 
+from concord_common import warehouse_lock
 from concord_common.settings import value
 from concord_io.connect import apply_build_settings, build_lock_error
 from concord_io.errors import ConcordError
@@ -44,18 +45,20 @@ def _project_dir() -> Path:
     return Path(getattr(get_flags(), "PROJECT_DIR", None) or Path.cwd()).resolve()
 
 
-def _land() -> None:
-    """Land the seed files and the cross-lingual study, as the dbt call in progress needs
-    (its command and vars)."""
+def _hold_and_land() -> None:
+    """For a dbt call that builds models (its command): hold the warehouse lock until the
+    call's process ends (the models read the landing from the first node to the last;
+    :mod:`concord_common.warehouse_lock`), then land the seed files and the cross-lingual
+    study as the call needs (its vars)."""
     from dbt.flags import get_flags
 
     from concord_io.landing import land
+    from concord_io.landing.mcq import checked_landing_folder
 
     flags = get_flags()
-    if getattr(flags, "WHICH", None) not in LANDING_COMMANDS:
+    which = getattr(flags, "WHICH", None)
+    if which not in LANDING_COMMANDS:
         return
-    if value("CONCORD_LANDED") == "1":
-        return  # `concord build` landed them in its land stage, a moment before
     project = _project_dir()
     variables = dict(getattr(flags, "VARS", None) or {})
     given = variables.get("landing_dir")
@@ -64,6 +67,10 @@ def _land() -> None:
         landing = landing if landing.is_absolute() else project / landing
     else:
         landing = landing_dir(project)
+    landing = checked_landing_folder(landing)
+    warehouse_lock.acquire(landing, f"dbt {which}", error=ConcordError)  # given back at exit
+    if value("CONCORD_LANDED") == "1":
+        return  # `concord build` landed them in its land stage, a moment before
     report = land(project, landing, variables)
     changed = [o for o in report.outcomes if o.status != "unchanged"]
     logger.info(
@@ -97,7 +104,7 @@ class Plugin(BasePlugin):
                 if lock is None:
                     raise
                 raise lock from error
-            _land()
+            _hold_and_land()
         except ConcordError as error:
             # dbt prints the exception's text: the hint goes on the same message
             raise RuntimeError(f"{error.message}. {error.hint}") from None

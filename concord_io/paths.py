@@ -1,7 +1,10 @@
 """Where Concord keeps its files: the project root and every default path, declared once.
 
-Environment variables (declared in :mod:`concord_common.settings`) override the defaults,
-relative values taken from the project root as dbt reads them: ``CONCORD_DB_PATH`` the
+The project root is the folder the command runs in (:mod:`concord_common.project_dir`:
+``--project-dir``, ``DBT_PROJECT_DIR``, or the folder holding ``dbt_project.yml`` at or above
+the working directory), never the package's install location. Environment variables
+(declared in :mod:`concord_common.settings`) override the defaults, relative values taken
+from the project root as dbt reads them: ``CONCORD_DB_PATH`` the
 build database, ``CONCORD_LANDING_DIR`` the landing folder. Everything else sits beside the
 build database.
 """
@@ -12,16 +15,22 @@ import os
 from pathlib import Path
 
 import concord_common
+from concord_common import project_dir
 from concord_common.settings import SETTINGS, value
 from concord_io.errors import ConcordError
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DB_PATH = SETTINGS["CONCORD_DB_PATH"].default
 
 
-def _from_env(variable: str, root: Path = PROJECT_ROOT) -> Path:
+def project_root(explicit: Path | str | None = None) -> Path:
+    """The Concord project this command works on (:func:`concord_common.project_dir.
+    project_root`), refused in one line where there is none."""
+    return project_dir.project_root(explicit, error=ConcordError)
+
+
+def _from_env(variable: str, root: Path | None = None) -> Path:
     path = Path(value(variable))
-    return path if path.is_absolute() else root / path
+    return path if path.is_absolute() else (root or project_root()) / path
 
 
 def build_db_path() -> Path:
@@ -49,7 +58,7 @@ def quality_dir() -> Path:
     return warehouse_dir() / "quality"
 
 
-def landing_dir(root: Path = PROJECT_ROOT) -> Path:
+def landing_dir(root: Path | None = None) -> Path:
     """The landing folder (``CONCORD_LANDING_DIR``): the probe's runs and the cross-lingual
     study's inputs as Parquet (docs/landing.md); a relative value is taken from ``root``,
     the project folder (a copy of the project has its own)."""

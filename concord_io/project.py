@@ -31,8 +31,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from concord_common import warehouse_lock
 from concord_common.settings import SETTINGS
-from concord_io.paths import PROJECT_ROOT
+
+#: The repository this module runs from: tests and benchmarks run in a checkout (the
+#: commands take their project from the folder they run in, concord_io.paths).
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 DBT = Path(sys.executable).parent / "dbt"
 # what a dbt build needs; the venv, warehouse and target stay behind
@@ -238,6 +242,9 @@ def invoke_dbt(
             ran = dbtRunner(manifest=manifest, callbacks=callbacks or []).invoke(argv)
         finally:
             _close_duckdb()
+            # the warehouse lock the plugin took for the build: a dbt process gives it back
+            # when it ends, dbt in this process when it returns
+            warehouse_lock.release_all()
     if ran.success:
         code = 0
     elif ran.exception is not None:

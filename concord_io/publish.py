@@ -58,7 +58,8 @@ from pathlib import Path
 
 import duckdb
 
-from concord_common import folders
+from concord_common import folders, warehouse_lock
+from concord_io import paths
 from concord_io.errors import ConcordError, disk_error, printable, run_main
 
 SCHEMA = "marts"
@@ -385,8 +386,9 @@ def _copy_marts(
                 [SCHEMA, name],
             ).fetchone()
             if ddl is None:
-                # a view (a deprecated mart version over its successor): published as the
-                # table it reads as, since its SQL names the build file's catalog
+                # a view (none is built in marts since 0.3.0 removed the version-1 marts):
+                # published as the table it reads as, since its SQL names the build file's
+                # catalog
                 con.execute(f"create table {table} as select * from build.{SCHEMA}.{_quote(name)}")
             else:
                 con.execute(ddl[0])
@@ -717,13 +719,15 @@ def main(argv: list[str] | None = None) -> int:
             "not passed; the version is marked quality=skipped in meta.publication",
             file=sys.stderr,
         )
-    result = publish(
-        args.database,
-        args.serving_dir,
-        args.manifest,
-        args.keep,
-        skip_quality_gate=args.skip_quality_gate,
-    )
+    # the warehouse lock: a build in progress finishes before its file is published
+    with warehouse_lock.held(paths.landing_dir(), "publish", error=ConcordError):
+        result = publish(
+            args.database,
+            args.serving_dir,
+            args.manifest,
+            args.keep,
+            skip_quality_gate=args.skip_quality_gate,
+        )
     serving = Path(args.serving_dir)
     if result.note:
         print(f"note: {result.note}")

@@ -48,11 +48,14 @@ def write_python_results(database: Path, manifest_path: Path, out_dir: Path) -> 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--database", type=Path, default=paths.build_db_path())
-    manifest = paths.PROJECT_ROOT / "target" / "manifest.json"
-    parser.add_argument("--manifest", type=Path, default=manifest)
+    parser.add_argument("--database", type=Path, default=None)
+    parser.add_argument(
+        "--manifest", type=Path, default=None, help="default: the project's target/manifest.json"
+    )
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
+    args.database = args.database or paths.build_db_path()
+    args.manifest = args.manifest or paths.project_root() / "target" / "manifest.json"
     if not args.database.exists():
         raise ConcordError(f"no build database at {args.database}", hint="run make build first")
     written = write_python_results(args.database, args.manifest, args.out)

@@ -43,9 +43,9 @@ import yaml
 from concord_io.connect import build_lock_error, open_duckdb
 from concord_io.errors import ConcordError, disk_error, run_main
 from concord_io.gx_offline import make_offline
-from concord_io.paths import PROJECT_ROOT
+from concord_io.paths import project_root
 
-SUITES_DIR = PROJECT_ROOT / "quality" / "suites"
+SUITES = Path("quality") / "suites"  # in the project folder
 CHECKPOINT = "concord_warehouse"
 DOCS_SITE = Path("gx") / "uncommitted" / "data_docs" / "local_site"
 
@@ -149,10 +149,11 @@ class QualityResult:
     n_expectations: int = 0
 
 
-def load_suites(suites_dir: Path | str = SUITES_DIR) -> list[Suite]:
-    """Every ``*.yml`` suite in ``suites_dir``, checked for shape (not yet against GX)."""
+def load_suites(suites_dir: Path | str | None = None) -> list[Suite]:
+    """Every ``*.yml`` suite in ``suites_dir`` (default: the project's quality/suites),
+    checked for shape (not yet against GX)."""
     suites = []
-    for path in sorted(Path(suites_dir).glob("*.yml")):
+    for path in sorted(Path(suites_dir or project_root() / SUITES).glob("*.yml")):
         spec = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         for key in ("name", "relation", "expectations"):
             if key not in spec:
@@ -221,7 +222,7 @@ def snapshot(database: Path, suites: list[Suite], folder: Path) -> dict[str, Pat
 
 
 def run_quality(
-    database: Path | str, out_dir: Path | str, suites_dir: Path | str = SUITES_DIR
+    database: Path | str, out_dir: Path | str, suites_dir: Path | str | None = None
 ) -> QualityResult:
     """Validate every suite against ``database`` in one checkpoint; write the data docs."""
     database, out_dir = Path(database), Path(out_dir)
@@ -306,7 +307,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", required=True, help="the build database (read only)")
     parser.add_argument("--out", default=None, help="default: quality/ beside the database")
-    parser.add_argument("--suites", default=str(SUITES_DIR), help="folder of *.yml suites")
+    parser.add_argument(
+        "--suites", default=None, help=f"folder of *.yml suites (default: the project's {SUITES})"
+    )
     args = parser.parse_args(argv)
     database = Path(args.database)
     out = Path(args.out) if args.out else database.parent / "quality"

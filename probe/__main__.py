@@ -14,7 +14,6 @@ from pathlib import Path
 
 from probe.errors import ProbeError, printable, run_main
 from probe.mcq import DEFAULT_TEMPLATE
-from probe.stimuli import PROJECT_ROOT
 
 
 def process_seconds() -> float | None:
@@ -95,7 +94,6 @@ def _scoring_options(parser: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace, models: list[str], started: float) -> None:
     from probe.runner import run_sweep
-    from probe.stimuli import DEFAULT_SEEDS_DIR
 
     imports = time.perf_counter() - started  # torch, transformers and the probe's modules
 
@@ -111,7 +109,7 @@ def _run(args: argparse.Namespace, models: list[str], started: float) -> None:
         revision=args.revision,
         trust_remote_code=args.trust_remote_code,
         replace=args.replace,
-        seeds_dir=args.seeds_dir or DEFAULT_SEEDS_DIR,
+        seeds_dir=args.seeds_dir,
         template_id=args.template_id,
         progress=not args.no_progress,
         model_name=getattr(args, "model_name", None),
@@ -133,11 +131,12 @@ def _run(args: argparse.Namespace, models: list[str], started: float) -> None:
 def _mcq(args: argparse.Namespace, started: float) -> None:
     from probe.mcq import next_steps
     from probe.runner import run_mcq
+    from probe.stimuli import project_root
 
     imports = time.perf_counter() - started
     result = run_mcq(
         args.model,
-        project=args.items,
+        project=args.items or project_root(),
         out=args.out,
         task=args.task,
         template=args.template,
@@ -288,9 +287,9 @@ def build_parser() -> argparse.ArgumentParser:
     mcq.add_argument(
         "--items",
         type=Path,
-        default=PROJECT_ROOT,
+        default=None,
         help="the Concord project whose seeds/mcq/mcq_item_files.csv registers the item "
-        "files, read by the landing's reader (default: this project)",
+        "files, read by the landing's reader (default: the project this runs in)",
     )
     mcq.add_argument(
         "--task", default=None, help="the items' task (default: the one task they hold)"
@@ -342,7 +341,6 @@ def main(argv: list[str] | None = None) -> int:
             _mcq(args, started)
         elif args.command == "demo":
             from probe.landing import default_landing_dir
-            from probe.stimuli import DEFAULT_SEEDS_DIR
             from probe.tiny import build_tiny_model
 
             landing = args.landing_dir or default_landing_dir()
@@ -353,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
                 model_dir,
                 arch=args.arch,
                 add_bos=args.bos,
-                seeds_dir=args.seeds_dir or DEFAULT_SEEDS_DIR,
+                seeds_dir=args.seeds_dir,
             )
             print(f"demo model ({args.arch}, random weights) saved to {model_dir}")
             args.replace = True  # the demo run id is fixed: a new demo replaces the old one

@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from concord_common import folders
+from concord_common import folders, warehouse_lock
 from concord_common.probe_landing import (  # noqa: F401 (the probe's names for them)
     RUNS_SCHEMA,
     SCHEMAS,
@@ -35,7 +35,7 @@ from concord_common.probe_landing import (  # noqa: F401 (the probe's names for 
 )
 from concord_common.settings import value
 from probe.errors import ProbeError, inside
-from probe.stimuli import PROJECT_ROOT
+from probe.stimuli import project_root
 
 TABLES = ("runs", "scores", "stimuli")
 # Rows per Parquet row group: bounded memory for readers of large designs (DuckDB reads row
@@ -54,7 +54,7 @@ def default_landing_dir() -> Path:
     """CONCORD_LANDING_DIR (concord_common.settings), relative paths from the project root
     as dbt reads them."""
     path = Path(value("CONCORD_LANDING_DIR"))
-    return path if path.is_absolute() else PROJECT_ROOT / path
+    return path if path.is_absolute() else project_root() / path
 
 
 def check_run_id(run_id: str) -> str:
@@ -212,13 +212,15 @@ def land_run(
             raise LandingError(f"{name}: run_id column differs from {run_id!r}")
     final = run_dir(landing_dir, run_id)
     final.parent.mkdir(parents=True, exist_ok=True)
-    folders.recover(final)
-    if final.exists() and not replace:
-        raise run_exists(run_id, final)
-    return folders.write(
-        final,
-        {
-            f"{name}.parquet": partial(pq.write_table, table, row_group_size=ROW_GROUP_ROWS)
-            for name, table in tables.items()
-        },
-    )
+    # the warehouse lock: a build in progress reads the landing whole before the run appears
+    with warehouse_lock.held(landing_dir, f"probe landing run {run_id}", error=LandingError):
+        folders.recover(final)
+        if final.exists() and not replace:
+            raise run_exists(run_id, final)
+        return folders.write(
+            final,
+            {
+                f"{name}.parquet": partial(pq.write_table, table, row_group_size=ROW_GROUP_ROWS)
+                for name, table in tables.items()
+            },
+        )

@@ -53,7 +53,7 @@ from probe.scoring import (
     score_reference,
     shard,
 )
-from probe.stimuli import DEFAULT_SEEDS_DIR, ProbeDesign, load_design
+from probe.stimuli import ProbeDesign, load_design
 
 # Largest |shared prefix - one pass per candidate| (nats, summed over a candidate's tokens) that
 # still counts as agreement: fp32 differs in the last bits only (about 1e-6); 16-bit
@@ -343,7 +343,7 @@ def run_probe(
     batch_size: int | str = "auto",
     run_id: str | None = None,
     landing_dir: Path | str | None = None,
-    seeds_dir: Path | str = DEFAULT_SEEDS_DIR,
+    seeds_dir: Path | str | None = None,
     template_id: str = "reference",
     progress: bool = True,
     device_map: str | None = None,

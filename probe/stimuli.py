@@ -13,8 +13,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_SEEDS_DIR = PROJECT_ROOT / "seeds" / "probe"
+from concord_common import project_dir
+
+SEEDS = Path("seeds") / "probe"  # in the project folder
 CANDIDATE_GROUPS = ("reliable_like", "unreliable_like")
 GREETING = "Hi, I'm {name}. "
 TEMPLATE_FIELDS = ("{candidate_list}", "{message}")
@@ -22,6 +23,20 @@ TEMPLATE_FIELDS = ("{candidate_list}", "{message}")
 
 class SeedError(ValueError):
     """A seed file does not have the expected shape; the message names file, row, column."""
+
+
+def project_root() -> Path:
+    """The Concord project the probe runs in (:mod:`concord_common.project_dir`: the folder
+    it runs in, or DBT_PROJECT_DIR), never the package's install location; refused in one
+    line where there is none (give --seeds-dir and --landing-dir there)."""
+    from probe.errors import ProbeError
+
+    return project_dir.project_root(error=ProbeError)
+
+
+def default_seeds_dir() -> Path:
+    """The design's seed files: the project's seeds/probe."""
+    return project_root() / SEEDS
 
 
 @dataclass(frozen=True)
@@ -164,9 +179,10 @@ def render_prompt(template: str, candidates: list[Candidate], message: str) -> s
     return template.replace("{candidate_list}", candidate_list).replace("{message}", message)
 
 
-def load_design(seeds_dir: Path | str = DEFAULT_SEEDS_DIR, template_id: str = "reference"):
-    """Read the four seeds and build every stimulus: messages × names, message-major."""
-    seeds_dir = Path(seeds_dir)
+def load_design(seeds_dir: Path | str | None = None, template_id: str = "reference"):
+    """Read the four seeds (default: the project's) and build every stimulus: messages ×
+    names, message-major."""
+    seeds_dir = Path(seeds_dir) if seeds_dir else default_seeds_dir()
     messages = load_messages(seeds_dir / "probe_messages.csv")
     names = load_names(seeds_dir / "probe_names.csv")
     candidates = load_candidates(seeds_dir / "probe_candidates.csv")

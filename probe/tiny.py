@@ -18,7 +18,7 @@ from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, 
 from transformers import AutoModelForCausalLM, GPT2Config, LlamaConfig, PreTrainedTokenizerFast
 from transformers.utils import logging as hf_logging
 
-from probe.stimuli import DEFAULT_SEEDS_DIR, PROJECT_ROOT, load_design
+from probe.stimuli import load_design, project_root
 
 EOS, BOS = "<|endoftext|>", "<s>"
 ARCHITECTURES = ("gpt2", "llama")
@@ -80,7 +80,7 @@ def build_tiny_model(
     add_bos: bool = False,
     size: str = "tiny",
     seed: int = 0,
-    seeds_dir: Path | str = DEFAULT_SEEDS_DIR,
+    seeds_dir: Path | str | None = None,
     dtype: torch.dtype = torch.float32,
 ) -> Path:
     """Save a random-weight ``arch`` model (weights stored in ``dtype``, as checkpoints of
@@ -150,6 +150,7 @@ def write_mcq_study(
 
     languages = list(items)
     (root / "dbt_project.yml").write_text(
+        "name: concord\n"
         f"vars:\n  mcq_languages: [{', '.join(languages)}]\n"
         f"  mcq_options: [{', '.join(options)}]\n  mcq_answers_dir: seeds/mcq/answers\n"
         "  mcq_items_dir: seeds/mcq/items\n  mcq_answer_sources_dir: seeds/mcq/answer_sources\n",
@@ -157,7 +158,7 @@ def write_mcq_study(
     )
     sources = Path("models") / "staging" / "mcq" / "_mcq__sources.yml"
     (root / sources).parent.mkdir(parents=True, exist_ok=True)
-    (root / sources).write_bytes((PROJECT_ROOT / sources).read_bytes())
+    (root / sources).write_bytes((project_root() / sources).read_bytes())
     files = {
         "mcq_answer_registry.csv": "file,model,prefix,run,presented_option_order\n",
         "mcq_answer_sources.csv": "file,format,model,run,language,presented_option_order,"

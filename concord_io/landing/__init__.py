@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from concord_io.landing.mcq import LandingReport, Outcome, land_mcq
+from concord_io.landing.mcq import LandingReport, Outcome, land_mcq, locked_landing
 from concord_io.landing.seeds import land_seeds
 from concord_io.landing.study import checked_task, study_vars
 
@@ -29,6 +29,7 @@ def land(
     given to one dbt call, over ``dbt_project.yml``'s). Every var is checked before
     anything is written or removed (a task var names a landing folder)."""
     checked_task(study_vars(Path(project_root), variables))
-    seeds = land_seeds(project_root, landing_dir)
-    mcq = land_mcq(project_root, landing_dir, variables)
+    with locked_landing(landing_dir):  # one holding for both parts: no build between them
+        seeds = land_seeds(project_root, landing_dir)
+        mcq = land_mcq(project_root, landing_dir, variables)
     return LandingReport(seeds.outcomes + mcq.outcomes, seeds.notes + mcq.notes)

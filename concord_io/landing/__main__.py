@@ -22,13 +22,20 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m concord_io.landing", description=(__doc__ or "").splitlines()[0]
     )
     parser.add_argument(
-        "--project", type=Path, default=paths.PROJECT_ROOT, help="the Concord project folder"
+        "--project-dir",
+        "--project",
+        dest="project",
+        type=Path,
+        default=None,
+        help="the Concord project folder (default: DBT_PROJECT_DIR, else the folder this runs "
+        "in or the nearest above it with a dbt_project.yml)",
     )
     parser.add_argument(
         "--landing", type=Path, default=None, help="landing folder (default: CONCORD_LANDING_DIR)"
     )
     args = parser.parse_args(argv)
-    for line in land(args.project, args.landing or paths.landing_dir()).lines():
+    project = paths.project_root(args.project)
+    for line in land(project, args.landing or paths.landing_dir(project)).lines():
         print(printable(line))
     return 0
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -34,6 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from concord_common import warehouse_lock
 from concord_io.connect import open_duckdb
 from concord_io.errors import ConcordError, printable
 from concord_io.landing import schemas
@@ -640,19 +642,29 @@ def checked_landing_folder(landing_dir: Path | str) -> Path:
     return root
 
 
+@contextmanager
+def locked_landing(landing_dir: Path | str) -> Iterator[Path]:
+    """The landing folder checked (:func:`checked_landing_folder`) and held under the
+    warehouse lock (:mod:`concord_common.warehouse_lock`) while it is written: no build reads
+    it, no other landing or probe run writes it, meanwhile."""
+    root = checked_landing_folder(landing_dir)
+    with warehouse_lock.held(root, "concord land", error=ConcordError):
+        yield root
+
+
 def land_mcq(
     project_root: Path | str, landing_dir: Path | str, variables: dict | None = None
 ) -> LandingReport:
     """Land the study's registered inputs under ``landing_dir``; see the module's doc.
     ``variables``: vars given to one dbt call (``--vars``), over ``dbt_project.yml``'s."""
     study = load_study(Path(project_root), variables)
-    root = checked_landing_folder(landing_dir)
-    # the records read wait in memory, or beyond a bound in spill files of the landing folder
-    records = Records(spill_folder(root))
-    try:
-        return _land(root, study, records)
-    finally:
-        records.close()
+    with locked_landing(landing_dir) as root:
+        # the records read wait in memory, or beyond a bound in spill files of the landing
+        records = Records(spill_folder(root))
+        try:
+            return _land(root, study, records)
+        finally:
+            records.close()
         # Arrow's allocator keeps freed pages for reuse; in dbt's process the models need them
         pa.default_memory_pool().release_unused()
 

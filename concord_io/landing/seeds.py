@@ -30,6 +30,7 @@ from concord_io.landing.mcq import (
     LandingReport,
     checked_landing_folder,
     land_folder,
+    locked_landing,
     reader_version,
     remove_others,
 )
@@ -144,16 +145,17 @@ def read_seeds(project: Path | str) -> dict[str, tuple[Seed, pa.Table, str]]:
 def land_seeds(project: Path | str, landing_dir: Path | str) -> LandingReport:
     """Land every declared seed file of ``project`` under ``landing_dir``; see the module's
     doc."""
-    root = checked_landing_folder(landing_dir)
+    checked_landing_folder(landing_dir)  # before a seed is read
     tables = read_seeds(project)
-    root.mkdir(parents=True, exist_ok=True)
     report = LandingReport()
     kept = set()
-    for seed, table, fingerprint in tables.values():
-        relative = f"{AREA}/{KEY}={seed.name}"
-        kept.add(relative)
-        rows = "row" if table.num_rows == 1 else "rows"
-        detail = f"{table.num_rows} {rows} from {seed.relative}"
-        report.outcomes.append(land_folder(root, relative, {seed.name: table}, fingerprint, detail))
-    report.outcomes += remove_others(root, AREA, KEY, kept, "no longer declared")
+    with locked_landing(landing_dir) as root:
+        for seed, table, fingerprint in tables.values():
+            relative = f"{AREA}/{KEY}={seed.name}"
+            kept.add(relative)
+            rows = "row" if table.num_rows == 1 else "rows"
+            detail = f"{table.num_rows} {rows} from {seed.relative}"
+            outcome = land_folder(root, relative, {seed.name: table}, fingerprint, detail)
+            report.outcomes.append(outcome)
+        report.outcomes += remove_others(root, AREA, KEY, kept, "no longer declared")
     return report

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 
-from concord_io.paths import PROJECT_ROOT
+from concord_io.project import PROJECT_ROOT
 
 
 def test_bench_quick(tmp_path):

@@ -17,8 +17,7 @@ import pytest
 from scipy import stats
 from scipy.special import softmax
 
-from concord_io.paths import PROJECT_ROOT
-from concord_io.project import run_dbt
+from concord_io.project import PROJECT_ROOT, run_dbt
 from concord_stats.bootstrap import derive_seed
 from probe.__main__ import main
 

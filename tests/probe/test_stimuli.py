@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from probe.stimuli import DEFAULT_SEEDS_DIR, SeedError, load_design
+from probe.stimuli import SeedError, default_seeds_dir, load_design
 
 REFERENCE_PROMPT = (
     "You will read a short message from a coworker.\n"
@@ -51,7 +51,7 @@ def test_prompt_is_the_reference_template(design):
 
 def _copy_seeds(tmp_path):
     target = tmp_path / "seeds"
-    shutil.copytree(DEFAULT_SEEDS_DIR, target)
+    shutil.copytree(default_seeds_dir(), target)
     return target
 
 

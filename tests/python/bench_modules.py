@@ -7,7 +7,7 @@ import importlib
 import sys
 from types import ModuleType
 
-from concord_io.paths import PROJECT_ROOT
+from concord_io.project import PROJECT_ROOT
 
 
 def bench_module(name: str) -> ModuleType:

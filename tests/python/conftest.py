@@ -14,8 +14,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from concord_io.paths import PROJECT_ROOT
-from concord_io.project import copy_project, run_dbt
+from concord_io.project import PROJECT_ROOT, copy_project, run_dbt
 
 
 def built_once(tmp_path_factory, name: str, build: Callable[[Path], Any]) -> Any:

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from test_landing_reader import SOURCES_HEADER, land, landed, make_project, mcq, write
 
-from concord_io import paths
 from concord_io.errors import ConcordError
 from concord_io.landing.add_lmeval import add_lmeval
 from concord_io.landing.task_names import check_task_pattern, split_task
@@ -500,7 +499,7 @@ def test_concord_add_lmeval_prints_a_line_each_and_refuses_in_one_line(
 ):
     from concord_io.cli import main
 
-    monkeypatch.setattr(paths, "PROJECT_ROOT", project)
+    monkeypatch.chdir(project)
     output = harness_output(tmp_path / "out", TWO_LANGUAGES)
     with pytest.raises(SystemExit) as exit_:
         main(["add", "lmeval", str(output), "--task-pattern", "belebele_{lang}"])

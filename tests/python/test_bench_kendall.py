@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from concord_io.paths import PROJECT_ROOT as ROOT
+from concord_io.project import PROJECT_ROOT as ROOT
 
 pytestmark = pytest.mark.slow  # the benchmark's quick mode
 

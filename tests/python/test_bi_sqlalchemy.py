@@ -20,7 +20,7 @@ import pytest
 import sqlalchemy as sa
 
 from concord_io.connect import sqlalchemy_url
-from concord_io.paths import PROJECT_ROOT
+from concord_io.project import PROJECT_ROOT
 from concord_io.publish import CURRENT_DB, publish
 
 MART = "mcq_agreement_summary_v2"

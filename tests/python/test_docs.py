@@ -6,7 +6,7 @@ import os
 import re
 from pathlib import Path
 
-from concord_io.paths import PROJECT_ROOT
+from concord_io.project import PROJECT_ROOT
 
 SKIP_DIRS = {
     ".git",

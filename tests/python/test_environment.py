@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from importlib import metadata
 
-from concord_io.paths import PROJECT_ROOT
+from concord_io.project import PROJECT_ROOT
 
 
 def locked() -> dict[str, str]:

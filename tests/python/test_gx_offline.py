@@ -15,6 +15,7 @@ from browser import chromium_offline
 from concord_io import quality
 from concord_io.gx_offline import ASSETS, VENDOR, OfflineDocsError, asset_files, make_offline
 from concord_io.gx_offline import package_folder as vendored
+from concord_io.project import PROJECT_ROOT
 
 PAGE = """<html><head>
 <link rel="stylesheet" href="{css}"/>
@@ -69,7 +70,7 @@ def test_the_data_docs_index_shows_the_validations_offline(warehouse, tmp_path):
     suites.mkdir()
     names = ["mcq_agreement_summary", "dq_quarantine"]  # two suites keep the run short
     for name in names:
-        shutil.copy(quality.SUITES_DIR / f"{name}.yml", suites / f"{name}.yml")
+        shutil.copy(PROJECT_ROOT / quality.SUITES / f"{name}.yml", suites / f"{name}.yml")
     # a copy: a checkpoint run rewrites the quality record beside the file it checks
     database = tmp_path / "concord.duckdb"
     shutil.copy(warehouse, database)

@@ -59,7 +59,7 @@ def seed_project(folder, files: dict[str, bytes]):
     (folder / "seeds" / "probe").mkdir(parents=True)
     (folder / "seeds" / "data").mkdir()
     (folder / "models" / "staging" / "probe").mkdir(parents=True)
-    (folder / "dbt_project.yml").write_text("name: t\nseed-paths: []\n")
+    (folder / "dbt_project.yml").write_text("name: concord\nseed-paths: []\n")
     (folder / "seeds" / "data" / "answers.csv").write_bytes(TEXT.encode("latin-1"))
     (folder / "models" / "staging" / "probe" / "_probe__sources.yml").write_text(SOURCES)
     for name, data in files.items():

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from concord_io.paths import PROJECT_ROOT as ROOT
+from concord_io.project import PROJECT_ROOT as ROOT
 from concord_stats.bootstrap import bootstrap_indices, make_rng
 from concord_stats.kendall import (
     kendall_w,

@@ -20,7 +20,7 @@ from concord_io.errors import ConcordError
 from concord_io.landing import land_mcq
 from concord_io.landing.__main__ import main
 from concord_io.landing.mcq import DUPLICATE, OTHER_LANGUAGE
-from concord_io.paths import PROJECT_ROOT
+from concord_io.project import PROJECT_ROOT
 
 SEEDS = PROJECT_ROOT / "seeds" / "mcq"
 HEADER = "Domain_EN,Domain_IT,A_EN,B_EN,C_EN,D_EN,A_IT,B_IT,C_IT,D_IT,P_EN,P_IT"
@@ -61,7 +61,7 @@ def make_project(tmp_path: Path) -> Path:
     root = tmp_path / "project"
     write(
         root / "dbt_project.yml",
-        "vars:\n  mcq_languages: [en, it]\n  mcq_options: [A, B, C, D]\n"
+        "name: concord\nvars:\n  mcq_languages: [en, it]\n  mcq_options: [A, B, C, D]\n"
         "  mcq_answers_dir: seeds/mcq/answers\n  mcq_items_dir: seeds/mcq/items\n"
         "  mcq_answer_sources_dir: seeds/mcq/answer_sources\n",
     )

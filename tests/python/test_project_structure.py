@@ -26,8 +26,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from concord_io.paths import PROJECT_ROOT
-from concord_io.project import run_dbt
+from concord_io.project import PROJECT_ROOT, run_dbt
 
 pytestmark = pytest.mark.warehouse  # the checks read the manifest of a dbt parse
 

@@ -13,8 +13,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from concord_io.paths import PROJECT_ROOT
-from concord_io.project import copy_project, run_dbt
+from concord_io.project import PROJECT_ROOT, copy_project, run_dbt
 
 pytestmark = pytest.mark.warehouse  # every test builds a warehouse
 

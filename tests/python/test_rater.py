@@ -34,7 +34,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-from concord_io.paths import PROJECT_ROOT as ROOT
+from concord_io.project import PROJECT_ROOT as ROOT
 from concord_stats import rater
 from concord_stats import rater_coefficients as rcoef
 from concord_stats.bootstrap import make_rng, resample_counts, unit_resample_blocks

@@ -17,7 +17,7 @@ import pytest
 import yaml
 from browser import chromium_offline
 
-from concord_io.paths import PROJECT_ROOT
+from concord_io.project import PROJECT_ROOT
 from concord_io.publish import CURRENT_DB, publish
 from concord_io.quality import DOCS_SITE
 from concord_io.report import STUDIES, build_report

@@ -18,8 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from concord_io.connect import READER_INIT_SQL, READER_SETTINGS, connect_serving, sqlalchemy_url
-from concord_io.paths import PROJECT_ROOT
-from concord_io.project import run_dbt
+from concord_io.project import PROJECT_ROOT, run_dbt
 from concord_io.publish import CURRENT_DB, CURRENT_PARQUET, PublishError, publish, read_record
 
 # the pin, in the requirements file that make install reads, and the venv it installs into

@@ -18,8 +18,7 @@ from concord_common.settings import (
     write_project_vars,
 )
 from concord_io.errors import ConcordError
-from concord_io.paths import PROJECT_ROOT
-from concord_io.project import run_dbt
+from concord_io.project import PROJECT_ROOT, run_dbt
 
 MACRO = PROJECT_ROOT / "macros" / "python_model_vars.sql"
 

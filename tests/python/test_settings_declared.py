@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from concord_common.settings import SETTINGS, markdown, value
-from concord_io.paths import PROJECT_ROOT
+from concord_io.project import PROJECT_ROOT
 
 NAME = re.compile(r"\bCONCORD_[A-Z][A-Z_]*[A-Z]\b")
 # env_var('NAME', 'default'), or env_var('NAME', '') | trim or 'default'

@@ -1,0 +1,160 @@
+"""One lock for the warehouse: the landing, a build through the plugin, publish and the probe's
+landing exclude each other; the second waits and says in one line who holds it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from probe_fakes import fake_run_tables
+from test_landing_reader import make_project
+
+from concord_common import warehouse_lock
+from concord_common.warehouse_lock import LOCK_FILE
+from concord_io.errors import ConcordError
+from concord_io.project import dbt_invocation, start_dbt
+
+HOLD = (
+    "import sys; from concord_common import warehouse_lock as w; "
+    "w.acquire(sys.argv[1], 'the test holder', error=RuntimeError); "
+    "print('held', flush=True); sys.stdin.read()"
+)
+
+
+class Holder:
+    """Another process holding the warehouse lock of ``landing`` until :meth:`release`."""
+
+    def __init__(self, landing: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", HOLD, str(landing)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None and self.process.stdout.readline() == "held\n"
+
+    def release(self) -> None:
+        self.process.communicate("", timeout=30)
+
+
+def wait_for_line(process: subprocess.Popen, text: str, timeout: float = 180) -> list[str]:
+    """The process's output lines up to the first that contains ``text``."""
+    lines: list[str] = []
+    deadline = time.monotonic() + timeout
+    assert process.stdout is not None
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if text in line:
+            return lines
+    raise AssertionError(f"no line with {text!r}:\n{''.join(lines[-30:])}")
+
+
+def test_a_landing_waits_for_the_holder_and_says_who_it_is(tmp_path):
+    project = make_project(tmp_path)
+    landing = tmp_path / "landing"
+    holder = Holder(landing)
+    landed = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "concord_io.landing",
+            "--project-dir",
+            str(project),
+            "--landing",
+            str(landing),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        waiting = wait_for_line(landed, "waiting for the warehouse")[-1]
+        assert waiting.startswith(f"waiting for the warehouse ({landing}): held by pid ")
+        assert f"pid {holder.process.pid}, the test holder, since 20" in waiting
+        time.sleep(0.5)
+        assert landed.poll() is None and not (landing / "mcq").exists()  # nothing written
+    finally:
+        holder.release()
+    out, _ = landed.communicate(timeout=120)
+    assert landed.returncode == 0, out
+    assert (landing / "mcq").is_dir()
+
+
+def test_the_probes_landing_waits_for_a_build(tmp_path):
+    from probe.landing import land_run
+    from probe.stimuli import load_design
+
+    landing = tmp_path / "landing"
+    holder = Holder(landing)
+    tables = fake_run_tables(load_design(), "r1")
+    done: list[Path] = []
+    writer = threading.Thread(target=lambda: done.append(land_run(landing, "r1", tables)))
+    writer.start()
+    try:
+        time.sleep(1.0)
+        assert writer.is_alive() and not (landing / "probe" / "run_id=r1").exists()
+    finally:
+        holder.release()
+    writer.join(timeout=60)
+    assert done == [landing / "probe" / "run_id=r1"] and done[0].is_dir()
+
+
+def test_the_lock_is_reentrant_in_a_process_and_given_back_whole(tmp_path):
+    path = warehouse_lock.acquire(tmp_path, "outer", error=ConcordError)
+    warehouse_lock.acquire(tmp_path, "inner", error=ConcordError)
+
+    def free() -> bool:  # can another process take it now?
+        probe = (
+            "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR); "
+            "fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)"
+        )
+        return subprocess.run([sys.executable, "-c", probe, str(path)]).returncode == 0
+
+    warehouse_lock.release(path)
+    assert not free()  # the outer holding remains
+    assert "outer" in path.read_text()
+    warehouse_lock.release(path)
+    assert free()
+    warehouse_lock.acquire(tmp_path, "again", error=ConcordError)
+    warehouse_lock.release_all()
+    assert free()
+
+
+def test_a_lock_file_that_is_a_link_is_never_opened(tmp_path):
+    landing = tmp_path / "landing"
+    landing.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    os.symlink(victim, landing / LOCK_FILE)
+    with pytest.raises(ConcordError, match="the warehouse lock is a symbolic link"):
+        warehouse_lock.acquire(landing, "x", error=ConcordError)
+    assert victim.read_text() == "keep me"
+
+
+def test_a_dbt_build_holds_the_lock_from_its_landing_to_its_end(tmp_path, project_copy):
+    """dbt through the plugin waits for the holder before it lands, then holds the lock for
+    the whole call: a landing started meanwhile waits for dbt to end."""
+    database = tmp_path / "build" / "concord.duckdb"
+    _, env, project = dbt_invocation([], project_copy, database)
+    landing = project / env["CONCORD_LANDING_DIR"]
+    holder = Holder(landing)
+    dbt = start_dbt(["run", "--select", "stg_mcq__runs"], project_copy, database)
+    try:
+        wait_for_line(dbt, "waiting for the warehouse")
+    finally:
+        holder.release()
+    wait_for_line(dbt, "concord landing")
+    assert "dbt run" in (landing / LOCK_FILE).read_text()
+    out, _ = dbt.communicate(timeout=300)
+    assert dbt.returncode == 0, out
+    # given back at the end: another takes it at once
+    assert warehouse_lock.acquire(landing, "after", error=ConcordError)
+    warehouse_lock.release_all()
