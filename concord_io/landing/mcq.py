@@ -68,6 +68,10 @@ DUPLICATE = "more than one answer for this model, run, item and language"
 OTHER_LANGUAGE = "language not one of mcq_languages"
 
 
+#: The tables of a landed run folder (docs/landing.md).
+RUN_TABLES = ("runs", "answers", "option_scores", "quarantine")
+
+
 def reader_version() -> str:
     try:
         return metadata.version("concord")
@@ -116,7 +120,7 @@ def land_folder(
 ) -> Outcome:
     """``tables`` written whole as ``<root>/<relative>``, unless it is landed with
     ``fingerprint`` already: what happened."""
-    if landed_with(root, relative, next(iter(tables)), fingerprint):
+    if landed_with(root, relative, tables, fingerprint):
         return Outcome("unchanged", relative, detail)
     status = "replaced" if checked_path(root, relative).exists() else "landed"
     write_folder(root, relative, tables, fingerprint)
@@ -196,7 +200,9 @@ def _once(sources: dict[tuple, str], key: tuple, source: SourceFile, notes: list
 
 def _landed_alike(root: Path | None, run: Run, fingerprint: str) -> bool:
     """Whether ``root`` holds ``run`` landed from exactly these inputs (its fingerprint)."""
-    return root is not None and landed_with(root, f"mcq/run_id={run.run_id}", "runs", fingerprint)
+    return root is not None and landed_with(
+        root, f"mcq/run_id={run.run_id}", RUN_TABLES, fingerprint
+    )
 
 
 def _wide_runs(
@@ -687,7 +693,7 @@ def _land_run(
         )
         return Outcome("unchanged", relative, detail)
     fingerprint = _fingerprint(run.row, run.inputs, context)
-    if landed_with(root, relative, "runs", fingerprint):
+    if landed_with(root, relative, RUN_TABLES, fingerprint):
         split = _landed_split(checked_path(root, relative))
         if split is None:
             split, _ = _split(con, run, records, languages)

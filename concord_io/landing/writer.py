@@ -17,7 +17,7 @@ A table is written whole (:func:`write_folder`) or piece by piece (:class:`Table
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,20 +56,23 @@ def checked_path(root: Path, relative: str) -> Path:
     )
 
 
-def landed_with(root: Path, relative: str, first_table: str, fingerprint: str) -> bool:
-    """Whether ``<root>/<relative>`` is landed with ``fingerprint`` (its first table's): an
-    unchanged input is not written again. A replacement of it cut off between its renames
-    is undone first."""
+def landed_with(root: Path, relative: str, tables: Iterable[str], fingerprint: str) -> bool:
+    """Whether ``<root>/<relative>`` is landed with ``fingerprint``: an unchanged input is not
+    written again. Every one of its ``tables`` must be there and carry the fingerprint, so a
+    folder with a table lost or left from another landing is written again (dbt's advice,
+    "land again", then works). A replacement cut off between its renames is undone first."""
     existing = checked_path(root, relative)
     if existing.parent.is_dir():
         folders.recover(existing)
-    return existing.is_dir() and fingerprint_of(existing, first_table) == fingerprint
+    return existing.is_dir() and all(
+        fingerprint_of(existing, table) == fingerprint for table in tables
+    )
 
 
-def fingerprint_of(folder: Path, first_table: str) -> str | None:
-    """The fingerprint a landed folder was written with, or None (absent, unreadable)."""
+def fingerprint_of(folder: Path, table: str) -> str | None:
+    """The fingerprint a landed table was written with, or None (absent, unreadable)."""
     try:
-        metadata = pq.read_schema(folder / f"{first_table}.parquet").metadata or {}
+        metadata = pq.read_schema(folder / f"{table}.parquet").metadata or {}
     except (OSError, pa.ArrowException):
         return None
     value = metadata.get(FINGERPRINT)

@@ -90,6 +90,16 @@ def mutate(path: Path, op: str, **args) -> None:
     if op == "land_probe_run":
         land_probe_run(path, **args)
         return
+    if op == "replace_with":  # under the file's name, what is not a regular file
+        path.unlink()
+        if args["kind"] == "fifo":
+            os.mkfifo(path)
+        elif args["kind"] == "link_to_device":
+            path.symlink_to("/dev/zero")
+        else:
+            assert args["kind"] == "folder", args
+            path.mkdir()
+        return
     if op == "prepend_bom":
         path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
         return

@@ -1541,3 +1541,22 @@ def test_a_wide_files_prompts_are_checked_against_the_item_files(project, swappe
     else:
         land(project)
         assert len(landed(project).query("source_file == 'w.csv'")) == 4
+
+
+@pytest.mark.parametrize("damage", ["answers lost", "quarantine from another landing"])
+def test_a_folder_missing_a_table_is_landed_again_not_reported_unchanged(project, damage):
+    """dbt's remedy for a landed folder without one of its tables is "land again": the reader
+    checks every table of a folder it would leave unchanged, so that remedy works."""
+    land(project)
+    (run,) = (project.parent / "landing" / "mcq").glob("run_id=*")
+    expected = landed(project)
+    if damage == "answers lost":
+        (run / "answers.parquet").unlink()
+    else:  # the file's fingerprint is another landing's
+        table = pq.read_table(run / "quarantine.parquet")
+        pq.write_table(table.replace_schema_metadata({b"concord.fingerprint": b"older"}),
+                       run / "quarantine.parquet")  # fmt: skip
+    again = land(project)
+    assert again.status_of(f"mcq/{run.name}") == "replaced"
+    pd.testing.assert_frame_equal(landed(project), expected)
+    assert land(project).status_of(f"mcq/{run.name}") == "unchanged"
