@@ -11,9 +11,9 @@ import langcodes
 
 from concord_io.errors import ConcordError, printable
 
-#: An item id the marts can still take as a number: a canonical positive whole number, at
-#: most the largest bigint (version 1's item fact casts it). Text is never cast or rounded:
-#: `05`, `7.6`, `-1` and `1e3` are refused.
+#: An item id that a reader may still take as a number: a canonical positive whole number,
+#: at most the largest bigint (what a notebook's int64 or a BI tool's integer holds without
+#: rounding). Text is never cast or rounded: `05`, `7.6`, `-1` and `1e3` are refused.
 ITEM_ID_SQL_PATTERN = "^[1-9][0-9]*$"
 ITEM_ID_MAX = 2**63 - 1
 

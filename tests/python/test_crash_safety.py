@@ -37,9 +37,9 @@ KILL_ON = "START sql table model marts.mcq_option_frequency_v2"
 
 
 def marts_fingerprint(database: Path) -> dict[str, str]:
-    """Every table of schema marts -> a hash of its rows in a fixed order. Not the views (the
-    deprecated mart versions): a view reads its tables as they are, and a build stopped
-    between two of them leaves one old and one new, each whole."""
+    """Every table of schema marts -> a hash of its rows in a fixed order. Not a view, were
+    one built there: a view reads its tables as they are, and a build stopped between two of
+    them leaves one old and one new, each whole."""
     with duckdb.connect(str(database), read_only=True) as con:
         tables = [
             name

@@ -200,8 +200,8 @@ def test_every_published_mart_exports_with_its_values(warehouse, tmp_path):
             ).fetchall()
         ]
         want = con.execute(
-            "select model, run, n_items, agreement_pct from marts.mcq_agreement_summary "
-            "order by model, run"
+            "select run_id, task, n_items, full_agreement_pct from marts.mcq_agreement_summary_v2 "
+            "order by run_id, task"
         ).df()
         counts = {m: con.execute(f'select count(*) from marts."{m}"').fetchone()[0] for m in marts}
     assert sorted(p.name for p in written) == sorted(
@@ -209,20 +209,20 @@ def test_every_published_mart_exports_with_its_values(warehouse, tmp_path):
     )
     for mart, n in counts.items():
         assert len(pd.read_csv(out / f"{mart}.csv", keep_default_na=False)) == n, mart
-    got = pd.read_csv(out / "mcq_agreement_summary.csv")[
-        ["model", "run", "n_items", "agreement_pct"]
+    got = pd.read_csv(out / "mcq_agreement_summary_v2.csv")[
+        ["run_id", "task", "n_items", "full_agreement_pct"]
     ]
     pd.testing.assert_frame_equal(
-        got.sort_values(["model", "run"]).reset_index(drop=True), want, check_dtype=False
+        got.sort_values(["run_id", "task"]).reset_index(drop=True), want, check_dtype=False
     )
     # the sidecar carries the manifest's descriptions (as publish wrote them)
-    sidecar = pd.read_csv(out / "mcq_agreement_summary.columns.csv")
-    assert sidecar.set_index("column").loc["agreement_pct", "description"].strip()
+    sidecar = pd.read_csv(out / "mcq_agreement_summary_v2.columns.csv")
+    assert sidecar.set_index("column").loc["full_agreement_pct", "description"].strip()
     # a second export replaces the files under the same names
-    again = export_marts("csv", ["mcq_agreement_summary"], out, serving)
+    again = export_marts("csv", ["mcq_agreement_summary_v2"], out, serving)
     assert [p.name for p in again] == [
-        "mcq_agreement_summary.csv",
-        "mcq_agreement_summary.columns.csv",
+        "mcq_agreement_summary_v2.csv",
+        "mcq_agreement_summary_v2.columns.csv",
     ]
     assert not list(out.glob(".*partial"))
 

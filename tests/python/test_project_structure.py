@@ -166,12 +166,7 @@ def grain_checked_downstream(manifest: dict, keys: dict[str, list[set[str]]]) ->
 
 def test_every_model_has_a_primary_key(manifest):
     keys = primary_keys(manifest)
-    # a deprecated version is a view over its successor, keyed there (docs/migration.md)
-    missing = [
-        n["name"]
-        for uid, n in project_nodes(manifest, "model").items()
-        if not keys[uid] and not n.get("deprecation_date")
-    ]
+    missing = [n["name"] for uid, n in project_nodes(manifest, "model").items() if not keys[uid]]
     assert not missing, (
         f"models without a primary key (a primary_key constraint, or a test of error "
         f"severity): {missing}"

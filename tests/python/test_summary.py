@@ -1,6 +1,6 @@
 """The summary that `concord build` prints last (concord_io.summary): each task's runs by
 full agreement with its interval, mean pairwise agreement and Fleiss' kappa, from
-mcq_agreement_summary_v2 (never the deprecated version-1 view)."""
+mcq_agreement_summary_v2."""
 
 from __future__ import annotations
 
