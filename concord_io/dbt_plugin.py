@@ -21,6 +21,7 @@ from dbt.adapters.events.logging import AdapterLogger
 
 from concord_common import warehouse_lock
 from concord_common.settings import value
+from concord_io.build_context import CONTEXT_VARIABLE
 from concord_io.connect import apply_build_settings, build_lock_error
 from concord_io.errors import ConcordError
 from concord_io.paths import (
@@ -45,20 +46,21 @@ def _project_dir() -> Path:
     return Path(getattr(get_flags(), "PROJECT_DIR", None) or Path.cwd()).resolve()
 
 
-def _hold_and_land() -> None:
+def _hold_and_land() -> str:
     """For a dbt call that builds models (its command): hold the warehouse lock until the
     call's process ends (the models read the landing from the first node to the last;
     :mod:`concord_common.warehouse_lock`), then land the seed files and the cross-lingual
-    study as the call needs (its vars)."""
+    study as the call needs (its vars). The build's context
+    (:func:`concord_io.build_context.build_context`), '' for a call that builds nothing."""
     from dbt.flags import get_flags
 
-    from concord_io.landing import land
+    from concord_io.build_context import build_context
     from concord_io.landing.mcq import checked_landing_folder
 
     flags = get_flags()
     which = getattr(flags, "WHICH", None)
     if which not in LANDING_COMMANDS:
-        return
+        return ""
     project = _project_dir()
     variables = dict(getattr(flags, "VARS", None) or {})
     given = variables.get("landing_dir")
@@ -69,8 +71,14 @@ def _hold_and_land() -> None:
         landing = landing_dir(project)
     landing = checked_landing_folder(landing)
     warehouse_lock.acquire(landing, f"dbt {which}", error=ConcordError)  # given back at exit
-    if value("CONCORD_LANDED") == "1":
-        return  # `concord build` landed them in its land stage, a moment before
+    if value("CONCORD_LANDED") != "1":  # else `concord build` landed a moment before
+        _land(project, landing, variables)
+    return build_context(project, landing, variables)
+
+
+def _land(project: Path, landing: Path, variables: dict) -> None:
+    from concord_io.landing import land
+
     report = land(project, landing, variables)
     changed = [o for o in report.outcomes if o.status != "unchanged"]
     logger.info(
@@ -82,6 +90,8 @@ def _hold_and_land() -> None:
 
 
 class Plugin(BasePlugin):
+    context = ""  # the build's context, once update_connection_config has run
+
     def configure_connection(self, conn) -> None:
         try:
             apply_build_settings(conn)
@@ -90,6 +100,11 @@ class Plugin(BasePlugin):
         # the files the models read (the landing) are named relative to the project folder:
         # DuckDB resolves relative paths from it, not from the working directory
         conn.execute("set global file_search_path = ?", [str(_project_dir())])
+        self.configure_cursor(conn)
+
+    def configure_cursor(self, cursor) -> None:
+        # a variable is one connection's: each cursor dbt runs a model on gets it
+        cursor.execute(f"set variable {CONTEXT_VARIABLE} = ?", [self.context])
 
     def update_connection_config(self, creds, config) -> None:
         try:
@@ -104,7 +119,7 @@ class Plugin(BasePlugin):
                 if lock is None:
                     raise
                 raise lock from error
-            _hold_and_land()
+            self.context = _hold_and_land()
         except ConcordError as error:
             # dbt prints the exception's text: the hint goes on the same message
             raise RuntimeError(f"{error.message}. {error.hint}") from None

@@ -21,10 +21,30 @@
 
 {#- A file's version in a run: the run, the file's content and when the run was landed (the
     reader lands a run again only when its inputs changed: a file, a registry line, the
-    item files or translations, the study's languages or options). -#}
+    item files or translations, the study's languages or options), and the build's context
+    (everything else a row is made from: the code, the vars, the seed files, the reader's
+    version; concord_io/build_context.py), so that an incremental build after any change
+    computes what a full build would. -#}
 {% macro mcq_file_version(runs, answers) -%}
     {{ runs }}.run_id || '|' || {{ answers }}.content_hash || '|'
         || cast({{ epoch_microseconds(runs ~ '.landed_at') }} as {{ dbt.type_string() }})
+        || '|' || {{ mcq_build_context() }}
+{%- endmacro %}
+
+{#- The build's context, as the dbt plugin hands it to each connection. On Spark the
+    incremental models are tables, computed whole every build: no context is needed. -#}
+{% macro mcq_build_context() -%}
+    {{ return(adapter.dispatch('mcq_build_context', 'concord')()) }}
+{%- endmacro %}
+
+{% macro default__mcq_build_context() -%}
+    coalesce(getvariable('concord_build_context'), error(
+        'no build context: this connection was not opened through the project''s dbt plugin '
+        || '(profiles.yml, plugins: concord_io.dbt_plugin)'))
+{%- endmacro %}
+
+{% macro spark__mcq_build_context() -%}
+    ''
 {%- endmacro %}
 
 {#- Every file version that int_mcq_answers_normalised holds after a build, from staging. -#}

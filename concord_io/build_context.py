@@ -1,0 +1,59 @@
+"""The build's context: everything the incremental models' rows depend on besides the answer
+files themselves, as one hash.
+
+The incremental models of the cross-lingual chain (macros/mcq_incremental_groups.sql) keep a
+group's rows while its answer files' versions are unchanged. A file's version is its run, its
+content and when it landed, and the context below (``mcq_file_version``): so a change of
+anything else a row is made from changes every version, and the next build computes every
+group again, exactly as ``--full-refresh`` would. The context is, conservatively:
+
+- the project's code: every file of ``models/`` and ``macros/`` and ``dbt_project.yml`` (a
+  model's SQL, a macro it calls, a config);
+- the vars the call was given (``--vars``; the declared defaults are in dbt_project.yml);
+- every landed seed file (its fingerprint: a model alias, a rater's category) but the
+  study's registries and domain translations;
+- the reader's version (the landing's rows).
+
+The registries, the item files, the domain translations, ``mcq_languages`` and
+``mcq_options`` are already part of each run's landing: a run is written again when its own
+registry line or anything it is matched against changes (docs/landing.md), so a new answer
+file registered computes its own run alone. The dbt plugin computes the context when a
+build starts and hands it to every DuckDB connection as the variable
+``concord_build_context``; on Spark the models are tables, rebuilt whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+CODE = ("models", "macros")
+CONTEXT_VARIABLE = "concord_build_context"
+
+
+def build_context(project: Path, landing: Path, variables: Mapping) -> str:
+    """The context hash of a build of ``project`` over ``landing`` with ``variables``."""
+    # imported here: the dbt plugin imports this module for every dbt command
+    from concord_io.landing.mcq import reader_version
+    from concord_io.landing.study import REGISTRIES, TRANSLATIONS
+    from concord_io.landing.writer import fingerprint_of
+
+    digest = hashlib.sha256(reader_version().encode())
+
+    def add(label: str, data: bytes) -> None:
+        digest.update(f"\0{label}\0{len(data)}\0".encode() + data)
+
+    files = [project / "dbt_project.yml"]
+    files += sorted(p for folder in CODE for p in (project / folder).rglob("*") if p.is_file())
+    for path in files:
+        if "__pycache__" not in path.parts:
+            add(path.relative_to(project).as_posix(), path.read_bytes())
+    add("--vars", json.dumps(dict(variables), sort_keys=True, default=str).encode())
+    for folder in sorted((landing / "seeds").glob("seed=*")):
+        name = folder.name.removeprefix("seed=")
+        if name in (*REGISTRIES, TRANSLATIONS):
+            continue  # in each run's own landing
+        add(f"seed {name}", (fingerprint_of(folder, name) or "").encode())
+    return digest.hexdigest()
