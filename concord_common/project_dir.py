@@ -17,6 +17,7 @@ import os
 import re
 from pathlib import Path
 
+from concord_common import UserError
 from concord_common.settings import value
 
 PROJECT_FILE = "dbt_project.yml"
@@ -39,7 +40,7 @@ def _named(folder: Path) -> str | None:
     return match.group(2) if match else ""
 
 
-def project_root(explicit: Path | str | None = None, *, error: type[Exception]) -> Path:
+def project_root(explicit: Path | str | None = None, *, error: type[UserError]) -> Path:
     """The project folder, resolved (see the module's docstring); ``error`` is raised (with
     a ``hint``) when there is none or it is not Concord's."""
     given = str(explicit).strip() if explicit is not None else ""

@@ -24,6 +24,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from concord_common import UserError
+
 LOCK_FILE = ".concord.lock"
 _held: dict[Path, list[int]] = {}  # lock file -> [descriptor, depth]
 
@@ -32,11 +34,46 @@ def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
+def open_lock_file(path: Path, *, error: type[UserError], what: str, again: str) -> int:
+    """``path`` opened for ``flock`` (created if missing), the descriptor: never through a
+    link (the file is truncated and written), only a regular file. ``what`` names the lock
+    in the message, ``again`` what to do once the user removed the culprit. The publish lock
+    (concord_io/publish.py) is opened through this too."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as caught:
+        if caught.errno == errno.EISDIR:
+            fd = None
+        elif caught.errno == errno.ELOOP:
+            raise error(
+                f"{path}: {what} is a symbolic link; it is never opened through one",
+                hint=f"remove the link ({path}) and {again}; nothing was changed",
+            ) from None
+        else:
+            raise
+    if fd is None or not stat.S_ISREG(os.fstat(fd).st_mode):
+        if fd is not None:
+            os.close(fd)
+        raise error(f"{path}: {what} is not a regular file", hint=f"remove it and {again}")
+    return fd
+
+
+def holder_of(fd: int) -> str:
+    """What the holder of the lock file ``fd`` wrote into it, or '' (an older holder)."""
+    return os.pread(fd, 300, 0).decode("utf-8", "replace").strip()
+
+
+def claim(fd: int, holder: str) -> None:
+    """Write ``holder`` into the lock file ``fd``, whose lock this process now holds."""
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, holder.encode(), 0)
+
+
 def acquire(
     landing: Path | str,
     holder: str,
     *,
-    error: type[Exception],
+    error: type[UserError],
     announce: Callable[[str], None] = _say,
 ) -> Path:
     """Take the warehouse lock of ``landing`` (created if missing) for ``holder`` (the
@@ -49,28 +86,18 @@ def acquire(
     if path in _held:
         _held[path][1] += 1
         return path
+    fd = open_lock_file(path, error=error, what="the warehouse lock", again="run it again")
     try:
-        # never through a link: the file is truncated and written below
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-    except OSError as caught:
-        if caught.errno != errno.ELOOP:
-            raise
-        raise error(
-            f"{path}: the warehouse lock is a symbolic link; it is never opened through one",
-            hint=f"remove the link ({path}) and run the command again; nothing was changed",
-        ) from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise error(f"{path}: the warehouse lock is not a regular file", hint="remove it")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            other = os.pread(fd, 300, 0).decode("utf-8", "replace").strip() or "another process"
-            announce(f"waiting for the warehouse ({folder}): held by {other}")
+            announce(
+                f"waiting for the warehouse ({folder}): held by "
+                f"{holder_of(fd) or 'another process'}"
+            )
             fcntl.flock(fd, fcntl.LOCK_EX)
         since = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()}, {holder}, since {since}".encode(), 0)
+        claim(fd, f"pid {os.getpid()}, {holder}, since {since}")
     except BaseException:
         os.close(fd)
         raise
@@ -97,7 +124,7 @@ def release_all() -> None:
 
 
 @contextmanager
-def held(landing: Path | str, holder: str, *, error: type[Exception]) -> Iterator[None]:
+def held(landing: Path | str, holder: str, *, error: type[UserError]) -> Iterator[None]:
     """The warehouse lock of ``landing``, for a ``with`` block."""
     path = acquire(landing, holder, error=error)
     try:

@@ -42,13 +42,11 @@ file in the serving folder).
 from __future__ import annotations
 
 import argparse
-import errno
 import fcntl
 import json
 import os
 import re
 import shutil
-import stat
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -289,30 +287,19 @@ def current_version(serving_dir: Path) -> str | None:
 @contextmanager
 def _publish_lock(serving_dir: Path) -> Iterator[None]:
     """Hold ``<serving>/.publish.lock`` for the whole publish; refuse if another holds it."""
-    path = serving_dir / LOCK
+    fd = warehouse_lock.open_lock_file(
+        serving_dir / LOCK, error=PublishError, what="the publish lock", again="publish again"
+    )
     try:
-        # never through a link: the lock file is truncated and written below
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-    except OSError as error:
-        if error.errno != errno.ELOOP:
-            raise
-        raise PublishError(
-            f"{path} is a symbolic link; the publish lock is never opened through one",
-            hint=f"remove the link ({path}) and publish again; nothing was changed",
-        ) from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise PublishError(f"{path} is not a regular file", hint="remove it and publish again")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+            holder = warehouse_lock.holder_of(fd)[:64] or "unknown"
             raise PublishError(
                 f"{serving_dir}: another publish is running (pid {printable(holder)})",
                 hint="wait for it to finish; the current serving version is unchanged",
             ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        warehouse_lock.claim(fd, str(os.getpid()))
         yield
     finally:
         os.close(fd)  # releases the lock

@@ -20,8 +20,8 @@ from concord_io.errors import ConcordError
 from concord_io.project import dbt_invocation, start_dbt
 
 HOLD = (
-    "import sys; from concord_common import warehouse_lock as w; "
-    "w.acquire(sys.argv[1], 'the test holder', error=RuntimeError); "
+    "import sys; from concord_common import UserError, warehouse_lock as w; "
+    "w.acquire(sys.argv[1], 'the test holder', error=UserError); "
     "print('held', flush=True); sys.stdin.read()"
 )
 
@@ -128,15 +128,33 @@ def test_the_lock_is_reentrant_in_a_process_and_given_back_whole(tmp_path):
     assert free()
 
 
-def test_a_lock_file_that_is_a_link_is_never_opened(tmp_path):
-    landing = tmp_path / "landing"
-    landing.mkdir()
+def hold_publish_lock(folder: Path) -> None:
+    from concord_io import publish
+
+    with publish._publish_lock(folder):
+        pass
+
+
+@pytest.mark.parametrize(
+    ("name", "take", "what"),
+    [
+        (LOCK_FILE, lambda f: warehouse_lock.acquire(f, "x", error=ConcordError), "warehouse"),
+        (".publish.lock", hold_publish_lock, "publish"),
+    ],
+)
+def test_a_lock_file_that_is_a_link_or_no_file_is_never_opened(tmp_path, name, take, what):
+    folder = tmp_path / "folder"
+    folder.mkdir()
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
-    os.symlink(victim, landing / LOCK_FILE)
-    with pytest.raises(ConcordError, match="the warehouse lock is a symbolic link"):
-        warehouse_lock.acquire(landing, "x", error=ConcordError)
+    os.symlink(victim, folder / name)
+    with pytest.raises(ConcordError, match=f"the {what} lock is a symbolic link"):
+        take(folder)
     assert victim.read_text() == "keep me"
+    (folder / name).unlink()
+    (folder / name).mkdir()
+    with pytest.raises(ConcordError, match=f"the {what} lock is not a regular file"):
+        take(folder)
 
 
 def test_a_dbt_build_holds_the_lock_from_its_landing_to_its_end(tmp_path, project_copy):
