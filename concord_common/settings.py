@@ -192,6 +192,9 @@ DBT_VARS = {
         DbtVar("mcq_pivot_language", "en",
                "The language every other language's agreement is reported against.",
                "cross-lingual study"),
+        DbtVar("mcq_calibration_bins", 10,
+               "Equal-width confidence bins of the expected calibration error, on the top "
+               "option (concord_stats' default too).", "cross-lingual study", _whole),
         DbtVar("mcq_answers_dir", "seeds/mcq/answers",
                "The wide merged answer files (mcq_answer_registry).", "cross-lingual study",
                _text),

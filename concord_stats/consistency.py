@@ -127,13 +127,33 @@ def expected_calibration_error(
     gold = np.asarray(gold)
     if gold.size == 0:
         return float("nan")
-    top = top_option(p)
     confidence = np.nanmax(p, axis=1)
-    correct = (top == gold).astype(float)
-    # bin i holds (i/b, (i+1)/b]; 0 falls in the first
+    correct = (top_option(p) == gold).astype(float)
     bins = np.clip(np.ceil(confidence * n_bins).astype(int) - 1, 0, n_bins - 1)
-    gap = np.bincount(bins, correct, n_bins) - np.bincount(bins, confidence, n_bins)
-    return float(np.abs(gap).sum() / len(gold))
+    return calibration_error_from_bins(
+        np.bincount(bins, None, n_bins), np.bincount(bins, correct, n_bins),
+        np.bincount(bins, confidence, n_bins),
+    )  # fmt: skip
+
+
+def calibration_error_from_bins(
+    n_items: np.ndarray, n_correct: np.ndarray, confidence_sum: np.ndarray
+) -> float:
+    """The ECE from each bin's items, right answers and summed confidence (what the
+    warehouse counts in SQL: int_mcq_calibration_binned): Σ_b |correct_b − confidence_b| / n.
+    The bin of confidence c is ceil(c · b) − 1 clipped to [0, b − 1]: (i/b, (i+1)/b], 0 in
+    the first.
+
+    Examples
+    --------
+    >>> calibration_error_from_bins(np.array([2, 0]), np.array([1, 0]), np.array([1.8, 0]))
+    0.4
+    """
+    n = float(np.sum(n_items))
+    if n == 0:
+        return float("nan")
+    gap = np.asarray(n_correct, dtype=float) - np.asarray(confidence_sum, dtype=float)
+    return float(np.abs(gap).sum() / n)
 
 
 def rank_c(p1: np.ndarray, p2: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@
 {% macro _whole_number_vars() %}
     {{ return({
         'bootstrap_resamples': (1, 1000000),
+        'mcq_calibration_bins': (1, 1000),
         'probe_permutations': (1, 1000000),
         'bootstrap_seed': (0, 9223372036854775807),
     }) }}

@@ -358,3 +358,12 @@ def test_ratio_interval_degenerate_cases(correct, graded, want):
         assert np.isnan(got) if expected is None else got == pytest.approx(expected)
     if want[1] == 0.0:
         assert (low, high) == (1.0, 1.0)
+
+
+def test_the_projects_calibration_bins_are_the_librarys():
+    """The var's default (concord_common.settings) and concord_stats' agree: a notebook that
+    calls expected_calibration_error as it is gets the warehouse's figure."""
+    from concord_common.settings import DBT_VARS
+    from concord_stats.consistency import N_CALIBRATION_BINS
+
+    assert DBT_VARS["mcq_calibration_bins"].default == N_CALIBRATION_BINS

@@ -1,17 +1,19 @@
 """Per run, task and language: how well the option distributions the source scored are
-calibrated against gold, on the scored items with a gold (int_mcq_golds_gathered): the Brier
-score and the expected calibration error on the top option (concord_stats.consistency, ten
-equal-width bins), of the softmax of the summed log-likelihoods and of the softmax of the
-length-normalised ones (int_mcq_option_scores_normalised). The scores are read one run at
-a time (frames_by); the golds, one per item and language, at once."""
+calibrated against gold, on the scored items with a gold: the Brier score and the expected
+calibration error on the top option (concord_stats.consistency), of the softmax of the
+summed log-likelihoods and of the softmax of the length-normalised ones. It reads the
+counts per confidence bin (int_mcq_calibration_binned, counted in SQL), never a row per
+option score."""
 
 import numpy as np
 import pandas as pd
 
-from concord_io.frames import frames_by, to_pandas
-from concord_stats.consistency import brier_score, expected_calibration_error
+from concord_io.frames import to_pandas
+from concord_stats.consistency import calibration_error_from_bins
 
-ITEM = ["task", "item_id", "language"]
+GROUP = ["run_id", "task", "language"]
+# each distribution's figures go in the columns with this suffix
+SUFFIX = {"summed": "", "length_normalised": "_norm"}
 COLUMNS = {
     "run_id": "string",
     "task": "string",
@@ -24,37 +26,35 @@ COLUMNS = {
 }
 
 
-def calibration(options: pd.DataFrame) -> dict:
-    """One run, task and language: its scored options (``item_id``, ``option_key``,
-    ``probability``, ``probability_norm``, ``gold_option``) as items × options in the
-    item's own key order, and the figures of each distribution."""
-    keys = np.union1d(options["option_key"].unique(), options["gold_option"].unique())
-    gold = options.groupby("item_id", sort=True)["gold_option"].first()
-    column = np.searchsorted(keys, gold.to_numpy())
-    figures: dict = {"n_items": len(gold)}
-    for suffix, values in (("", "probability"), ("_norm", "probability_norm")):
-        p = (
-            options.pivot(index="item_id", columns="option_key", values=values)
-            .reindex(index=gold.index, columns=keys)
-            .to_numpy(float)
+def calibration(bins: pd.DataFrame) -> dict:
+    """One run, task, language and distribution: its bins' counts -> n, Brier, ECE. An
+    item without a confidence (no probability at all) has no bin: the ECE is undefined."""
+    n = int(bins["n_items"].sum())
+    ece = (
+        float("nan")
+        if bins["calibration_bin"].isna().any()
+        else calibration_error_from_bins(
+            bins["n_items"].to_numpy(), bins["n_correct"].to_numpy(),
+            bins["confidence_sum"].to_numpy(float),
         )
-        figures[f"brier_score{suffix}"] = brier_score(p, column)
-        figures[f"expected_calibration_error{suffix}"] = expected_calibration_error(p, column)
-    return figures
+    )  # fmt: skip
+    # the bins' sums added in bin order: the same bits on every build
+    brier = float(np.sum(bins["squared_error_sum"].to_numpy(float))) / n
+    return {"n_items": n, "brier_score": brier, "expected_calibration_error": ece}
 
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    gold = to_pandas(dbt.ref("int_mcq_golds_gathered"))
-    gold = gold.loc[gold["gold_option"].notna(), [*ITEM, "gold_option"]]
+    binned = to_pandas(dbt.ref("int_mcq_calibration_binned"))
+    binned = binned.sort_values([*GROUP, "distribution", "calibration_bin"], na_position="last")
     rows = []
-    for run_id, options in frames_by(
-        dbt.ref("int_mcq_option_scores_normalised"),
-        "run_id",
-        [*ITEM, "option_key", "probability", "probability_norm"],
-    ):
-        graded = options.merge(gold, on=ITEM)
-        for (task, language), group in graded.groupby(["task", "language"], sort=True):
-            rows.append({"run_id": run_id, "task": task, "language": language,
-                         **calibration(group)})  # fmt: skip
+    for key, group in binned.groupby(GROUP, sort=True):
+        row = dict(zip(GROUP, key, strict=True))
+        for distribution, bins in group.groupby("distribution", sort=True):
+            suffix = SUFFIX[distribution]
+            figures = calibration(bins)
+            row["n_items"] = figures["n_items"]
+            row[f"brier_score{suffix}"] = figures["brier_score"]
+            row[f"expected_calibration_error{suffix}"] = figures["expected_calibration_error"]
+        rows.append(row)
     return pd.DataFrame(rows, columns=list(COLUMNS)).astype(COLUMNS)
