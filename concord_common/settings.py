@@ -194,7 +194,7 @@ DBT_VARS = {
                "cross-lingual study"),
         DbtVar("mcq_calibration_bins", 10,
                "Equal-width confidence bins of the expected calibration error, on the top "
-               "option (concord_stats' default too).", "cross-lingual study", _whole),
+               "option (concord_stats' default too).", "cross-lingual study"),
         DbtVar("mcq_answers_dir", "seeds/mcq/answers",
                "The wide merged answer files (mcq_answer_registry).", "cross-lingual study",
                _text),
