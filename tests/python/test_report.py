@@ -20,7 +20,7 @@ from browser import chromium_offline
 from concord_io.project import PROJECT_ROOT
 from concord_io.publish import CURRENT_DB, publish
 from concord_io.quality import DOCS_SITE
-from concord_io.report import STUDIES, build_report
+from concord_io.report import STUDIES, build_report, charts
 from concord_io.report.sections import QUARANTINE_SHOWN
 
 ARTIFACTS = PROJECT_ROOT / "tests" / "artifacts"
@@ -74,9 +74,24 @@ def parse(page: str) -> Figures:
 
 @pytest.fixture(scope="module")
 def report(warehouse, tmp_path_factory) -> Path:
+    """The demo's report, every figure's spec checked against Vega-Lite's schema as it is
+    made (a build does not check them: charts.VALIDATE_SPECS)."""
     work = tmp_path_factory.mktemp("report")
     publish(warehouse, work / "serving", warehouse.parent / "target" / "manifest.json")
-    return build_report(work / "serving" / CURRENT_DB, work / "site")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(charts, "VALIDATE_SPECS", True)
+        return build_report(work / "serving" / CURRENT_DB, work / "site")
+
+
+def test_a_spec_against_vega_lites_schema_is_refused_when_checked(monkeypatch):
+    import altair as alt
+    import pandas as pd
+
+    bad = alt.Chart(pd.DataFrame({"x": [1]})).mark_point().encode(x=alt.X("x:Q", bin="often"))
+    charts.finalise(bad)  # a build does not check
+    monkeypatch.setattr(charts, "VALIDATE_SPECS", True)
+    with pytest.raises(Exception, match="bin"):
+        charts.finalise(bad)
 
 
 def test_report_is_self_contained(report):
