@@ -152,15 +152,17 @@ def probe_command(
     return probe_job(root, argv, device, ranks)
 
 
-def kernel_profile(model, requests, device) -> dict:
-    """One scored batch under the torch profiler: the attention kernels by name, the
-    kernels that take the most GPU time, and GPU busy time against the batch's wall time."""
+def kernel_profile(model, requests, device, batch_size: int) -> dict:
+    """``requests`` scored at ``batch_size`` under the torch profiler (a window of a few
+    batches, so the host's work for one overlaps the GPU's for the one before, as in a run):
+    the attention kernels by name, the kernels that take the most GPU time, and GPU busy
+    time against the window's wall time."""
     from torch.profiler import ProfilerActivity, profile
 
     torch.cuda.synchronize(device)
     tick = time.perf_counter()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        score_batched(model, requests, device=device)
+        score_batched(model, requests, batch_size=batch_size, device=device)
         torch.cuda.synchronize(device)
     wall = time.perf_counter() - tick
     events = [e for e in prof.key_averages() if e.device_time_total > 0]
@@ -172,6 +174,7 @@ def kernel_profile(model, requests, device) -> dict:
         "top_kernels_ms": {e.key[:80]: round(e.self_device_time_total / 1e3, 1) for e in top},
         "gpu_busy_seconds": busy,
         "wall_seconds": wall,
+        "batches": -(-len(requests) // batch_size),
     }
 
 
@@ -205,11 +208,17 @@ def lm_eval_loglikelihood(model, tokenizer, pairs, batch_size):
 
 def common_options(parser: argparse.ArgumentParser) -> None:
     """The options every probe GPU benchmark takes (this one and bench_probe_mcq_gpu)."""
-    parser.add_argument("--size", default="1b", choices=["tiny", "bench", "1b"])
+    parser.add_argument("--size", default="1b", choices=["tiny", "bench", "1b", "8b"])
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--naive-sample", type=int, default=50, help="stimuli")
     parser.add_argument("--fp32-sample", type=int, default=400, help="stimuli")
     parser.add_argument("--lm-eval-batch", type=int, default=256)
+    parser.add_argument(
+        "--lm-eval-sample",
+        type=int,
+        default=0,
+        help="stimuli lm-eval scores (the first ones; default all), the probe timed on the same",
+    )
     parser.add_argument("--no-lm-eval", action="store_true", help="leave lm-eval out")
     parser.add_argument(
         "--jobs", type=int, default=2, help="runs of the whole job (the first pays cold imports)"
@@ -258,8 +267,9 @@ class Bench:
     def model(self, folder: Path) -> Path:
         """The benchmark's Llama (random weights, stored in bf16) and its BPE tokenizer."""
         return build_tiny_model(
-            folder, arch="llama", add_bos=True, size=self.args.size, dtype=torch.bfloat16
-        )
+            folder, arch="llama", add_bos=True, size=self.args.size, dtype=torch.bfloat16,
+            device=self.device,
+        )  # fmt: skip
 
     def floor(self) -> None:
         """A process that imports a Llama and its fast tokenizer, starts the device, exits."""
@@ -278,12 +288,16 @@ class Bench:
         return text
 
 
-def side_by_side(bench: Bench, model_dir: Path, prompts, candidates, backends: bool) -> None:
+def side_by_side(
+    bench: Bench, model_dir: Path, prompts, candidates, backends: bool, layouts: bool = False
+) -> None:
     """The scorer in process on (prompts, candidates: one list for every prompt, or one per
-    prompt): tokenization against the full joint encoding, the shared-prefix check, stimuli/s
-    and MFU with the plain-forward ceiling and (CUDA) a kernel profile, with ``backends``
-    the SDPA kernel sets, the naive method on a sample, lm-eval's HFLM.loglikelihood on the
-    same requests, and bf16 against fp32 on a sample."""
+    prompt): tokenization against the full joint encoding, the shared-prefix check, stimuli/s,
+    MFU and peak memory with the plain-forward ceiling and (CUDA) a kernel profile, with
+    ``backends`` the SDPA kernel sets, with ``layouts`` each of the scorer's layouts forced,
+    the naive method on a sample, lm-eval's HFLM.loglikelihood on the same requests (or the
+    first --lm-eval-sample stimuli's, the probe timed on those too), and bf16 against fp32
+    on a sample."""
     args, device, sync = bench.args, bench.device, bench.sync
     model, tokenizer = load_model(str(model_dir), device, torch.bfloat16)
     n_params = model.num_parameters()
@@ -316,8 +330,19 @@ def side_by_side(bench: Bench, model_dir: Path, prompts, candidates, backends: b
     bench.save("check", {"max_abs_diff_shared_prefix_vs_one_pass_nats": gap})
     if gap > 0.25:
         raise SystemExit(f"the shared-prefix scorer disagrees with one pass by {gap} nats")
+    if bench.cuda:
+        torch.cuda.reset_peak_memory_stats(device)
+        free_before, _ = torch.cuda.mem_get_info(device)
     (bf16_lps, used), seconds = _timed(
         sync, lambda m=model: score_batched(m, requests, device=device)
+    )
+    memory = (
+        {
+            "free_before_gib": free_before / 2**30,
+            "peak_allocated_gib": torch.cuda.max_memory_allocated(device) / 2**30,
+        }
+        if bench.cuda
+        else {}
     )
     peak = peak_tflops(bench.result["device"], args.peak_tflops)
     achieved = 2 * n_params * packed_tokens / seconds / 1e12
@@ -332,6 +357,7 @@ def side_by_side(bench: Bench, model_dir: Path, prompts, candidates, backends: b
             "tokens_per_s": packed_tokens / seconds,
             "seconds": seconds,
             "batch_size": used,
+            "memory": memory,
             "achieved_tflops": achieved,
             "peak_bf16_tflops": peak,
             "mfu": achieved / peak if peak else None,
@@ -344,7 +370,9 @@ def side_by_side(bench: Bench, model_dir: Path, prompts, candidates, backends: b
                 "mem_efficient": torch.backends.cuda.mem_efficient_sdp_enabled(),
                 "cudnn": torch.backends.cuda.cudnn_sdp_enabled(),
             },
-            "profile": kernel_profile(model, requests[:used], device) if bench.cuda else {},
+            "profile": kernel_profile(model, requests[: 3 * used], device, used)
+            if bench.cuda
+            else {},
         },
     )
     if bench.cuda and backends:  # the scorer under each set of kernels SDPA may choose from
@@ -366,6 +394,18 @@ def side_by_side(bench: Bench, model_dir: Path, prompts, candidates, backends: b
             except RuntimeError as error:
                 timings[label] = str(error).splitlines()[0]
         bench.save("attention_backends_seconds", timings)
+    if layouts:  # each layout on every batch, against the default's choice per batch
+        forced = {}
+        for label, share in (("shared", True), ("packed", False)):
+            score_batched(model, requests[:used], device=device, share=share)  # warm-up
+            _, took = _timed(
+                sync, lambda m=model, s=share: score_batched(m, requests, device=device, share=s)
+            )
+            forced[label] = {
+                "seconds": took,
+                "mfu": 2 * n_params * packed_tokens / took / 1e12 / peak if peak else None,
+            }
+        bench.save("layouts", forced)
     sample = requests[: args.naive_sample]
     _, naive_s = _timed(sync, lambda m=model: score_reference(m, sample))
     bench.save(
@@ -378,6 +418,11 @@ def side_by_side(bench: Bench, model_dir: Path, prompts, candidates, backends: b
     ours = _sums(bf16_lps)
     per_prompt = [candidates] * len(prompts) if isinstance(candidates[0], str) else candidates
     pairs = [(p, c) for p, row in zip(prompts, per_prompt, strict=True) for c in row]
+    subset = requests[: args.lm_eval_sample] if args.lm_eval_sample else requests
+    pairs = pairs[: sum(len(r.candidate_ids) for r in subset)]
+    ours_subset_s = seconds
+    if len(subset) < len(requests):  # the probe on the same requests as lm-eval
+        _, ours_subset_s = _timed(sync, lambda m=model: score_batched(m, subset, device=device))
     try:
         if args.no_lm_eval:
             raise ImportError("--no-lm-eval")
@@ -394,17 +439,20 @@ def side_by_side(bench: Bench, model_dir: Path, prompts, candidates, backends: b
                 "version": lm_eval.__version__,
                 "batch_size": args.lm_eval_batch,
                 "seconds": lm_eval_s,
-                "speedup_over_score": lm_eval_s / seconds,
-                "speedup_over_tokenize_and_score": lm_eval_s / (seconds + tokenize_s),
-                "max_abs_diff_bf16": float(np.abs(ours - theirs).max()),
+                "probe_seconds": ours_subset_s,
+                "speedup_over_score": lm_eval_s / ours_subset_s,
+                "speedup_over_tokenize_and_score": lm_eval_s
+                / (ours_subset_s + tokenize_s * len(subset) / len(requests)),
+                "max_abs_diff_bf16": float(np.abs(ours[: theirs.size] - theirs).max()),
                 "requests": len(pairs),
+                "of_requests": len(ours),
             },
         )
     del model
     if bench.cuda:
         torch.cuda.empty_cache()
     fp32, _ = load_model(str(model_dir), device, torch.float32)
-    check = requests[: args.fp32_sample]
+    check = requests[: min(args.fp32_sample, len(subset))]  # inside lm-eval's requests
     fp32_lps, _ = score_batched(fp32, check, device=device)
     fp32_sums = _sums(fp32_lps)  # the first candidates of ``ours``, in request order
     fp32_part = {
@@ -428,6 +476,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--baseline-root", type=Path, default=None)
     parser.add_argument(
         "--scale-repeats", type=int, default=0, help="also run the job on this x design"
+    )
+    parser.add_argument(
+        "--skip-backends", action="store_true", help="leave out the SDPA kernel sets' runs"
     )
     args = parser.parse_args(argv)
     bench = Bench(args, "probe_gpu")
@@ -456,7 +507,7 @@ def main(argv: list[str] | None = None) -> dict:
             bench.save("job_baseline", run)
         prompts = [s.prompt for s in design.stimuli]
         candidates = [c.text for c in design.candidates]
-        side_by_side(bench, model_dir, prompts, candidates, backends=True)
+        side_by_side(bench, model_dir, prompts, candidates, backends=not args.skip_backends)
     t = bench.result["tokenize"]
     bench.write(f"{t['prompts']} stimuli x {t['candidates'] // t['prompts']} candidates", "run")
     return bench.result
@@ -504,14 +555,44 @@ def _markdown(r: dict, design: str, command: str, unit: str = "stimuli") -> str:
         f"- scorer: {s['stimuli_per_s']:.0f} {unit}/s, {s['tokens_per_s']:.0f} tokens/s, "
         f"batch {s['batch_size']}; MFU {mfu} ({s['achieved_tflops']:.0f} TFLOP/s); a plain "
         f"causal forward at {s['plain_forward_rows']} rows x {s['plain_forward_tokens']} "
-        f"tokens: {s['plain_forward_tflops']:.0f} TFLOP/s",
+        f"tokens: {s['plain_forward_tflops']:.0f} TFLOP/s "
+        f"(the scorer at {s['achieved_tflops'] / s['plain_forward_tflops']:.0%} of it)",
         f"- attention kernels: {', '.join(prof.get('attention_kernels', [])) or 'n/a'}",
     ]
+    if s.get("memory"):
+        lines.append(
+            f"- memory: {s['memory']['free_before_gib']:.1f} GiB free before scoring, peak "
+            f"{s['memory']['peak_allocated_gib']:.1f} GiB allocated (weights included) at "
+            f"batch {s['batch_size']}"
+        )
+    if r.get("layouts"):
+        lines.append(
+            "- each layout forced on every batch: "
+            + "; ".join(
+                f"{name} {v['seconds']:.2f} s"
+                + (f" (MFU {v['mfu']:.1%})" if v["mfu"] is not None else "")
+                for name, v in r["layouts"].items()
+            )
+        )
     if prof:
         lines.append(
-            f"- one batch: GPU busy {prof['gpu_busy_seconds']:.3f} s of "
-            f"{prof['wall_seconds']:.3f} s; top kernels (ms): "
+            f"- {prof.get('batches', 1)} batch(es) profiled: GPU busy "
+            f"{prof['gpu_busy_seconds']:.3f} s of {prof['wall_seconds']:.3f} s "
+            f"({prof['gpu_busy_seconds'] / prof['wall_seconds']:.0%}); top kernels (ms): "
             + "; ".join(f"{k} {v}" for k, v in prof["top_kernels_ms"].items())
+        )
+    variants = r.get("attention_variants")
+    if variants:
+        lines.append(
+            f"- one layer's attention at {variants['rows']} rows x {variants['width']} tokens "
+            f"({variants['heads']} heads, {variants['kv_heads']} key/value heads): "
+            + "; ".join(
+                f"{name} {v['ms']:.2f} ms ({', '.join(k[:40] for k in v['kernels'])})"
+                if "ms" in v
+                else f"{name}: {v['error']}"
+                for name, v in variants.items()
+                if isinstance(v, dict)
+            )
         )
     lines += [
         f"- tokenize: {t['probe_seconds']:.2f} s (each prompt once) against "
@@ -523,7 +604,14 @@ def _markdown(r: dict, design: str, command: str, unit: str = "stimuli") -> str:
     if "seconds" in lm:
         lines.append(
             f"- lm-evaluation-harness {lm['version']} HFLM.loglikelihood, batch "
-            f"{lm['batch_size']}, {lm['requests']} requests: {lm['seconds']:.1f} s; the probe "
+            f"{lm['batch_size']}, {lm['requests']} requests"
+            + (
+                f" (the first of the {lm['of_requests']}; the probe on the same: "
+                f"{lm['probe_seconds']:.2f} s)"
+                if lm.get("of_requests", lm["requests"]) > lm["requests"]
+                else ""
+            )
+            + f": {lm['seconds']:.1f} s; the probe "
             f"{lm['speedup_over_score']:.1f}x faster (scoring), "
             f"{lm['speedup_over_tokenize_and_score']:.1f}x (tokenize + score); max |summed "
             f"log-prob difference| {lm['max_abs_diff_bf16']:.3g} nats in bf16"

@@ -72,6 +72,63 @@ def synthetic_items(
     return items
 
 
+def attention_variants(model_dir: Path, rows: int, width: int, device: torch.device) -> dict:
+    """One layer's attention at the packed layout's shape (rows x width tokens, the model's
+    heads), milliseconds a call and the kernel SDPA picks: causal with no mask (the
+    plain forward's), the packed layout's additive mask after the key/value heads are
+    repeated (what transformers does with a mask), and the same mask with grouped-query
+    attention left to SDPA (no repeat)."""
+    import torch.nn.functional as F  # noqa: N812
+    from torch.profiler import ProfilerActivity, profile
+    from transformers import AutoConfig
+
+    config = AutoConfig.from_pretrained(model_dir)
+    heads, kv = config.num_attention_heads, config.num_key_value_heads
+    dim = config.hidden_size // heads
+    q = torch.randn(rows, heads, width, dim, device=device, dtype=torch.bfloat16)
+    k = torch.randn(rows, kv, width, dim, device=device, dtype=torch.bfloat16)
+    v = torch.randn_like(k)
+    causal = torch.ones(width, width, dtype=torch.bool, device=device).tril()
+    mask = torch.zeros(rows, 1, width, width, dtype=torch.bfloat16, device=device)
+    mask.masked_fill_(~causal, torch.finfo(torch.bfloat16).min)
+
+    def repeated(t):
+        return (
+            t[:, :, None].expand(rows, kv, heads // kv, width, dim).reshape(rows, heads, width, dim)
+        )
+
+    variants = {
+        "causal, no mask, GQA in SDPA": lambda: F.scaled_dot_product_attention(
+            q, k, v, is_causal=True, enable_gqa=True
+        ),
+        "additive mask, heads repeated": lambda: F.scaled_dot_product_attention(
+            q, repeated(k), repeated(v), attn_mask=mask
+        ),
+        "additive mask, GQA in SDPA": lambda: F.scaled_dot_product_attention(
+            q, k, v, attn_mask=mask, enable_gqa=True
+        ),
+    }
+    out = {"rows": rows, "width": width, "heads": heads, "kv_heads": kv}
+    for name, call in variants.items():
+        try:
+            call()
+            torch.cuda.synchronize(device)
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(10):
+                call()
+            end.record()
+            torch.cuda.synchronize(device)
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                call()
+                torch.cuda.synchronize(device)
+            kernels = sorted({e.key[:70] for e in prof.key_averages() if e.device_time_total > 0})
+            out[name] = {"ms": start.elapsed_time(end) / 10, "kernels": kernels}
+        except RuntimeError as error:
+            out[name] = {"error": str(error).splitlines()[0]}
+    return out
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     common_options(parser)
@@ -102,7 +159,16 @@ def main(argv: list[str] | None = None) -> dict:
         # the prompts and options the command scored, read the way it reads them
         study_items, _ = load_items(project, None)
         prompts, options = prompts_and_options(study_items, DEFAULT_TEMPLATE)
-        side_by_side(bench, model_dir, prompts, options, backends=False)
+        side_by_side(bench, model_dir, prompts, options, backends=False, layouts=True)
+        if bench.cuda:
+            scorer = bench.result["scorer"]
+            bench.save(
+                "attention_variants",
+                attention_variants(
+                    model_dir, scorer["plain_forward_rows"], scorer["plain_forward_tokens"],
+                    bench.device,
+                ),
+            )  # fmt: skip
     t = bench.result["tokenize"]
     low, high = t["prompt_tokens_range"]
     design = (

@@ -16,14 +16,25 @@ candidates are one list shared by every prompt (the name probe's adjectives) or 
 per prompt (a multiple-choice item's options, as many as the item has); a batch may mix
 stimuli with different numbers of candidates.
 
-``score_batched`` computes each prompt once. A batch of stimuli runs in two passes: the
-prompts, right-padded, in a plain causal pass (no mask, so attention takes the fused causal
-kernel) that keeps the keys and values; then every stimulus's candidates, one row each, with
-position ids restarting where the prompt ends and a small mask (candidate tokens x prompt
-and candidate tokens) over the cached prompt. The vocabulary projection and log-softmax are
-computed only at the positions that predict a candidate token; the scores stay on the
-device until the last batch. ``score_reference`` is the reference method (one full forward
-pass per stimulus and candidate, full log-softmax) kept for tests and the benchmark.
+``score_batched`` computes each prompt once, in one of two layouts chosen per batch:
+
+- **shared** (prompts that open alike, as the name probe's template does): the tokens every
+  prompt of the batch starts with run once, their keys and values are broadcast to every
+  row; the rest of each prompt, right-padded, runs in a causal pass over that cache, then
+  every stimulus's candidates, one row each, with position ids restarting where the prompt
+  ends and a small mask (candidate tokens x prompt and candidate tokens) over the cached
+  prompt. Each pass after the first copies the cache it extends, which costs less than the
+  opening it saves when the opening is a good part of the row.
+- **packed** (prompts with little or no common opening, as a multiple-choice task's items):
+  one pass, no cache. Each row is a prompt followed by all its candidates, with position
+  ids restarting at the prompt's end for every candidate and an additive mask in which a
+  candidate token sees its prompt and the earlier tokens of its own candidate. The GPU does
+  the packed tokens and nothing else: no cache is written, read back or copied.
+
+The vocabulary projection and log-softmax are computed only at the positions that predict a
+candidate token; the scores stay on the device until the last batch. ``score_reference`` is
+the reference method (one full forward pass per stimulus and candidate, full log-softmax)
+kept for tests and the benchmark.
 """
 
 from __future__ import annotations
@@ -42,6 +53,11 @@ from probe.errors import ProbeError
 BOUNDARY_WINDOW = 8
 # Stimuli whose windowed tokens are checked against the full joint encoding.
 JOINT_CHECK_SAMPLE = 32
+# A batch takes the shared layout when its common opening is at least this share of its mean
+# packed row: below it, the cache copies of the shared layout cost more than the opening
+# saves (bench/results/probe_mcq_gpu.md: MCQ prompts, whose opening is BOS alone, run faster
+# packed; the name probe's template opening is ~60 % of a row).
+SHARED_OPENING_MIN_SHARE = 0.25
 
 
 class TokenizationError(ProbeError, ValueError):
@@ -304,7 +320,63 @@ def _layout(requests: list[Request], shared: int) -> _Layout:
     )  # fmt: skip
 
 
-def _upload(layout: _Layout, device: torch.device) -> dict[str, torch.Tensor]:
+@dataclass(frozen=True)
+class _PackedLayout:
+    """Host-side arrays of one batch in the packed layout: row i is prompt i (columns 0 to
+    p_i - 1) followed by its candidates' tokens, then padding."""
+
+    input_ids: np.ndarray  # (n, W)
+    position_ids: np.ndarray  # (n, W) prompt 0..p-1; a candidate's tokens p, p+1, ...
+    segment: np.ndarray  # (n, W) -1 prompt, k the row's k-th candidate, -2 padding
+    prompt_end: np.ndarray  # (n,) column of each prompt's last token
+    inner_rows: np.ndarray  # (m,) as _Layout's, with the columns of the packed row
+    inner_columns: np.ndarray
+    source: np.ndarray
+    target: np.ndarray
+
+
+def _packed_layout(requests: list[Request]) -> _PackedLayout:
+    """The packed layout, from the two-pass layout with no shared opening (the same
+    candidate numbering, positions and scored tokens; only the columns move)."""
+    two = _layout(requests, 0)
+    n, p = len(requests), two.prompt_lengths
+    in_prompt = np.arange(two.suffix_ids.shape[1]) < p[:, None]
+    is_candidate = two.segment >= 0
+    row_tokens = is_candidate.sum(axis=1)
+    width = int((p + row_tokens).max())
+    columns = np.arange(width)
+    segment = np.full((n, width), -2, dtype=np.int64)
+    segment[columns < p[:, None]] = -1
+    candidate_at = (columns >= p[:, None]) & (columns < (p + row_tokens)[:, None])
+    segment[candidate_at] = two.segment[is_candidate]
+    input_ids = np.zeros((n, width), dtype=np.int64)
+    input_ids[columns < p[:, None]] = two.suffix_ids[in_prompt]
+    input_ids[candidate_at] = two.candidate_ids[is_candidate]
+    position_ids = np.broadcast_to(columns, (n, width)).copy()
+    position_ids[candidate_at] = two.candidate_positions[is_candidate]
+    return _PackedLayout(
+        input_ids, position_ids, segment, p - 1, two.inner_rows,
+        p[two.inner_rows] + two.inner_columns, two.source, two.target,
+    )  # fmt: skip
+
+
+def _packed_mask(segment: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """Additive (n, 1, W, W) mask of the packed layout: a prompt token sees the prompt up to
+    itself; a candidate token its prompt and its own candidate up to itself; a padding
+    token itself only (a row with no key would give NaN)."""
+    width = segment.shape[1]
+    index = torch.arange(width, device=segment.device)
+    causal = index[None, :] <= index[:, None]
+    seen_by = (segment[:, None, :] == -1) | (segment[:, None, :] == segment[:, :, None])
+    allowed = causal & seen_by & (segment[:, None, :] != -2)
+    allowed |= (
+        torch.eye(width, dtype=torch.bool, device=segment.device) & (segment == -2)[:, :, None]
+    )
+    mask = torch.zeros(allowed.shape, dtype=dtype, device=segment.device)
+    return mask.masked_fill_(~allowed, torch.finfo(dtype).min)[:, None]
+
+
+def _upload(layout, device: torch.device) -> dict[str, torch.Tensor]:
     """Every array of the layout on ``device`` in one copy. From pinned host memory the copy
     is queued behind the GPU's work; from ordinary memory it would first wait for the GPU to
     finish, and the GPU would then wait for the next batch to be laid out."""
@@ -366,14 +438,60 @@ def _forward(model, plain_head: bool, **inputs):
     return out.logits, out.past_key_values
 
 
+def _log_probs(model, plain_head: bool, picked, on, dtype) -> torch.Tensor:
+    """Log-probs of the target tokens from the hidden states (or logits) that predict
+    them: the vocabulary projection and log-softmax at those rows only."""
+    logits = model.get_output_embeddings()(picked) if plain_head else picked
+    # float64 for a float32 model (its scores are then exact to ~1e-7), float32 for 16-bit
+    # ones (whose logits carry 8-11 bits): the log-softmax never adds to the model's error
+    logits = logits.double() if dtype == torch.float32 else logits.float()
+    source, target = on["source"].to(logits.device), on["target"].to(logits.device)
+    return logits[source, target] - torch.logsumexp(logits, dim=-1)[source]
+
+
+def _shares_opening(requests: list[Request]) -> bool:
+    """Whether the shared layout pays for this batch (SHARED_OPENING_MIN_SHARE)."""
+    mean_row = sum(r.packed_length for r in requests) / len(requests)
+    return _shared_length(requests) >= SHARED_OPENING_MIN_SHARE * mean_row
+
+
+@torch.no_grad()
+def _score_packed(model, requests: list[Request], device: torch.device) -> torch.Tensor:
+    """Token log-probs of one batch in the packed layout (one pass, no cache)."""
+    on = _upload(_packed_layout(requests), device)
+    dtype = model.get_input_embeddings().weight.dtype
+    plain_head = _uses_plain_lm_head(model)
+    out = model.base_model if plain_head else model
+    hidden = out(
+        input_ids=on["input_ids"],
+        position_ids=on["position_ids"],
+        attention_mask=_packed_mask(on["segment"], dtype),
+        use_cache=False,
+    )
+    hidden = hidden.last_hidden_state if plain_head else hidden.logits
+    where = hidden.device  # under a device map the last layer may sit elsewhere
+    rows = torch.arange(len(requests), device=where)
+    picked = torch.cat(
+        [
+            hidden[rows, on["prompt_end"].to(where)],
+            hidden[on["inner_rows"].to(where), on["inner_columns"].to(where)],
+        ]
+    )
+    return _log_probs(model, plain_head, picked, on, dtype)
+
+
 @torch.no_grad()
 def _score_batch(
-    model, requests: list[Request], device: torch.device, share: bool = True
+    model, requests: list[Request], device: torch.device, share: bool | None = None
 ) -> torch.Tensor:
     """Token log-probs of one batch, flat in (request, candidate, token) order, on the
-    device. With ``share``, the tokens every prompt starts with are computed once
-    and their keys and values repeated for each row."""
-    layout = _layout(requests, _shared_length(requests) if share else 0)
+    device. ``share``: the shared layout (True), the packed one (False), or whichever pays
+    for this batch (None)."""
+    if share is None:
+        share = _shares_opening(requests)
+    if not share:
+        return _score_packed(model, requests, device)
+    layout = _layout(requests, _shared_length(requests))
     on = _upload(layout, device)
     dtype = model.get_input_embeddings().weight.dtype
     plain_head = _uses_plain_lm_head(model)
@@ -398,13 +516,7 @@ def _score_batch(
         past_key_values=cache,
     )
     inner = candidate_out[on["inner_rows"].to(where), on["inner_columns"].to(where)]
-    picked = torch.cat([prompt_end, inner])
-    logits = model.get_output_embeddings()(picked) if plain_head else picked
-    # float64 for a float32 model (its scores are then exact to ~1e-7), float32 for 16-bit
-    # ones (whose logits carry 8-11 bits): the log-softmax never adds to the model's error
-    logits = logits.double() if dtype == torch.float32 else logits.float()
-    source, target = on["source"].to(logits.device), on["target"].to(logits.device)
-    return logits[source, target] - torch.logsumexp(logits, dim=-1)[source]
+    return _log_probs(model, plain_head, torch.cat([prompt_end, inner]), on, dtype)
 
 
 def _is_out_of_memory(error: BaseException) -> bool:
@@ -450,8 +562,12 @@ def score_batched(
     batch_size: int | str = "auto",
     device: torch.device | None = None,
     progress: Callable[[int], None] | None = None,
+    share: bool | None = None,
 ) -> tuple[list[list[np.ndarray]], int]:
     """Per-token log-probs, [request.index][candidate] -> array, and the batch size used.
+
+    ``share``: every batch in the shared layout (True) or the packed one (False); by default
+    each batch takes the one that pays for it (see the module's docstring).
 
     Longest rows first, so an out-of-memory error comes at the first batch; on one, the batch
     size is halved and the batch retried (down to 1, then the error is raised). The batches
@@ -470,7 +586,7 @@ def score_batched(
     while start < len(order):
         batch = order[start : start + size]
         try:
-            scored.append(_score_batch(model, batch, device))
+            scored.append(_score_batch(model, batch, device, share))
         except RuntimeError as error:  # torch.OutOfMemoryError is one
             if not _is_out_of_memory(error) or size == 1:
                 raise
@@ -534,14 +650,20 @@ def shard(requests: list[Request], world_size: int) -> list[list[Request]]:
 
 
 def prefix_sharing_agrees(model, request: Request, device: torch.device) -> float:
-    """Largest |shared prefix - one pass per candidate| summed log-prob on one request, in
+    """Largest |either layout - one pass per candidate| summed log-prob on one request, in
     nats.
 
-    The candidate pass relies on the model honouring a cache of keys and values, a 4-D
-    additive mask and explicit position ids; a model (or an attention implementation, or a
-    device map) that ignores one gives a large difference here, and the runner then falls
-    back to one pass per candidate.
+    Both layouts rely on the model honouring a 4-D additive mask and explicit position ids,
+    the shared one also a cache of keys and values; a model (or an attention
+    implementation, or a device map) that ignores one gives a large difference here, and
+    the runner then falls back to one pass per candidate.
     """
-    shared, _ = score_batched(model, [request], batch_size=1, device=device)
     single = score_reference(model, [request])[0]
-    return max(abs(float(a.sum()) - float(b.sum())) for a, b in zip(shared[0], single, strict=True))
+    gap = 0.0
+    for share in (True, False):
+        scores, _ = score_batched(model, [request], batch_size=1, device=device, share=share)
+        gap = max(
+            gap,
+            *(abs(float(a.sum()) - float(b.sum())) for a, b in zip(scores[0], single, strict=True)),
+        )
+    return gap

@@ -29,10 +29,14 @@ SIZES = {
     "tiny": (32, 2, 4, 320, 320),
     "bench": (512, 8, 8, 8192, 2000),
     "1b": (2048, 16, 32, 32000, 8000),  # Llama: 1.14 B parameters (the GPU benchmark)
+    "8b": (4096, 32, 32, 128256, 8000),  # Llama-3-8B's shape: 8.03 B parameters
 }
+# What a size's Llama config sets beyond the table (default: intermediate 4 x hidden, half
+# as many key/value heads as heads): Llama-3-8B's MLP, grouped-query attention and RoPE base.
+LLAMA_SHAPE = {"8b": {"intermediate_size": 14336, "num_key_value_heads": 8, "rope_theta": 5e5}}
 # A wider initialisation for the tiny models gives peaked, varied next-token distributions,
 # so a wrong mask or position id shows up as a large score difference in the tests.
-INIT_RANGE = {"tiny": 0.1, "bench": 0.02, "1b": 0.02}
+INIT_RANGE = {"tiny": 0.1, "bench": 0.02, "1b": 0.02, "8b": 0.02}
 
 # The test matrix: name -> (architecture, tokenizer adds BOS).
 VARIANTS = {
@@ -82,9 +86,11 @@ def build_tiny_model(
     seed: int = 0,
     seeds_dir: Path | str | None = None,
     dtype: torch.dtype = torch.float32,
+    device: torch.device | str = "cpu",
 ) -> Path:
     """Save a random-weight ``arch`` model (weights stored in ``dtype``, as checkpoints of
-    large models are in bfloat16) and a locally trained tokenizer under ``path``."""
+    large models are in bfloat16) and a locally trained tokenizer under ``path``. The weights
+    are drawn on ``device`` (a GPU draws an 8 B model's in seconds, a CPU in minutes)."""
     if arch not in ARCHITECTURES:
         raise ValueError(f"arch must be one of {ARCHITECTURES}, got {arch!r}")
     hidden, layers, heads, vocab, tokenizer_vocab = SIZES[size]
@@ -107,18 +113,23 @@ def build_tiny_model(
             vocab_size=vocab, n_positions=1024, n_embd=hidden, n_layer=layers, n_head=heads, **ids
         )
     else:
+        shape = {
+            "intermediate_size": 4 * hidden,
+            "num_key_value_heads": max(1, heads // 2),
+            **LLAMA_SHAPE.get(size, {}),
+        }
         config = LlamaConfig(
             vocab_size=vocab,
             hidden_size=hidden,
-            intermediate_size=4 * hidden,
             num_hidden_layers=layers,
             num_attention_heads=heads,
-            num_key_value_heads=max(1, heads // 2),
             max_position_embeddings=1024,
+            **shape,
             **ids,
         )
     torch.manual_seed(seed)
-    model = AutoModelForCausalLM.from_config(config).to(dtype)
+    with torch.device(device):
+        model = AutoModelForCausalLM.from_config(config, dtype=dtype)
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(path)

@@ -53,8 +53,9 @@ def test_batched_equals_reference_fp32(name, tiny_model_dirs, reference_scores, 
     assert has_bos == VARIANTS[name][1]
     n_tokens = [len(t) for r in requests for t in r.candidate_ids]
     assert max(n_tokens) > 1 and min(n_tokens) >= 1
-    for batch_size in ("auto", 7):
-        batched, _ = score_batched(model, requests, batch_size=batch_size, device=CPU)
+    # auto takes the shared layout here (the template's opening); 7 in each layout
+    for batch_size, share in (("auto", None), (7, True), (7, False)):
+        batched, _ = score_batched(model, requests, batch_size=batch_size, device=CPU, share=share)
         for got_row, want_row in zip(batched, reference, strict=True):
             for got, want in zip(got_row, want_row, strict=True):
                 assert got.shape == want.shape
@@ -76,8 +77,8 @@ def test_batched_equals_reference_with_candidates_per_stimulus(name, tiny_model_
     requests = build_requests(tokenizer, [s.prompt for s in stimuli], candidates)
     assert [len(r.candidate_ids) for r in requests] == [len(c) for c in candidates]
     reference = score_reference(model, requests)
-    for batch_size in ("auto", 5):
-        batched, _ = score_batched(model, requests, batch_size=batch_size, device=CPU)
+    for batch_size, share in (("auto", None), (5, True), (5, False)):
+        batched, _ = score_batched(model, requests, batch_size=batch_size, device=CPU, share=share)
         for got_row, want_row in zip(batched, reference, strict=True):
             assert len(got_row) == len(want_row)
             for got, want in zip(got_row, want_row, strict=True):
@@ -175,3 +176,41 @@ def test_joint_tokenisation_of_the_real_prompt(tiny_model_dirs, design):
             joint = tokenizer(stimulus.prompt + candidate.text)["input_ids"]
             assert list(request.prompt_ids + tail) == joint
             assert tokenizer.decode(list(tail)) == candidate.text
+
+
+def _openings_removed(stimuli) -> list[str]:
+    """The messages without their common "Hi, I'm <name>." opening."""
+    return [s.text.split(". ", 1)[1] for s in stimuli]
+
+
+def test_a_batch_takes_the_layout_that_pays(tiny_model_dirs, design):
+    """The name probe's prompts open with the template's ~60 % of a row: shared. Prompts
+    that share only BOS (a multiple-choice task's items): packed, one pass, no cache."""
+    _, tokenizer = _load(tiny_model_dirs["llama_bos"])
+    texts = [c.text for c in design.candidates]
+    alike = build_requests(tokenizer, [s.prompt for s in design.stimuli[:8]], texts)
+    assert scoring._shares_opening(alike)
+    unlike = build_requests(tokenizer, _openings_removed(design.stimuli[::8]), texts)
+    assert scoring._shared_length(unlike) <= 2  # BOS, and "I" at most
+    assert not scoring._shares_opening(unlike)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "llama_bos"])
+def test_packed_layout_equals_reference_on_prompts_that_share_nothing(
+    name, tiny_model_dirs, design
+):
+    """Prompts that open differently (the messages without the template), options of one to
+    five tokens, several batch sizes: the packed layout, chosen by default, equals the
+    reference."""
+    model, tokenizer = _load(tiny_model_dirs[name])
+    texts = [c.text for c in design.candidates]
+    prompts = _openings_removed(design.stimuli[:80:4])
+    candidates = [[texts[(i + k) % len(texts)] for k in range(1 + i % 5)] for i in range(20)]
+    requests = build_requests(tokenizer, prompts, candidates)
+    assert not scoring._shares_opening(requests)
+    reference = score_reference(model, requests)
+    for batch_size in ("auto", 1, 6):
+        batched, _ = score_batched(model, requests, batch_size=batch_size, device=CPU)
+        for got_row, want_row in zip(batched, reference, strict=True):
+            for got, want in zip(got_row, want_row, strict=True):
+                np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
