@@ -9,7 +9,7 @@ import torch
 from scipy.special import logsumexp
 
 from probe import scoring
-from probe.modeling import load_model
+from probe.modeling import GQA_SDPA, load_model, use_gqa_attention
 from probe.scoring import (
     TokenizationError,
     build_requests,
@@ -214,3 +214,41 @@ def test_packed_layout_equals_reference_on_prompts_that_share_nothing(
         for got_row, want_row in zip(batched, reference, strict=True):
             for got, want in zip(got_row, want_row, strict=True):
                 np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
+
+
+def test_grouped_query_attention_left_to_sdpa_scores_the_same(monkeypatch, tiny_model_dirs, design):
+    """GQA_SDPA (what a CUDA model runs): the tiny Llama's 4 heads over 2 key/value heads
+    go to SDPA ungrouped, with the mask, in both layouts; the scores do not move."""
+    model, tokenizer = _load(tiny_model_dirs["llama_bos"])
+    texts = [c.text for c in design.candidates]
+    alike = build_requests(tokenizer, [s.prompt for s in design.stimuli[:12]], texts)
+    unlike = build_requests(tokenizer, _openings_removed(design.stimuli[:80:8]), texts)
+    before = [score_batched(model, r, device=CPU)[0] for r in (alike, unlike)]
+    assert use_gqa_attention(model) and model.config._attn_implementation == GQA_SDPA
+    calls = []
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs.get("enable_gqa", False) and kwargs.get("attn_mask") is not None)
+        return sdpa(*args, **kwargs)
+
+    monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention", spy)
+    after = [score_batched(model, r, device=CPU)[0] for r in (alike, unlike)]
+    assert any(calls)  # the masked passes took the ungrouped path
+    for got_rows, want_rows in zip(after, before, strict=True):
+        for got_row, want_row in zip(got_rows, want_rows, strict=True):
+            for got, want in zip(got_row, want_row, strict=True):
+                np.testing.assert_allclose(got, want, rtol=0, atol=1e-5)
+
+
+def test_a_batch_ends_where_its_padding_would_grow(monkeypatch):
+    """Rows by length, descending: a batch ends before a row 5 % shorter than its first once
+    the rows before it hold the minimum tokens, else at the batch size."""
+    monkeypatch.setattr(scoring, "BATCH_MIN_TOKENS", 250)
+    lengths = np.array([100, 99, 98, 96, 95, 90, 89, 60, 59, 58])
+    assert scoring._batch_end(lengths, 0, 8) == 5  # 95 is within 5 % of 100; 90 is not
+    assert scoring._batch_end(lengths, 0, 4) == 4  # the size first
+    # 90 + 89 hold < 250 tokens, so the 60s join them; the next row short of 85.5 ends it
+    assert scoring._batch_end(lengths, 5, 8) == 9
+    monkeypatch.setattr(scoring, "BATCH_MIN_TOKENS", 10**6)
+    assert scoring._batch_end(lengths, 0, 10) == 10  # too few tokens to cut at all
