@@ -481,7 +481,8 @@ def main(argv: list[str] | None = None) -> dict:
         "--skip-backends", action="store_true", help="leave out the SDPA kernel sets' runs"
     )
     args = parser.parse_args(argv)
-    bench = Bench(args, "probe_gpu")
+    # the 1.14 B model's results keep their file; another size's have their own
+    bench = Bench(args, "probe_gpu" if args.size == "1b" else f"probe_gpu_{args.size}")
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
         seeds = scaled_seeds(tmp / "seeds", args.repeats)
@@ -521,10 +522,13 @@ def _markdown(r: dict, design: str, command: str, unit: str = "stimuli") -> str:
         f"Llama (random weights), bf16, {design}",
         "",
         f"torch {r['torch']} (CUDA {r['cuda']}), transformers {r['transformers']}.",
-        "",
-        f"| `python -m probe {command}` | wall s | scoring s | wall / scoring |",
-        "|---|---:|---:|---:|",
     ]
+    if any("wall_seconds" in r.get(key, {}) for key in r if key.startswith("job_")):
+        lines += [
+            "",
+            f"| `python -m probe {command}` | wall s | scoring s | wall / scoring |",
+            "|---|---:|---:|---:|",
+        ]
     for key, label in (
         ("job_first", "this commit, first run"),
         ("job_second", "this commit, second run"),
@@ -538,10 +542,15 @@ def _markdown(r: dict, design: str, command: str, unit: str = "stimuli") -> str:
                 f"| {label} | {job['wall_seconds']:.1f} | {job['scoring_seconds']:.2f} | "
                 f"{job['wall_over_scoring']:.1f}x |"
             )
-    second = r.get("job_second", {}).get("stages")
-    if second:
-        lines += ["", "Wall-time split of the second run (seconds; 'beside' runs in a thread):", ""]
-        lines.append(", ".join(f"{k} {v:.2f}" for k, v in second.items()))
+    which = "second" if "stages" in r.get("job_second", {}) else "first"
+    split = r.get(f"job_{which}", {}).get("stages")
+    if split:
+        lines += [
+            "",
+            f"Wall-time split of the {which} run (seconds; 'beside' runs in a thread):",
+            "",
+        ]
+        lines.append(", ".join(f"{k} {v:.2f}" for k, v in split.items()))
     floor = r.get("floor", {}).get("import_torch_transformers_start_device_exit_seconds")
     if floor:
         lines += [
