@@ -43,7 +43,7 @@ from typer._click.exceptions import NoArgsIsHelpError
 
 from concord_io import paths
 from concord_io.errors import ConcordError, debug_requested, printable, run_main
-from concord_io.publish import CURRENT_DB, KEEP, SCHEMA, VERSIONS
+from concord_io.publish import CURRENT_DB, KEEP, MIN_KEEP, SCHEMA, VERSIONS
 
 PROG = "concord"
 app = typer.Typer(
@@ -329,7 +329,12 @@ def build(
         ),
     ] = None,
     keep: Annotated[
-        int, typer.Option(min=1, help="published versions to keep (at least 1)")
+        int,
+        typer.Option(
+            min=MIN_KEEP,
+            help=f"published versions to keep (at least {MIN_KEEP}: the current and the "
+            "previous one)",
+        ),
     ] = KEEP,
     log: Annotated[Path | None, typer.Option(help="plain-text log of every stage")] = None,
     stage: Annotated[
@@ -426,11 +431,35 @@ def _version_facts(database: Path) -> tuple[str, dict[str, tuple[int, int]]]:
         )
         facts = {
             m: con.execute(
-                f'select count(*), coalesce(sum(hash(t)::hugeint), 0) from {SCHEMA}."{m}" t'
+                f"select count(*), coalesce(sum(hash({_row_at_precision(con, m)})::hugeint), 0) "
+                f'from {SCHEMA}."{m}" t'
             ).fetchall()[0]
             for m in published_marts(con)
         }
     return str(quality), facts
+
+
+# A float is compared at this many significant digits: a rebuild that sums in another order
+# moves the last bits of a double (1e-16), which is no change in what a mart says.
+STATUS_SIGNIFICANT_DIGITS = 10
+
+
+def _row_at_precision(con, mart: str) -> str:
+    """The row of ``mart`` (alias t) as a struct, its floating-point columns as text at
+    STATUS_SIGNIFICANT_DIGITS; the other columns as they are."""
+    columns = con.execute(
+        "select column_name, data_type from information_schema.columns "
+        "where table_schema = ? and table_name = ? order by ordinal_position",
+        [SCHEMA, mart],
+    ).fetchall()
+    fields = []
+    for name, data_type in columns:
+        quoted = '"' + name.replace('"', '""') + '"'
+        value = f"t.{quoted}"
+        if data_type in ("DOUBLE", "FLOAT", "REAL"):
+            value = f"printf('%.{STATUS_SIGNIFICANT_DIGITS}g', {value})"
+        fields.append(f"{quoted} := {value}")
+    return f"struct_pack({', '.join(fields)})"
 
 
 def _changes(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[str]:

@@ -5,12 +5,15 @@ more from public CDNs, so without a network the pages show no styles, no tables 
 validations and no charts. Concord ships those files (taken from their npm packages, see
 ``scripts/vendor_gx_assets.py``; licences beside them in ``concord_io/gx_assets/``), copies
 them into the site's ``static/vendor/`` and rewrites each page's links to the local copies.
-The GX logo, fetched from a web server with tracking parameters, is pointed at the copy GX
-already writes into ``static/images/``.
+The GX logo, fetched from a web server with tracking parameters (``<img src>`` in the pages,
+and the dark theme's ``full_logo_dark.png`` as a CSS ``url(...)`` in the stylesheet GX
+inlines into every page and copies into ``static/styles/``), is pointed at the copy GX
+already writes into ``static/images/`` (``logo-long.png``; GX ships no dark variant).
 
-After the rewrite no page may still load anything from the network (``<script src>``,
-``<link href>``, ``<img src>``): a GX upgrade that adds a new remote asset fails here with
-its URL, instead of silently breaking the offline docs. Plain links (``<a href>``) stay.
+After the rewrite no page or stylesheet may still load anything from the network
+(``<script src>``, ``<link href>``, ``<img src>``, CSS ``url(...)``): a GX upgrade that adds a
+new remote asset fails here with its URL, instead of silently breaking the offline docs.
+Plain links (``<a href>``) stay.
 """
 
 from __future__ import annotations
@@ -98,12 +101,15 @@ EXTRA_FILES: dict[str, list[str]] = {
     ],
 }
 _GX_LOGO = re.compile(
-    r"https://great-expectations-web-assets\.s3\.[a-z0-9-]+\.amazonaws\.com/(logo-long\.png)"
-    r"(\?[^\"']*)?"
+    r"https://great-expectations-web-assets\.s3\.[a-z0-9-]+\.amazonaws\.com/"
+    r"(logo-long\.png|full_logo_dark\.png)(\?[^\"')]*)?"
 )
-# an attribute that makes the browser fetch: src= anywhere, href= on <link>
+# the copy in static/images that stands in for each remote logo
+_LOGO_COPY = {"logo-long.png": "logo-long.png", "full_logo_dark.png": "logo-long.png"}
+# what makes the browser fetch: src= anywhere, href= on <link>, url(...) in a style
 _REMOTE_LOAD = re.compile(
-    r"""(?:\bsrc\s*=\s*["']?|<link\b[^>]*?\bhref\s*=\s*["']?)(https?:)?//[^"'\s>]+""",
+    r"""(?:\bsrc\s*=\s*["']?|<link\b[^>]*?\bhref\s*=\s*["']?|\burl\(\s*["']?)"""
+    r"""(https?:)?//[^"'\s>)]+""",
     re.IGNORECASE,
 )
 
@@ -138,7 +144,10 @@ def make_offline(site: Path | str) -> int:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
     rewritten = 0
-    for page in sorted(site.rglob("*.html")):
+    pages = sorted(site.rglob("*.html")) + sorted(site.rglob("*.css"))
+    for page in pages:
+        if page.is_relative_to(vendor):
+            continue  # the bundled files themselves (fonts by relative URL only)
         text = page.read_text(encoding="utf-8")
         to_root = Path(os.path.relpath(site, page.parent))
         new = text
@@ -148,7 +157,7 @@ def make_offline(site: Path | str) -> int:
         logo = (to_root / "static" / "images").as_posix()
 
         def logo_path(match: re.Match[str], logo: str = logo) -> str:
-            return f"{logo}/{match[1]}"
+            return f"{logo}/{_LOGO_COPY[match[1]]}"
 
         new = _GX_LOGO.sub(logo_path, new)
         remote = _REMOTE_LOAD.search(new)

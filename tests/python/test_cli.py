@@ -35,7 +35,7 @@ def concord(*args: str, **kwargs) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     ("args", "flag"),
     [
-        (["build", "--keep", "0"], "'--keep'"),
+        (["build", "--keep", "1"], "'--keep': Input should be greater than or equal to 2"),
         (["build", "--stage", "deploy"], "--stage 'deploy'"),
         (["export", "--format", "pdf"], "--format 'pdf'"),
         (["export", "--bogus"], "--bogus"),
@@ -148,6 +148,11 @@ def fake_version(serving: Path, stamp: str, quality: str, quarantined: list[tupl
         con.execute("create table marts.probe_indices_per_name as select 'run-a' as run_id")
         # same rows, another value in the newer version
         con.execute(f"create table marts.agreement as select {len(stamp) + (stamp == NEW)} as x")
+        # a rebuild's float noise (the last bits of a double) is no change; a real one is
+        noise = "0.3" if stamp == OLD else "0.1 + 0.2"  # 0.30000000000000004
+        con.execute(f"create table marts.float_noise as select {noise}::double as x, 'a' as k")
+        moved = "0.123" if stamp == OLD else "0.124"
+        con.execute(f"create table marts.float_moved as select {moved}::double as x")
         if stamp == OLD:
             con.execute("create table marts.retired as select 1 as x")
 
@@ -199,11 +204,13 @@ def test_status_lists_publication_runs_quarantine_and_failing_tests(fake_serving
         "built 2026-01-01T00:00:00Z, published 2026-01-01T00:01:00Z; 2 version(s) kept:\n"
         f"    {OLD}: quality skipped\n"
         f"    {NEW}: quality passed  (current)\n"
-        f"  Since {OLD}: 3 table(s) changed\n"
+        f"  Since {OLD}: 4 table(s) changed\n"
         "    table retired removed\n"
         "    agreement: values changed (1 rows)\n"
         "    dq_quarantine: 1 -> 3 rows\n"
+        "    float_moved: values changed (1 rows)\n"
     ) in text
+    assert "float_noise" not in text
     assert (
         "Quarantined rows: 3\n  mcq: 1 x invalid answer: E\n  rater: 2 x undeclared category"
         in text

@@ -17,9 +17,13 @@ from concord_io.gx_offline import ASSETS, VENDOR, OfflineDocsError, asset_files,
 from concord_io.gx_offline import package_folder as vendored
 from concord_io.project import PROJECT_ROOT
 
+DARK_LOGO = (
+    "url('https://great-expectations-web-assets.s3.us-east-2.amazonaws.com/full_logo_dark.png')"
+)
 PAGE = """<html><head>
 <link rel="stylesheet" href="{css}"/>
 <script src="{js}"></script>
+<style>.navbar-brand {{ background: {logo} 0 0 no-repeat; }}</style>
 </head><body><img src="https://great-expectations-web-assets.s3.us-east-2.amazonaws.com/logo-long.png?d=1&dataContextId=x"/>
 <a href="https://greatexpectations.io">a link, not a load</a></body></html>"""
 
@@ -39,18 +43,23 @@ def test_pages_at_any_depth_point_at_the_local_copies(tmp_path):
     nested = site / "validations" / "suite" / "run" / "page.html"
     for page in (site / "index.html", nested):
         page.parent.mkdir(parents=True, exist_ok=True)
-        page.write_text(PAGE.format(css=css, js=js), encoding="utf-8")
+        page.write_text(PAGE.format(css=css, js=js, logo=DARK_LOGO), encoding="utf-8")
     (site / "static" / "images").mkdir(parents=True)
     (site / "static" / "images" / "logo-long.png").write_bytes(b"GX writes its logo here")
-    assert make_offline(site) == 2
-    for page in (site / "index.html", nested):
+    # the stylesheet GX copies beside the pages loads the dark theme's logo too
+    stylesheet = site / "static" / "styles" / "data_docs_default_styles.css"
+    stylesheet.parent.mkdir(parents=True)
+    stylesheet.write_text(f".navbar-brand {{ background: {DARK_LOGO}; }}", encoding="utf-8")
+    assert make_offline(site) == 3
+    for page in (site / "index.html", nested, stylesheet):
         text = page.read_text(encoding="utf-8")
         assert "https://great-expectations-web-assets" not in text
-        assert 'href="https://greatexpectations.io"' in text  # plain links stay
         loaded = re.findall(r'(?:src|href)="([^"]+\.(?:css|js|png))"', text)
-        assert len(loaded) == 3
+        loaded += re.findall(r"url\('([^']+)'\)", text)
+        assert len(loaded) == (1 if page == stylesheet else 4)
         for relative in loaded:
             assert (page.parent / relative).resolve().is_file(), relative
+    assert 'href="https://greatexpectations.io"' in (site / "index.html").read_text()
     assert (site / VENDOR).is_dir()
 
 
@@ -61,6 +70,12 @@ def test_a_page_that_still_loads_something_remote_is_refused(tmp_path):
         '<script src="https://cdn.example.org/new-library.js"></script>', encoding="utf-8"
     )
     with pytest.raises(OfflineDocsError, match=r"index.html: still loads .*new-library\.js"):
+        make_offline(site)
+    (site / "index.html").write_text("<p>no loads</p>", encoding="utf-8")
+    (site / "theme.css").write_text("a { background: url(//cdn.example.org/x.png) }")
+    with pytest.raises(
+        OfflineDocsError, match=r"theme.css: still loads .*cdn\.example\.org/x\.png"
+    ):
         make_offline(site)
 
 
@@ -78,6 +93,10 @@ def test_the_data_docs_index_shows_the_validations_offline(warehouse, tmp_path):
     assert result.success
     html = result.docs_index.read_text(encoding="utf-8")
     assert not re.search(r'(?:src|<link[^>]*href)="https?://', html)
+    site = result.docs_index.parent
+    written = [*site.rglob("*.html"), *(site / "static" / "styles").glob("*.css")]
+    assert len(written) > 2  # pages and GX's stylesheets
+    assert not [p for p in written if "great-expectations-web-assets" in p.read_text()]
     dom = subprocess.run(
         [
             *chromium_offline(),
