@@ -391,6 +391,23 @@ def holm(p_values: np.ndarray) -> np.ndarray:
     return out
 
 
+def normal_interval(mean, std_dev, n, confidence: float):
+    """From a mean, the sample standard deviation and n (scalars or arrays): the standard
+    error sd / √n and the normal-approximation interval mean ± z · SE; NaN where n < 2.
+    What SQL hands over as a pair's moments, and what :func:`mean_interval` computes.
+
+    Examples
+    --------
+    >>> [round(float(v), 4) for v in normal_interval(0.75, 0.5, 4, 0.95)]
+    [0.25, 0.26, 1.24]
+    """
+    n = np.asarray(n, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = np.where(n > 1, np.asarray(std_dev, dtype=float) / np.sqrt(n), np.nan)
+    half = NormalDist().inv_cdf((1 + confidence) / 2) * se
+    return se, mean - half, mean + half
+
+
 def mean_interval(values: np.ndarray, confidence: float) -> tuple[float, float, float, float, int]:
     """Mean, its standard error (sample sd / √n), a normal-approximation interval
     mean ± z · SE, and n: the default interval of the per-item figures.
@@ -405,9 +422,9 @@ def mean_interval(values: np.ndarray, confidence: float) -> tuple[float, float, 
     if n == 0:
         return float("nan"), float("nan"), float("nan"), float("nan"), 0
     mean = float(x.mean())
-    se = float(x.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
-    half = NormalDist().inv_cdf((1 + confidence) / 2) * se
-    return mean, se, mean - half, mean + half, n
+    sd = float(x.std(ddof=1)) if n > 1 else float("nan")
+    se, low, high = normal_interval(mean, sd, n, confidence)
+    return mean, float(se), float(low), float(high), n
 
 
 def cohen_kappa_tables(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

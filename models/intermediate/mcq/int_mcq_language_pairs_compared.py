@@ -4,7 +4,8 @@ source scored every option, how alike they rank and weigh the options (RankC, Je
 divergence in bits). Each figure with a normal-approximation interval from its standard
 error over items (concord_stats.consistency). Inputs are the sufficient statistics: each
 pair's contingency table of chosen options (780 pairs at 40 languages, each K × K, however
-many items), and the option probabilities of the scored items."""
+many items), and each pair's mean and standard deviation of the per-item RankC and
+divergence (int_mcq_language_pairs_scored, computed in SQL from the option scores)."""
 
 from statistics import NormalDist
 
@@ -13,7 +14,7 @@ import pandas as pd
 
 from concord_common.settings import dbt_vars
 from concord_io.frames import to_pandas
-from concord_stats.consistency import cohen_kappa_tables, js_divergence, mean_interval, rank_c
+from concord_stats.consistency import cohen_kappa_tables, normal_interval
 
 KEYS = ["run_id", "task", "language_a", "language_b"]
 COLUMNS = {
@@ -35,15 +36,6 @@ COLUMNS = {
     "js_divergence_ci_high": "float64",
     "confidence": "float64",
 }
-
-
-def distributions(probabilities: pd.DataFrame) -> dict[tuple, pd.DataFrame]:
-    """Per run, task and language: items × options (the item's own key order), NaN where
-    an item lacks an option."""
-    return {
-        key: frame.pivot(index="item_id", columns="option_key", values="probability")
-        for key, frame in probabilities.groupby(["run_id", "task", "language"], sort=True)
-    }
 
 
 def contingency(counted: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
@@ -69,7 +61,7 @@ def model(dbt, session):
     (confidence,) = dbt_vars(dbt.config.get("vars"), "bootstrap_confidence")
     z = NormalDist().inv_cdf((1 + confidence) / 2)
     counted = to_pandas(dbt.ref("int_mcq_language_pairs_counted"))
-    scored = distributions(to_pandas(dbt.ref("int_mcq_option_scores_normalised")))
+    scored = to_pandas(dbt.ref("int_mcq_language_pairs_scored"))
     pairs, tables = contingency(counted)
     n = tables.sum(axis=(1, 2))
     share = np.trace(tables, axis1=1, axis2=2) / np.maximum(n, 1)
@@ -86,21 +78,13 @@ def model(dbt, session):
         cohen_kappa_std_error=kappa_se,
         cohen_kappa_ci_low=kappa - z * kappa_se,
         cohen_kappa_ci_high=kappa + z * kappa_se,
-        n_scored_items=0,
         confidence=confidence,
     )
-    rows = frame.to_dict("records")
-    for row in rows:
-        first = scored.get((row["run_id"], row["task"], row["language_a"]))
-        second = scored.get((row["run_id"], row["task"], row["language_b"]))
-        if first is not None and second is not None:
-            items = first.index.intersection(second.index)
-            options = first.columns.union(second.columns).sort_values()
-            p_a = first.reindex(index=items, columns=options).to_numpy(float)
-            p_b = second.reindex(index=items, columns=options).to_numpy(float)
-            for name, values in (("rank_c", rank_c(p_a, p_b)), ("js_divergence",
-                                 js_divergence(p_a, p_b))):  # fmt: skip
-                mean, _, low, high, n_scored = mean_interval(values, confidence)
-                row |= {name: mean, f"{name}_ci_low": low, f"{name}_ci_high": high}
-                row["n_scored_items"] = n_scored
-    return pd.DataFrame(rows, columns=list(COLUMNS)).astype(COLUMNS)
+    # the option-score figures, where both languages scored items
+    frame = frame.merge(scored, on=KEYS, how="left")
+    frame["n_scored_items"] = frame["n_scored_items"].fillna(0)
+    for name in ("rank_c", "js_divergence"):
+        mean, sd = frame[f"{name}_mean"].to_numpy(float), frame[f"{name}_std_dev"].to_numpy(float)
+        _, low, high = normal_interval(mean, sd, frame["n_scored_items"].to_numpy(), confidence)
+        frame[name], frame[f"{name}_ci_low"], frame[f"{name}_ci_high"] = mean, low, high
+    return frame[list(COLUMNS)].astype(COLUMNS)
