@@ -8,7 +8,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 export CONCORD_DB_PATH ?= warehouse/concord.duckdb
 
-.PHONY: install warehouse-install semantic-install probe-install install-spark build land \
+.PHONY: install warehouse-install semantic-install notebook-install probe-install install-spark \
+	build land \
 	dbt-build quality publish report chromium java summary test test-fast test-spark lint \
 	sql-fix bench clean
 
@@ -75,6 +76,10 @@ warehouse-install: $(VENV)/.installed-warehouse
 # The warehouse and MetricFlow (`mf query`, docs/serving.md), without the test tools.
 semantic-install: $(VENV)/.installed-warehouse
 	$(UV_INSTALL) -e '.[semantic]'
+
+# The starter notebook's kernel (ipykernel) beside the warehouse, without the test tools.
+notebook-install: $(VENV)/.installed-warehouse
+	$(UV_INSTALL) -e '.[notebook]'
 
 probe-install: $(VENV)/.installed-probe
 

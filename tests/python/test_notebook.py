@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree
@@ -170,6 +171,21 @@ def data_marks(svg: str) -> list[tuple[str, str]]:
         and e.get("aria-roledescription") not in ("axis", "legend", "title")
         and e.get("aria-label")
     ]
+
+
+def test_the_docs_kernel_step_installs_what_it_runs():
+    """`make build` installs the warehouse's dependencies only; the docs' kernel command
+    runs `python -m ipykernel`, so they name the make target whose extra holds it first."""
+    project = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = project["project"]["optional-dependencies"]
+    assert [r for r in extras["notebook"] if r.startswith("ipykernel==")]
+    assert not [r for r in project["project"]["dependencies"] if r.startswith("ipykernel")]
+    makefile = (PROJECT_ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(
+        r"^notebook-install:.*\n\t\$\(UV_INSTALL\) -e '\.\[notebook\]'$", makefile, re.M
+    )
+    text = " ".join((PROJECT_ROOT / "docs" / "serving.md").read_text(encoding="utf-8").split())
+    assert text.index("make notebook-install") < text.index("ipykernel install")
 
 
 def test_the_notebook_uses_the_kernel_the_docs_name():
