@@ -18,6 +18,11 @@ targets for option texts (options that are numbers), other text an option's text
 presented letter; a target that names no option of the sample refuses the file, and a
 sample without one has no gold.
 
+An item's domain is the item files' where they hold the task's item in the log's language,
+else the sample's own ``doc.domain`` (text, as the harness's document carries it: belebele's
+and the Concord-exported tasks' documents name one); a ``doc.domain`` that is not text
+refuses the file.
+
 The run's provenance comes from the harness's ``results_<date>.json`` in the same folder,
 where there is one for the task: the model revision (``model_args``), the harness version,
 the task hashes and the few-shot count.
@@ -317,6 +322,8 @@ def read_samples(
             json_extract_string(line, {item_path}) as item_text,
             json_type(line, {item_path}) as item_type,
             json_extract_string(line, '$.target') as target_text,
+            json_type(line, '$.doc.domain') as domain_type,
+            nullif(trim(json_extract_string(line, '$.doc.domain')), '') as sample_domain,
             json_type(line, '$.target') as target_type,
             -- the harness's verdict on the sample (1: its pick is the gold), where it logs one
             try_cast(json_extract_string(line, '$.acc') as double) as acc,
@@ -354,6 +361,15 @@ def read_samples(
             )
         )
     checks += [
+        Check(
+            "domain_type is not null and domain_type not in ('VARCHAR', 'NULL')",
+            "'doc.domain'",
+            "'doc.domain is ' || case domain_type when 'OBJECT' then 'an object' "
+            "when 'ARRAY' then 'a list' when 'BOOLEAN' then 'true or false' "
+            "else 'a number' end || ', not text'",
+            "the document's domain is the name of its domain; restore the log as the harness "
+            "wrote it",
+        ),
         Check(
             "lls_text is null",
             "'filtered_resps'",
@@ -435,9 +451,9 @@ def read_samples(
     answers = con.sql(
         f"""
         select
-            a.*,
-            i.domain_label,
-            i.domain
+            a.* exclude (sample_domain),
+            coalesce(i.domain_label, a.sample_domain) as domain_label,
+            coalesce(i.domain, a.sample_domain) as domain
         from (
             select
                 {_literal(line["model"])} as model,
@@ -452,7 +468,8 @@ def read_samples(
                 case when fits then substr({_literal(order)}, gold_position::integer, 1) end
                     as gold_option,
                 source_column,
-                {provenance_columns}
+                {provenance_columns},
+                sample_domain
             from choices
         ) as a
         -- the item's domain, where the item files hold the task's item in this language

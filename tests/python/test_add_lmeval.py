@@ -509,3 +509,29 @@ def test_concord_add_lmeval_prints_a_line_each_and_refuses_in_one_line(
         main(["add", "lmeval", str(tmp_path / "missing")])
     err = capsys.readouterr().err.splitlines()
     assert exit_.value.code == 2 and "missing: not a folder" in err[0] and len(err) == 2
+
+
+def test_a_samples_doc_domain_is_its_items_domain_unless_the_item_files_say(project, tmp_path):
+    """A document's own domain (belebele's, and other harness tasks', ``doc.domain``) lands
+    as the item's domain where the item files do not hold the item; the item files' wins
+    where they do; a domain that is not text refuses the log, naming the line."""
+    logs = {
+        task: [
+            {**s, "doc": {**s["doc"], "domain": domain}}
+            for s, domain in zip(samples, ["Law", " "], strict=True)
+        ]
+        for task, samples in TWO_LANGUAGES.items()
+    }
+    add_lmeval(project, harness_output(tmp_path / "out", logs))
+    land(project)
+    answers = landed(project).query("source_file.str.startswith('org-')")
+    got = answers.sort_values(["language", "item_id"])[["language", "item_id", "domain"]]
+    # item 2's domain is blank: none, as a sample without one
+    assert got.values.tolist() == [["en", "1", "Law"], ["en", "2", None], ["it", "1", "Law"],
+                                   ["it", "2", None]]  # fmt: skip
+    assert answers.domain_label.tolist().count("Law") == 2
+    bad = {"belebele_eng_Latn": [{**TWO_LANGUAGES["belebele_eng_Latn"][0], "doc": {"domain": 3}}]}
+    with pytest.raises(
+        ConcordError, match=r"line 1, column doc.domain: doc.domain is a number, not text"
+    ):
+        add_lmeval(project, harness_output(tmp_path / "bad", bad, model="org/other"))
