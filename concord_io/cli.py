@@ -670,14 +670,23 @@ def add_lmeval(
         ),
     ] = None,
     variant: Annotated[str, typer.Option(help="the run's variant: base or shuffled")] = "base",
+    name: Annotated[
+        str | None,
+        typer.Option(
+            help="what the marts call the model (an alias of the harness's name for it, added "
+            "to seeds/models/model_aliases.csv); default: the harness's name, or the folder's "
+            "name where the harness gives a local path"
+        ),
+    ] = None,
 ) -> None:
     """Copy an lm-evaluation-harness output folder into the study and register it (one
-    line each: file, registry line, run)."""
+    line each: file, registry line, alias, run)."""
     from concord_io.landing.add_lmeval import add_lmeval as add
 
     lines = add(
-        paths.project_root(), path, task_pattern=task_pattern, as_folder=as_folder, variant=variant
-    )
+        paths.project_root(), path, task_pattern=task_pattern, as_folder=as_folder,
+        variant=variant, name=name,
+    )  # fmt: skip
     for line in lines:
         print(printable(line))
 

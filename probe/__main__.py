@@ -77,6 +77,16 @@ def _model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true")
 
 
+def _name_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--name",
+        dest="model_name",
+        default=None,
+        help="what the marts call the model (default: its folder's name, or the hub id; a "
+        "model with random weights says so)",
+    )
+
+
 def _scoring_options(parser: argparse.ArgumentParser) -> None:
     """The name probe's: the model's options, the run and its landing."""
     _model_options(parser)
@@ -150,6 +160,7 @@ def _mcq(args: argparse.Namespace, started: float) -> None:
         progress=not args.no_progress,
         land_variant=args.variant if args.land else None,
         landing_dir=args.landing_dir,
+        model_name=args.model_name,
     )
     if not result.is_main:
         return
@@ -252,6 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--resume", action="store_true", help="skip the sweep's runs that already landed"
     )
+    _name_option(run)
     _scoring_options(run)
 
     demo = _command(commands, "demo")
@@ -284,6 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(or --land) and the landing reads as any harness run (docs/probe.md).",
     )
     mcq.add_argument("--model", required=True, help="local folder, or a hub id already cached")
+    _name_option(mcq)
     mcq.add_argument(
         "--items",
         type=Path,
@@ -336,6 +349,12 @@ def main(argv: list[str] | None = None) -> int:
                 models += read_models_file(args.models_file)
             if not models:
                 raise ProbeError("run needs --model (repeatable) or --models-file")
+            if args.model_name is not None and len(models) > 1:
+                raise ProbeError(
+                    f"--name names one model; this sweep has {len(models)}",
+                    hint="run each model with its own --name (or name them in "
+                    "seeds/models/model_aliases.csv)",
+                )
             _run(args, models, started)
         elif args.command == "mcq":
             _mcq(args, started)

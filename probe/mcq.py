@@ -286,7 +286,7 @@ def harness_files(
         accuracy[task] = {"alias": task}
         if scored:
             accuracy[task]["acc,none"] = sum(scored) / len(scored)
-    model_args = {"pretrained": run["model"], "dtype": run["dtype"]}
+    model_args = {"pretrained": run["pretrained"], "dtype": run["dtype"]}
     if run["revision"]:
         model_args["revision"] = run["revision"]
     results = {

@@ -105,6 +105,27 @@ def model_reference(model: str) -> str:
     return str(path.resolve()) if path.is_dir() else model
 
 
+#: What a model with random weights is called in every mart (probe.tiny marks its folders).
+RANDOM_WEIGHTS = "random weights"
+
+
+def model_display_name(model: str, name: str | None = None) -> str:
+    """What a run records as its model, and the marts show: ``name``, else a local folder's
+    own name (never its path), else the hub id. A model probe.tiny built says so (its
+    config's ``concord_random_weights``), whatever it is called."""
+    reference = model_reference(model)
+    folder = Path(reference)
+    chosen = name or (folder.name if folder.is_dir() else reference)
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        config = {}
+    if isinstance(config, dict) and config.get("concord_random_weights"):
+        if RANDOM_WEIGHTS not in chosen:
+            chosen += f" ({RANDOM_WEIGHTS})"
+    return chosen
+
+
 def build_tables(run_id: str, design: ProbeDesign, requests, token_lps) -> dict:
     """The raw tables of a run: per stimulus and candidate the summed log-prob, the token
     count and the token log-probs; per stimulus its prompt and prompt length. Built
@@ -353,15 +374,14 @@ def run_probe(
     model_name: str | None = None,
 ) -> RunResult:
     """Score every stimulus of the seed design with ``model`` and land the run, once.
-    ``model_name`` is what the run records as its model (default: the resolved folder or
-    hub id).
+    ``model_name`` is what the run records as its model (default: :func:`model_display_name`).
 
     Under torchrun each rank scores a share balanced by token count on its own device; rank
     0 gathers the shares and lands them as one run, or nothing lands if any rank failed.
     """
     started = datetime.now(UTC)
     ranks, torch_device, torch_dtype = _start(device, dtype, device_map)
-    model_ref = model_name or model_reference(model)
+    model_ref = model_display_name(model, model_name)
     landing_dir = Path(landing_dir) if landing_dir else default_landing_dir()
     return _run(
         ranks, model, model_ref, started, torch_device, torch_dtype, batch_size, run_id,
@@ -537,6 +557,7 @@ def run_mcq(
     progress: bool = True,
     land_variant: str | None = None,
     landing_dir: Path | str | None = None,
+    model_name: str | None = None,
 ) -> McqResult:
     """Score every item of ``task`` in every language with ``model`` (probe.mcq) and write
     lm-evaluation-harness sample logs under ``out``; with ``land_variant``, import and land
@@ -547,6 +568,7 @@ def run_mcq(
     project, out = Path(project), Path(out)
     ranks, torch_device, torch_dtype = _start(device, dtype, device_map)
     model_ref = model_reference(model)
+    name = model_display_name(model, model_name)
     slug = model_slug(model_ref)
     # refused before the model loads, not after it has scored
     _on_main(ranks, lambda: str(mcq.output_folder(out, slug, replace)))
@@ -578,7 +600,8 @@ def run_mcq(
                     hint="check the model's weights and --dtype (float16 overflows easily)",
                 )
         run = {
-            "model": model_ref,
+            "model": name,
+            "pretrained": model_ref,
             "slug": slug,
             "revision": revision,
             "dtype": dtype_name(torch_dtype),

@@ -127,6 +127,8 @@ def build_tiny_model(
             **shape,
             **ids,
         )
+    # every probe command names a run of this model "... (random weights)"
+    config.concord_random_weights = True
     torch.manual_seed(seed)
     with torch.device(device):
         model = AutoModelForCausalLM.from_config(config, dtype=dtype)

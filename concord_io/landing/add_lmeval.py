@@ -8,12 +8,18 @@ registered in ``mcq_answer_sources`` by one line whose ``task_pattern`` reads ea
 language from its task name (docs/landing.md, "lm-eval task names").
 
 Everything is checked before the registry is written: the results files (the model, from
-``model_args`` ``pretrained=`` or ``model_name``), that each log is of a multiple-choice task,
+``model_name``, else ``model_args`` ``pretrained=``), that each log is of a multiple-choice task,
 that each task name gives one task and language, and then the copied folder as the reader
 will land it. A refusal is one line and leaves the project as it was (copies undone). A
 results file without sample logs is reported (rerun with ``--log_samples``) and nothing is
 taken from it. The same add again changes nothing and says so; a changed file replaces its
 copy and says so.
+
+The run lands under the harness's name for the model, and every mart names it as the model
+aliases say (``seeds/models/model_aliases.csv``): ``--name`` adds the alias from the
+harness's name to the name given, in the same step; without it, a model the harness names by
+a local path (``/data/ckpt/llama-3``) gets its folder's name (``llama-3``), never the path.
+A spelling already aliased to another name, or a name that is itself a spelling, is refused.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from concord_io.landing.identities import canonical_language, check_name, slug
 from concord_io.landing.lm_eval import SAMPLES_NAME, _unique_keys
 from concord_io.landing.mcq import read_source_runs
 from concord_io.landing.registries import Line, check_answer_source, file_pattern
+from concord_io.landing.seed_sources import declared_seeds
 from concord_io.landing.spill import tables
 from concord_io.landing.strict_csv import read_csv
 from concord_io.landing.study import Study, load_study
@@ -117,7 +124,9 @@ def _harness_run(path: Path, shown: str) -> tuple[HarnessRun, dict]:
         )
     config = results.get("config")
     args = _model_args(config.get("model_args") if isinstance(config, dict) else None)
-    model = args.get("pretrained") or results.get("model_name")
+    # the harness's model_name is pretrained= unless the writer named the model (probe mcq
+    # --name); pretrained= stays in the run's provenance
+    model = results.get("model_name") or args.get("pretrained")
     if not isinstance(model, str) or not model.strip():
         raise ConcordError(
             f"{printable(shown)}: names no model (no pretrained= in config.model_args, no "
@@ -374,6 +383,102 @@ def _undo(copies: list[Copy], targets: dict[str, Path]) -> None:
             _write(target, copy.before)
 
 
+def check_model_name(name: str, flag: str) -> str:
+    """A model's name as the marts show it: any text on one line (spaces and punctuation
+    allowed, as in "Qwen2.5 14B"), without blanks around it."""
+    if not name.strip() or any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise ConcordError(
+            f"{flag} {printable(repr(name))} is not a model name (blank, or a control character)",
+            hint='give the name the marts should show, e.g. --name "Llama 3.2 3B (ours)"',
+        )
+    return name.strip()
+
+
+def local_path(model: str) -> bool:
+    """Whether the harness named the model by a folder of its machine (absolute, relative or
+    home-relative; a hub id is owner/name)."""
+    return model.startswith(("/", "./", "../", "~")) or model.count("/") > 1 or "\\" in model
+
+
+@dataclass
+class ModelAliases:
+    """The model aliases seed (spelling -> the name the marts use), as add reads and extends
+    it: its path, header, rows and line ending."""
+
+    path: Path | None  # None: the project declares no aliases seed
+    relative: str
+    header: list[str]
+    rows: list[dict[str, str]]
+    ending: str
+
+    @classmethod
+    def read(cls, root: Path) -> ModelAliases:
+        seed = next((s for s in declared_seeds(root) if s.name == "model_aliases"), None)
+        if seed is None:
+            return cls(None, "the model aliases seed", [], [], "\n")
+        data = seed.path.read_bytes() if seed.path.is_file() else b""
+        text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
+        if not text:
+            return cls(seed.path, seed.relative, list(seed.columns), [], "\n")
+        checked = read_csv(data, seed.label, declared=list(seed.columns), allow_no_rows=True)
+        ending = "\r\n" if text.split("\n", 1)[0].endswith("\r") else "\n"
+        rows = [{k.lower(): v.strip() for k, v in row.items()} for row in checked.table.to_pylist()]
+        return cls(seed.path, seed.relative, [h.lower() for h in checked.header], rows, ending)
+
+    def wanted(self, runs: list[HarnessRun], name: str | None) -> dict[str, str]:
+        """spelling -> name of the aliases this add needs, checked against the seed's."""
+        models = sorted({run.model for run in runs})
+        if name is not None and len(models) > 1:
+            raise ConcordError(
+                f"--name {printable(name)}: the folder holds {len(models)} models "
+                f"({', '.join(printable(m) for m in models)})",
+                hint="add each model's folder on its own, each with its --name",
+            )
+        wanted = {
+            model: name if name is not None else Path(model.replace("\\", "/")).name
+            for model in models
+            if name is not None or local_path(model)
+        }
+        held = {row["spelling"]: row["model"] for row in self.rows}
+        for spelling, target in wanted.items():
+            if spelling == target:
+                continue
+            if held.get(spelling, target) != target:
+                raise ConcordError(
+                    f"{self.relative}: {printable(spelling)} is already an alias of "
+                    f"{printable(held[spelling])}, not {printable(target)}",
+                    hint="change or remove that line of the aliases first, or leave --name out",
+                )
+            if target in held:
+                raise ConcordError(
+                    f"--name {printable(target)}: is itself a spelling in {self.relative} (of "
+                    f"{printable(held[target])}); an alias never leads to another alias",
+                    hint=f"use --name {printable(held[target])}",
+                )
+        wanted = {k: v for k, v in wanted.items() if k != v and k not in held}
+        if wanted and self.path is None:
+            raise ConcordError(
+                "this project declares no model_aliases seed, so the model cannot be renamed "
+                f"({', '.join(printable(k) for k in wanted)})",
+                hint="declare seeds/models/model_aliases.csv as the shipped project does "
+                "(models/staging/models/_models__sources.yml)",
+            )
+        return wanted
+
+    def add(self, root: Path, wanted: dict[str, str]) -> list[str]:
+        """Append ``wanted`` to the seed; the lines that say so."""
+        if not wanted:
+            return []
+        rows = self.rows + [{"spelling": k, "model": v} for k, v in sorted(wanted.items())]
+        assert self.path is not None  # wanted() refused an alias without a seed
+        text = _registry_text(self.header, rows, self.ending)
+        _write(inside(root, self.path, what="model aliases"), text.encode("utf-8"))
+        return [
+            f"alias      {printable(k)} -> {printable(v)}  ({self.relative}: the marts' name)"
+            for k, v in sorted(wanted.items())
+        ]
+
+
 def _registry_text(header: list[str], rows: list[dict[str, str]], ending: str) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator=ending)
@@ -389,12 +494,16 @@ def add_lmeval(
     task_pattern: str | None = None,
     as_folder: str | None = None,
     variant: str = "base",
+    name: str | None = None,
 ) -> list[str]:
     """Import the harness output folder ``path`` into the project at ``project_root``; the
-    lines to print (one per file, registry line, run and note)."""
+    lines to print (one per file, registry line, alias, run and note). ``name``: what the
+    marts call the model (an alias of the harness's name for it)."""
     root = Path(project_root).resolve()
     study = load_study(root)
     check_name(variant, "concord add lmeval", column="--variant")
+    if name is not None:
+        name = check_model_name(name, "--name")
     pattern = check_task_pattern(task_pattern or AUTO, "--task-pattern")
     sources = inside(root, study.sources_dir, what="mcq_answer_sources_dir")
     source = Path(path)
@@ -412,6 +521,8 @@ def add_lmeval(
 
     runs, notes = _harness_runs(source, pattern)
     _destinations(runs, as_folder)
+    aliases = ModelAliases.read(root)
+    wanted = aliases.wanted(runs, name)
 
     # what to copy, and what each copy finds there
     copies: dict[str, Copy] = {}
@@ -508,6 +619,7 @@ def add_lmeval(
                 text += ending
             text += _registry_text(header, new_lines, ending).split(ending, 1)[1]
         _write(inside(root, registry, what="registry"), text.encode("utf-8"))
+    alias_lines = aliases.add(root, wanted)
 
     out = []
     for copy in copies.values():
@@ -524,6 +636,7 @@ def add_lmeval(
             out.append(f"registered {what}")
         else:
             out.append(f"unchanged  {REGISTRY} line {what}: already registered")
+    out += alias_lines
     languages = {canonical_language(lang, "dbt_project.yml: vars") for lang in study.languages}
     outside: set[str] = set()
     for landed_run in sorted(landed, key=lambda r: r.run_id):

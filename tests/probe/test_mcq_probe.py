@@ -84,7 +84,8 @@ def test_the_logs_land_through_the_lm_eval_reader(tiny_model_dirs, mcq_project):
     answers = pq.read_table(run / "answers.parquet").to_pandas()
     scores = pq.read_table(run / "option_scores.parquet").to_pandas()
     assert runs["source_kind"] == "lm_eval" and runs["variant"] == "base"
-    assert runs["model"] == str(tiny_model_dirs["llama_bos"]) and runs["n_fewshot"] == 0
+    # the folder's name, never its path, and plainly random weights (probe.tiny's mark)
+    assert runs["model"] == "llama_bos (random weights)" and runs["n_fewshot"] == 0
     assert runs["harness_version"].startswith("concord-probe-")
     assert sorted(k for k, _ in runs["task_hashes"]) == ["xcloze_en", "xcloze_it"]
     assert pq.read_table(run / "quarantine.parquet").num_rows == 0
@@ -112,8 +113,9 @@ def test_the_logs_land_through_the_lm_eval_reader(tiny_model_dirs, mcq_project):
 def test_the_results_file_records_model_template_and_options():
     item = mcq.Item("xcloze", "3", "zh-Hant", "Q?", ("A", "B"), ("yes", "no"), "B", None)
     started = __import__("datetime").datetime(2025, 5, 5, 10, 0, 0, 123456)
-    run = {"model": "org/m", "slug": "m-1", "revision": "abc", "dtype": "bfloat16",
-           "batch_size": 8, "device": "cuda:0", "started_at": started}  # fmt: skip
+    run = {"model": "M (ours)", "pretrained": "org/m", "slug": "m-1", "revision": "abc",
+           "dtype": "bfloat16", "batch_size": 8, "device": "cuda:0",
+           "started_at": started}  # fmt: skip
     files = mcq.harness_files([item], "Q: {question}\nA:", ["A", "B"], [[-2.0, -1.0]], run)
     assert sorted(files) == [
         "results_2025-05-05T10-00-00.123456.json",
@@ -128,6 +130,7 @@ def test_the_results_file_records_model_template_and_options():
     assert results["config"]["model_args"] == {
         "pretrained": "org/m", "dtype": "bfloat16", "revision": "abc"
     }  # fmt: skip
+    assert results["model_name"] == "M (ours)"  # the name add lmeval lands the run under
     assert results["n-shot"] == {"xcloze_zh_Hant": 0}
     (record,) = [json.loads(line) for line in files[next(f for f in files if "samples" in f)]
                  .splitlines()]  # fmt: skip

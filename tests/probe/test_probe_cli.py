@@ -3,6 +3,7 @@ with exit status 2, tracebacks only with --debug; runs are listed and removed.""
 
 from __future__ import annotations
 
+import pyarrow.parquet as pq
 import pytest
 
 from probe.__main__ import main
@@ -68,8 +69,20 @@ def test_runs_lists_and_removes(capsys, tmp_path, tiny_model_dirs):
     assert main(["runs", *common]) == 0
     listed = capsys.readouterr().out.splitlines()
     assert listed[0].startswith("run_id\tmodel") and len(listed) == 3
-    assert listed[1].startswith(f"drop\t{model}\t") and listed[2].startswith("keep\t")
+    assert listed[1].startswith("drop\tgpt2 (random weights)\t") and listed[2].startswith("keep\t")
     assert main(["runs", "remove", "drop", *common]) == 0
     assert sorted(p.name for p in (tmp_path / "probe").iterdir()) == ["run_id=keep"]
     err = _fails(capsys, ["runs", "remove", "drop", *common])
     assert "'drop' is not landed" in err[0]
+
+
+def test_name_is_what_the_run_records_and_names_one_model(capsys, tmp_path, tiny_model_dirs):
+    """--name sets the run's model; the tiny model stays marked as random weights; a sweep
+    of several models takes no one --name."""
+    model = str(tiny_model_dirs["gpt2"])
+    flags = ["--device", "cpu", "--no-progress", "--landing-dir", str(tmp_path)]
+    assert main(["run", "--model", model, "--name", "GPT-2 tiny", "--run-id", "n", *flags]) == 0
+    runs = pq.read_table(tmp_path / "probe" / "run_id=n" / "runs.parquet").to_pylist()
+    assert runs[0]["model"] == "GPT-2 tiny (random weights)"
+    err = _fails(capsys, ["run", "--model", model, "--model", model, "--name", "x", *flags])
+    assert err[0] == "error: --name names one model; this sweep has 2"

@@ -30,7 +30,7 @@ def test_run_lands_a_complete_run(tmp_path, tiny_model_dirs):
     stimuli = pq.read_table(result.folder / "stimuli.parquet").to_pandas()
     assert len(runs) == 1 and runs[0]["n_stimuli"] == 80 and runs[0]["dtype"] == "float32"
     assert runs[0]["candidate_set"][0] == " reliable"
-    assert runs[0]["device"] == "cpu" and runs[0]["model"] == str(tiny_model_dirs["gpt2"])
+    assert runs[0]["device"] == "cpu" and runs[0]["model"] == "gpt2 (random weights)"
     assert runs[0]["world_size"] == 1 and runs[0]["rank_requests"] == [80]
     assert runs[0]["attention"] == "shared prefix"
     assert len(scores) == 800 and len(stimuli) == 80

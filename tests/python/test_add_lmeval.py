@@ -14,6 +14,7 @@ from test_landing_reader import SOURCES_HEADER, land, landed, make_project, mcq,
 from concord_io.errors import ConcordError
 from concord_io.landing.add_lmeval import add_lmeval
 from concord_io.landing.task_names import check_task_pattern, split_task
+from concord_io.project import PROJECT_ROOT
 
 DATE = "2025-05-05T10-00-00.123456"
 MODEL = "org/model-1b"
@@ -535,3 +536,50 @@ def test_a_samples_doc_domain_is_its_items_domain_unless_the_item_files_say(proj
         ConcordError, match=r"line 1, column doc.domain: doc.domain is a number, not text"
     ):
         add_lmeval(project, harness_output(tmp_path / "bad", bad, model="org/other"))
+
+
+def with_aliases(project: Path, lines: str = "") -> Path:
+    """The project with the shipped declaration of the model aliases seed, and its file."""
+    sources = Path("models") / "staging" / "models" / "_models__sources.yml"
+    write(project / sources, (PROJECT_ROOT / sources).read_text(encoding="utf-8"))
+    return write(project / "seeds" / "models" / "model_aliases.csv", "spelling,model\n" + lines)
+
+
+def test_name_adds_the_alias_the_marts_use_in_the_same_step(project, tmp_path):
+    aliases = with_aliases(project, "gpt4o,GPT-4o\n")
+    output = harness_output(tmp_path / "out", TWO_LANGUAGES)
+    lines = add_lmeval(project, output, name="Model 1B (ours)")
+    assert (
+        "alias      org/model-1b -> Model 1B (ours)  (seeds/models/model_aliases.csv: the marts' "
+        "name)" in lines
+    )
+    assert aliases.read_text() == "spelling,model\ngpt4o,GPT-4o\norg/model-1b,Model 1B (ours)\n"
+    land(project)  # the run keeps the harness's spelling; staging applies the alias
+    assert set(landed(project, "runs").query("harness == 'lm_eval'").model) == {MODEL}
+    again = add_lmeval(project, output, name="Model 1B (ours)")
+    assert not [line for line in again if line.startswith("alias")]
+    assert aliases.read_text().count("org/model-1b") == 1
+
+
+def test_a_model_named_by_a_local_path_is_named_by_its_folder(project, tmp_path):
+    aliases = with_aliases(project)
+    add_lmeval(project, harness_output(tmp_path / "out", TWO_LANGUAGES, model="/data/ckpt/llama-3"))
+    assert aliases.read_text() == "spelling,model\n/data/ckpt/llama-3,llama-3\n"
+
+
+@pytest.mark.parametrize(
+    ("held", "name", "expected"),
+    [
+        ("org/model-1b,Other\n", "Mine", "org/model-1b is already an alias of Other, not Mine"),
+        ("mine,Mine\n", "mine", "--name mine: is itself a spelling in seeds/models/model_alias"),
+        ("", " ", "--name ' ' is not a model name"),
+    ],
+)
+def test_a_name_that_would_rename_another_model_or_chain_is_refused(
+    project, tmp_path, held, name, expected
+):
+    aliases = with_aliases(project, held)
+    before = aliases.read_bytes()
+    refused(project, harness_output(tmp_path / "out", TWO_LANGUAGES), expected, name=name)
+    assert aliases.read_bytes() == before
+    assert not (project / FOLDER).exists()  # nothing copied
