@@ -368,23 +368,14 @@ def build(
 
 def _landed_runs() -> dict[str, str]:
     """Each landed probe run and its model, as its runs.parquet records it (the demo's says
-    that its weights are random)."""
-    import pyarrow.parquet as pq
+    that its weights are random); the probe's own listing (``probe runs``), so the reader's
+    empty placeholder before the first run is never listed as a run."""
+    from probe.landing import list_runs
 
-    folder = paths.landing_dir() / "probe"
-    if not folder.is_dir():
-        return {}
-    runs = {}
-    for path in sorted(folder.iterdir()):
-        if not (path.is_dir() and path.name.startswith("run_id=")):
-            continue  # hidden folders of unfinished or replaced runs
-        try:
-            models = pq.read_table(path / "runs.parquet", columns=["model"]).column(0)
-            model = str(models[0]) if len(models) else "?"
-        except (OSError, KeyError, ValueError):  # pyarrow's errors subclass these
-            model = "unreadable runs.parquet"
-        runs[path.name.removeprefix("run_id=")] = model
-    return runs
+    return {
+        row["run_id"]: row.get("model", "unreadable runs.parquet")
+        for row in list_runs(paths.landing_dir())
+    }
 
 
 def _last_build_failures(target: Path) -> tuple[str | None, list[str]]:

@@ -174,10 +174,11 @@ def fake_serving(tmp_path, monkeypatch) -> Path:
     landing = tmp_path / "landing"
     for run, model in (("run-a", "demo gpt2 (random weights)"), ("run-b", "/models/llama")):
         (landing / "probe" / f"run_id={run}").mkdir(parents=True)
-        pq.write_table(
-            pa.table({"model": [model]}), landing / "probe" / f"run_id={run}" / "runs.parquet"
-        )
+        meta = {"model": [model], "design_hash": ["d"], "dtype": ["float32"], "finished_at": [1]}
+        pq.write_table(pa.table(meta), landing / "probe" / f"run_id={run}" / "runs.parquet")
     (landing / "probe" / ".tmp-run_id=cut-off").mkdir()  # an unfinished run is not listed
+    # nor the reader's empty tables before the first run (concord_io.landing.placeholders)
+    (landing / "probe" / "run_id=_empty").mkdir()
     target = tmp_path / "target"
     target.mkdir()
     (target / "run_results.json").write_text(
