@@ -13,6 +13,11 @@ from concord_io.publish import CURRENT_DB, CURRENT_PARQUET, SCHEMA
 
 QUARANTINE = "dq_quarantine"
 AGREEMENT = "mcq_agreement_summary_v2"
+ACCURACY = "mcq_accuracy"
+ACCURACY_HEADER = (
+    "Accuracy against gold per task, run and language, as the harness's acc and acc_norm "
+    "(%, ± standard error), with the Brier score and expected calibration error:"
+)
 
 
 def quarantine_counts(con) -> dict[str, int]:
@@ -49,6 +54,31 @@ def agreement_lines(con) -> list[str]:
     return lines
 
 
+def accuracy_lines(con) -> list[str]:
+    """Each task's runs and languages graded against gold (none: no lines): acc and acc_norm
+    with their standard errors, as lm-evaluation-harness prints them (here in percent), and
+    the calibration of the option probabilities where the run scored its options."""
+    rows = con.execute(
+        "select task, model, model_revision, variant, language, n_items, accuracy_pct, "
+        "accuracy_std_error, accuracy_norm_pct, accuracy_norm_std_error, brier_score, "
+        f"expected_calibration_error from {SCHEMA}.{ACCURACY} where n_gold_items > 0 "
+        "order by task, model, model_revision, variant, language"
+    ).fetchall()
+    if not rows:
+        return []
+    lines = [ACCURACY_HEADER]
+    for task, model, revision, variant, language, n, acc, se, norm, norm_se, brier, ece in rows:
+        run = f"{model} @ {revision}" if revision else model
+        lines.append(
+            f"  {printable(task):<12} {printable(f'{run} ({variant})'):<28} "
+            f"{printable(language):<6} n {n:>5}  acc {_number(acc, '5.1f')} ± "
+            f"{_number(se, '4.1f')}  acc_norm {_number(norm, '5.1f')} ± "
+            f"{_number(norm_se, '4.1f')}  Brier {_number(brier, '5.3f')}  "
+            f"ECE {_number(ece, '5.3f')}"
+        )
+    return lines
+
+
 def _number(value, spec: str) -> str:
     """``value`` formatted, or a dash right-aligned in its place (no complete item)."""
     return format(value, spec) if value is not None else "–".rjust(int(spec.split(".")[0]))
@@ -75,6 +105,8 @@ def summarise(
             lines.append(f"  {printable(name):<36} {n_rows:>8} rows")
         if (AGREEMENT,) in marts:
             lines.extend(agreement_lines(con))
+        if (ACCURACY,) in marts:
+            lines.extend(accuracy_lines(con))
         quarantined = quarantine_counts(con)
     if quarantined:
         lines.append(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import duckdb
 from test_report import serving_file
 
-from concord_io.summary import summarise
+from concord_io.summary import ACCURACY_HEADER, summarise
 
 HEADER = "Cross-lingual agreement per task and run (full %, interval, pairwise %, kappa):"
 
@@ -58,3 +58,32 @@ def test_summary_of_a_run_without_a_complete_item(tmp_path):
         "  xcopa        model-x (base)                50.0 %  [ 40.0,  60.0]   70.0 %  κ  0.250",
         "  xcopa        model-y @ v2 (base)              – %  [    –,     –]      – %  κ      –",
     ]
+
+
+def test_summary_shows_accuracy_as_the_harness_prints_it(tmp_path, warehouse):
+    """Runs graded against gold: acc and acc_norm ± standard error per task, run and
+    language, with Brier and ECE (a dash where the run scored no options); a task without
+    gold is left out, and the shipped study has none, so its summary has no such block."""
+    database = serving_file(
+        tmp_path / "build.duckdb",
+        {
+            "mcq_accuracy": "select * from (values "
+            "('xgold', 'LM A', null, 'base', 'it', 3, 3, 33.33333, 33.33333, 66.66667, 33.33333, "
+            "0.61, 0.125), "
+            "('xgold', 'LM A', null, 'base', 'en', 3, 3, 100.0, 0.0, null, null, null, null), "
+            "('xcloze', 'LM A', null, 'base', 'en', 0, 0, null, null, null, null, null, null)) "
+            "as t(task, model, model_revision, variant, language, n_gold_items, n_items, "
+            "accuracy_pct, "
+            "accuracy_std_error, accuracy_norm_pct, accuracy_norm_std_error, brier_score, "
+            "expected_calibration_error)"
+        },
+    )
+    text = summarise(database).splitlines()
+    start = text.index(ACCURACY_HEADER)
+    assert text[start + 1 : start + 3] == [
+        "  xgold        LM A (base)                  en     n     3  acc 100.0 ±  0.0  "
+        "acc_norm     – ±    –  Brier     –  ECE     –",
+        "  xgold        LM A (base)                  it     n     3  acc  33.3 ± 33.3  "
+        "acc_norm  66.7 ± 33.3  Brier 0.610  ECE 0.125",
+    ]
+    assert ACCURACY_HEADER not in summarise(warehouse)
