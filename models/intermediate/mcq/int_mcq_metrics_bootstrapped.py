@@ -75,11 +75,15 @@ def model(dbt, session):
             confidence=confidence,
             seed=derive_seed(seed, model_name, variant, task, *stream),
         )
+        # the row's key with run_id and task: the metric, and a per-language one's language
+        # (metric names hold no ':'), a key that BI tools can join on where language is null
+        metric_key = metric if language is None else f"{metric}:{language}"
         rows.append(
             {"run_id": run_id, "task": task, "language": language, "metric": metric}
+            | {"metric_key": metric_key}
             | drawn.summary()
         )
-    columns = ["run_id", "task", "language", "metric", "estimate", "boot_mean", "ci_low",
-               "ci_high"]  # fmt: skip
+    columns = ["run_id", "task", "language", "metric", "metric_key", "estimate", "boot_mean",
+               "ci_low", "ci_high"]  # fmt: skip
     frame = pd.DataFrame(rows, columns=columns).astype({"language": "string"})
     return frame.assign(**settings, bootstrap_seed=seed)

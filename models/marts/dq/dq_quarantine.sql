@@ -24,10 +24,23 @@ with unioned as (
 
 ),
 
+numbered as (
+
+    -- a key BI tools can join on (source_row is null where an input has no row order): the
+    -- row's place in a fixed order, the same on every build of the same inputs
+    select
+        *,
+        row_number() over (
+            order by study, source, source_row nulls first, record_key, column_name
+        ) as quarantine_id
+    from unioned
+
+),
+
 final as (
 
-    select {{ contract_columns('unioned') }}
-    from unioned
+    select {{ contract_columns('numbered') }}
+    from numbered
 
 )
 
