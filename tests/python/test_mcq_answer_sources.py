@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from pathlib import Path
 
 import duckdb
@@ -27,6 +28,8 @@ import pytest
 from scipy.spatial.distance import jensenshannon
 
 from concord_io.project import NO_DATA_TESTS, copy_project, run_dbt
+from concord_io.publish import publish
+from concord_io.report import build_report
 
 LANGUAGES = ("en", "it", "fa")
 LETTERS = "ABCD"
@@ -494,6 +497,16 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
             "select distinct model from marts.fct_mcq_item_agreement_v2 where model like 'mBERT%'"
         ).fetchall()
     assert named == [("mBERT base",)]
+    # and past the marts, the user's path: the file BI tools and notebooks read and the
+    # report name the model as the alias says, nowhere as before
+    published = publish(incremental, tmp_path / "serving", skip_quality_gate=True)
+    with duckdb.connect(str(published.database), read_only=True) as con:
+        served = con.execute(
+            "select distinct model from marts.fct_mcq_answers where model like 'mBERT%'"
+        ).fetchall()
+    assert served == [("mBERT base",)]
+    page = build_report(published.database, tmp_path / "report").read_text(encoding="utf-8")
+    assert "mBERT base" in page and not re.search(r"mBERT(?! base)", page)
     # one full rebuild of the final inputs: what the four incremental builds left (a file
     # added, one changed, one removed, a run unregistered, a model renamed in the registry,
     # another by an alias) is what it makes
