@@ -92,22 +92,16 @@ common as (
 rank_c_items as (
 
     select
-        options.run_id,
-        options.task,
-        options.item_id,
-        options.language_a,
-        options.language_b,
+        run_id,
+        task,
+        item_id,
+        language_a,
+        language_b,
         sum(exp(ranks.n_common - ranks.rank_a) / ranks.rank_a)
         * (exp(1) - 1) / (exp(max(options.n_common)) - 1) as rank_c
     from common as options
-    inner join common as ranks
-        on
-            options.run_id = ranks.run_id
-            and options.task = ranks.task
-            and options.item_id = ranks.item_id
-            and options.language_a = ranks.language_a
-            and options.language_b = ranks.language_b
-            and ranks.rank_a >= greatest(options.rank_a, options.rank_b)
+    inner join common as ranks using (run_id, task, item_id, language_a, language_b)
+    where ranks.rank_a >= greatest(options.rank_a, options.rank_b)
     group by 1, 2, 3, 4, 5
 
 ),
@@ -141,17 +135,9 @@ items as (
 
     -- an item with no option both languages scored has no RankC: the pair's mean is then
     -- null, as the mean of values with a NaN among them
-    select
-        js_items.*,
-        rank_c_items.rank_c
+    select *
     from js_items
-    left join rank_c_items
-        on
-            js_items.run_id = rank_c_items.run_id
-            and js_items.task = rank_c_items.task
-            and js_items.item_id = rank_c_items.item_id
-            and js_items.language_a = rank_c_items.language_a
-            and js_items.language_b = rank_c_items.language_b
+    left join rank_c_items using (run_id, task, item_id, language_a, language_b)
 
 ),
 
