@@ -118,11 +118,11 @@ def floor_statements(
         """,
         f"""
         create or replace temp table floor_items as
-        with task_languages as (
-            select task, {len(languages) if languages else "count(distinct language)"}
-                as n_languages
+        with run_languages as (
+            -- a run's languages: its task's in which it has an answer
+            select model, run, task, count(distinct language) as n_languages
             from floor_answers
-            group by task
+            group by model, run, task
         ),
         counts as (
             select model, run, task, item_id, count(chosen) as n_valid, {option_counts}
@@ -132,7 +132,7 @@ def floor_statements(
         topped as (
             select *, greatest({", ".join(n_chose)}) as n_top
             from counts
-            inner join task_languages using (task)
+            inner join run_languages using (model, run, task)
         )
         select
             model,

@@ -250,7 +250,7 @@ def planted(pattern: str, n_items: int = 6) -> Planted:
     - ``two_languages``: ``en`` and ``it`` agree on items 1-3 and differ on item 4.
     - ``one_item``: 5 languages, one item: ``en``, ``de``, ``fr`` choose A, ``it`` B, ``es`` C.
     - ``missing_language``: ``en``, ``de`` and ``fa`` declared, only ``en`` and ``de``
-      answer (and agree): every item is incomplete.
+      answer (and agree): the run is compared in en and de, and every item agrees.
     """
     letters = "ABCD"
     rows: list[tuple[str, str, str]] = []

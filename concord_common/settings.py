@@ -171,10 +171,12 @@ class DbtVar:
 DBT_VARS = {
     v.name: v
     for v in (
-        DbtVar("mcq_languages", ["en", "it", "fa"],
-               "The languages every task is compared in (an item is complete when each has a "
-               "valid answer); an empty list: each task's languages are those present in its "
-               "answers.", "cross-lingual study", _names),
+        DbtVar("mcq_languages", [],
+               "An override: the languages every task is compared in (an answer in another "
+               "is set aside). Empty: each task its own, from seeds/mcq/mcq_task_languages.csv, "
+               "else its item files, else every language its answers hold; a run is compared "
+               "in its task's languages in which it has an answer.", "cross-lingual study",
+               _names),
         DbtVar("mcq_options", ["A", "B", "C", "D"], "The option keys of every item, in "
                "presented-position order.", "cross-lingual study"),
         DbtVar("mcq_disagreement_types",

@@ -669,6 +669,14 @@ def add_lmeval(
             "name where the harness gives a local path"
         ),
     ] = None,
+    languages: Annotated[
+        str | None,
+        typer.Option(
+            help="the languages the folder's tasks are compared in, comma-separated (en,de,fr), "
+            "written to seeds/mcq/mcq_task_languages.csv; default: the languages their "
+            "answers hold"
+        ),
+    ] = None,
 ) -> None:
     """Copy an lm-evaluation-harness output folder into the study and register it (one
     line each: file, registry line, alias, run)."""
@@ -677,6 +685,7 @@ def add_lmeval(
     lines = add(
         paths.project_root(), path, task_pattern=task_pattern, as_folder=as_folder,
         variant=variant, name=name,
+        languages=None if languages is None else languages.split(","),
     )  # fmt: skip
     for line in lines:
         print(printable(line))

@@ -142,9 +142,11 @@ def model_pair_comparisons(
     family: list[str],
     stream: str,
     passed_vars,
+    carried: tuple[str, ...] = (),
 ) -> pd.DataFrame:
     """Per row of ``counted``, two runs' 2 × 2 table on the same items (``keys``, then
-    ``n_items``, ``n_both``, ``n_only_a``, ``n_only_b``): each run's share in % (columns
+    ``n_items``, ``n_both``, ``n_only_a``, ``n_only_b``; ``carried``: counts published as
+    they are, after the keys): each run's share in % (columns
     ``<share>_a``, ``<share>_b``), their difference with a paired bootstrap interval and the
     exact McNemar p-value (concord_stats.consistency.paired_shares), each row with its own
     stream derived from the var bootstrap_seed, ``stream`` and its keys; ``p_value_holm``
@@ -155,6 +157,7 @@ def model_pair_comparisons(
     )
     columns = {
         **{key: "string" for key in keys},
+        **{count: "int64" for count in carried},
         "n_items": "int64",
         f"{share}_a": "float64",
         f"{share}_b": "float64",
@@ -183,6 +186,7 @@ def model_pair_comparisons(
         rows.append(
             {
                 **dict(zip(keys, cell, strict=True)),
+                **{count: int(getattr(pair, count)) for count in carried},
                 "n_items": int(pair.n_items),
                 f"{share}_a": compared.pct_a,
                 f"{share}_b": compared.pct_b,

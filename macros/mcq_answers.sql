@@ -19,6 +19,22 @@
     ))
 {%- endmacro %}
 
+{#- True for an answer (alias `answers`) in a language its task compares: one its task
+    declares (`declared`, int_mcq_task_languages_declared), or any language when the task
+    declares none. Under the var mcq_languages always true: the reader has set aside every
+    answer in another language. -#}
+{% macro mcq_in_task_languages(answers, declared) -%}
+    {%- if var('mcq_languages') | length > 0 -%}
+    true
+    {%- else -%}
+    (not exists (select 1 from {{ declared }} as d where d.task = {{ answers }}.task)
+        or exists (
+            select 1 from {{ declared }} as d
+            where d.task = {{ answers }}.task and d.language = {{ answers }}.language
+        ))
+    {%- endif -%}
+{%- endmacro %}
+
 {#- A file's version in a run: the run, the file's content and when the run was landed (the
     reader lands a run again only when its inputs changed: a file, a registry line, the
     item files or translations, the study's languages or options), and the build's context

@@ -37,7 +37,7 @@ from concord_io.errors import ConcordError, disk_error, printable
 from concord_io.landing.identities import canonical_language, check_name, slug
 from concord_io.landing.lm_eval import SAMPLES_NAME, _unique_keys
 from concord_io.landing.mcq import read_source_runs
-from concord_io.landing.registries import Line, check_answer_source, file_pattern
+from concord_io.landing.registries import Line, check_answer_source, file_pattern, item_registry
 from concord_io.landing.seed_sources import declared_seeds
 from concord_io.landing.spill import tables
 from concord_io.landing.strict_csv import read_csv
@@ -487,6 +487,80 @@ def _registry_text(header: list[str], rows: list[dict[str, str]], ending: str) -
     return out.getvalue()
 
 
+@dataclass
+class TaskLanguages:
+    """The languages each task declares, as add reads and extends them: the task's lines of
+    seeds/mcq/mcq_task_languages.csv, else (the study's default task) its item files'
+    languages. The rule is int_mcq_task_languages_declared's, which the build applies (held
+    to it by tests/python/test_mcq_any_languages.py); add only reads it to say which
+    answers the build will set aside, and writes the lines ``--languages`` gives."""
+
+    path: Path | None  # None: the project declares no task languages seed
+    relative: str
+    header: list[str]
+    rows: list[dict[str, str]]
+    ending: str
+    item_files: dict[str, list[str]]
+
+    @classmethod
+    def read(cls, root: Path, study: Study) -> TaskLanguages:
+        item_files = {
+            study.task: sorted(
+                {
+                    canonical_language(line["language"], "mcq_item_files")
+                    for line in item_registry(study)
+                }
+            )
+        }
+        item_files = {task: langs for task, langs in item_files.items() if langs}
+        seed = next((s for s in declared_seeds(root) if s.name == "mcq_task_languages"), None)
+        if seed is None:
+            return cls(None, "the task languages seed", [], [], "\n", item_files)
+        data = seed.path.read_bytes() if seed.path.is_file() else b""
+        text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
+        if not text:
+            return cls(seed.path, seed.relative, list(seed.columns), [], "\n", item_files)
+        checked = read_csv(data, seed.label, declared=list(seed.columns), allow_no_rows=True)
+        ending = "\r\n" if text.split("\n", 1)[0].endswith("\r") else "\n"
+        rows = [{k.lower(): v.strip() for k, v in row.items()} for row in checked.table.to_pylist()]
+        header = [h.lower() for h in checked.header]
+        return cls(seed.path, seed.relative, header, rows, ending, item_files)
+
+    def of(self, task: str) -> tuple[list[str], str]:
+        """The languages ``task`` declares and where (none: every language it answers)."""
+        listed = sorted(row["language"] for row in self.rows if row["task"] == task)
+        if listed:
+            return listed, self.relative
+        return self.item_files.get(task, []), "its item files"
+
+    def declare(self, root: Path, tasks: list[str], languages: list[str]) -> list[str]:
+        """Each of ``tasks`` compared in ``languages`` (its lines replaced); the lines that
+        say so."""
+        if self.path is None:
+            raise ConcordError(
+                "this project declares no mcq_task_languages seed, so --languages has nowhere "
+                "to go",
+                hint="declare seeds/mcq/mcq_task_languages.csv as the shipped project does "
+                "(models/staging/mcq/_mcq__sources.yml)",
+            )
+        out = []
+        for task in tasks:
+            before, _ = self.of(task)
+            if [r["language"] for r in self.rows if r["task"] == task] == languages:
+                out.append(f"unchanged  {self.relative}: task {task} compares "
+                           f"{', '.join(languages)}")  # fmt: skip
+                continue
+            self.rows = [r for r in self.rows if r["task"] != task]
+            self.rows += [{"task": task, "language": lang} for lang in languages]
+            out.append(
+                f"languages  task {task} compares {', '.join(languages)}  ({self.relative}"
+                + (f"; was {', '.join(before)})" if before else ")")
+            )
+        text = _registry_text(self.header, self.rows, self.ending)
+        _write(inside(root, self.path, what="task languages"), text.encode("utf-8"))
+        return out
+
+
 def add_lmeval(
     project_root: Path | str,
     path: Path | str,
@@ -495,15 +569,26 @@ def add_lmeval(
     as_folder: str | None = None,
     variant: str = "base",
     name: str | None = None,
+    languages: list[str] | None = None,
 ) -> list[str]:
     """Import the harness output folder ``path`` into the project at ``project_root``; the
-    lines to print (one per file, registry line, alias, run and note). ``name``: what the
-    marts call the model (an alias of the harness's name for it)."""
+    lines to print (one per file, registry line, alias, languages, run and note). ``name``:
+    what the marts call the model (an alias of the harness's name for it); ``languages``:
+    the languages its tasks are compared in (seeds/mcq/mcq_task_languages.csv)."""
     root = Path(project_root).resolve()
     study = load_study(root)
     check_name(variant, "concord add lmeval", column="--variant")
     if name is not None:
         name = check_model_name(name, "--name")
+    if languages is not None:
+        languages = sorted({canonical_language(lang, "concord add lmeval", "--languages")
+                            for lang in languages if lang.strip()})  # fmt: skip
+        if not languages:
+            raise ConcordError(
+                "--languages names no language",
+                hint="give the task's languages, e.g. --languages en,de,fr",
+            )
+    declared = TaskLanguages.read(root, study)
     pattern = check_task_pattern(task_pattern or AUTO, "--task-pattern")
     sources = inside(root, study.sources_dir, what="mcq_answer_sources_dir")
     source = Path(path)
@@ -637,16 +722,25 @@ def add_lmeval(
         else:
             out.append(f"unchanged  {REGISTRY} line {what}: already registered")
     out += alias_lines
-    languages = {canonical_language(lang, "dbt_project.yml: vars") for lang in study.languages}
+    override = {canonical_language(lang, "dbt_project.yml: vars") for lang in study.languages}
     outside: set[str] = set()
+    # task -> the languages its answers hold here
+    answered: dict[str, set[str]] = {}
+    for landed_run in landed:
+        for a in tables(landed_run.answers):
+            pairs = zip(a.column("task").to_pylist(), a.column("language").to_pylist(), strict=True)
+            for task, lang in pairs:
+                answered.setdefault(task, set()).add(lang)
+    if languages is not None and not override:
+        out += declared.declare(root, sorted(answered), languages)
     for landed_run in sorted(landed, key=lambda r: r.run_id):
         aside, answers = landed_run.quarantine_table, tables(landed_run.answers)
         assert aside is not None
         found = sorted({lang for a in answers for lang in a.column("language").to_pylist()})
         tasks = sorted({task for a in answers for task in a.column("task").to_pylist()})
         reasons = sorted(set(aside.column("reason").to_pylist()))
-        if languages:  # none declared: no language is outside the study
-            outside |= {lang for lang in found if lang not in languages}
+        if override:  # the var: an answer in another language was set aside
+            outside |= {lang for lang in found if lang not in override}
         row = landed_run.row
         shots = "-" if row["n_fewshot"] is None else row["n_fewshot"]
         out.append(
@@ -660,8 +754,24 @@ def add_lmeval(
         notes.append(
             f"language(s) {', '.join(sorted(outside))} not in mcq_languages "
             f"({', '.join(study.languages)}): their answers land in the run's quarantine "
-            "(add them to mcq_languages in dbt_project.yml to compare them)"
+            "(add them to mcq_languages in dbt_project.yml, or set it to [] so that each "
+            "task compares its own languages)"
         )
+    elif languages is not None and override:
+        notes.append(
+            "--languages is not written: mcq_languages in dbt_project.yml overrides every "
+            "task's languages (set it to [] so that each task compares its own)"
+        )
+    for task, found_here in sorted(answered.items()):
+        own, where = declared.of(task)
+        beyond = sorted(found_here - set(own)) if own and not override else []
+        if beyond:
+            wanted = ",".join(sorted({*own, *beyond}))
+            notes.append(
+                f"task {task}: language(s) {', '.join(beyond)} not among its languages "
+                f"({', '.join(own)}, declared by {where}): the build quarantines their answers "
+                f"(to compare them: concord add lmeval PATH --languages {wanted})"
+            )
     out += [f"note       {note}" for note in notes]
     if not changed and not new_lines:
         out.append("nothing added: the same files are already there, and registered")

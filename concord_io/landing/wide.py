@@ -199,7 +199,7 @@ def _refuse_misaligned(con: duckdb.DuckDBPyConnection, file: str, languages: lis
         f"""
         select
             w.source_row,
-            string_agg(w.language_as_written || '=' || t.domain_en, ', '
+            string_agg(w.language || '=' || t.domain_en, ', '
                 order by list_position({listed}, w.language_as_written)) as domains
         {joined}
         where w.source_row = {int(bad[0])}

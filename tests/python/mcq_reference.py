@@ -10,11 +10,14 @@ languages (``mcq_languages``).
 
 Definitions:
 
-- A task's languages: the declared languages when there are any (the same for every task;
-  an answer in another language is not compared: the landing sets it aside), else every
-  language present in any of the task's answers, valid or not. ``n_languages`` (n) is their
-  count.
-- An item (of a run and task: any answer row) is complete when every one of the task's
+- A task's languages: the declared languages when there are any (a list: the same for
+  every task, ``mcq_languages``; a mapping: task -> its own, ``mcq_task_languages.csv`` or
+  its item files; an answer in another language is not compared), else every language
+  present in any of the task's answers, valid or not.
+- A run's languages (in a task): its task's languages in which the run has at least one
+  answer row, valid or not. ``n_languages`` (n) is their count: every per-run figure below
+  reads "the task's languages" as the run's.
+- An item (of a run and task: any answer row) is complete when every one of the run's
   languages has a valid answer; a language without an answer row is missing.
 - ``majority_option``: the option held by more than n/2 languages on a complete item, else
   null; ``n_majority`` the languages choosing it.
@@ -70,17 +73,33 @@ TYPES = ("full_agreement", "one_diverged", "majority", "no_majority", "incomplet
 RUN = ["run_id", "model", "variant"]
 
 
-def task_languages(answers: pd.DataFrame, declared: list[str]) -> dict[str, list[str]]:
-    """Each task's languages, sorted."""
-    return {
-        task: sorted(declared) if declared else sorted(set(rows["language"]))
-        for task, rows in answers.groupby("task")
-    }
+Declared = list[str] | dict[str, list[str]]
 
 
-def _compared(answers: pd.DataFrame, declared: list[str]) -> pd.DataFrame:
-    """The answers in the study's languages (all of them when none is declared)."""
-    return answers[answers["language"].isin(declared)] if declared else answers
+def _declared_for(task: str, declared: Declared) -> list[str]:
+    """The languages ``task`` declares (none: empty)."""
+    return list(declared) if isinstance(declared, list) else declared.get(task, [])
+
+
+def _compared(answers: pd.DataFrame, declared: Declared) -> pd.DataFrame:
+    """The answers in a language their task compares (all of a task declaring none)."""
+    keep = [
+        not _declared_for(task, declared) or language in _declared_for(task, declared)
+        for task, language in zip(answers["task"], answers["language"], strict=True)
+    ]
+    return answers[keep]
+
+
+def task_languages(answers: pd.DataFrame, declared: Declared) -> dict[tuple, list[str]]:
+    """(run_id, task) -> the run's languages, sorted: its task's languages in which it has
+    an answer row."""
+    answers = _compared(answers, declared)
+    languages = {}
+    for task, rows in answers.groupby("task"):
+        of_task = set(_declared_for(task, declared)) or set(rows["language"])
+        for run_id, run in rows.groupby("run_id"):
+            languages[(run_id, task)] = sorted(of_task & set(run["language"]))
+    return languages
 
 
 def _valid_choices(item: pd.DataFrame) -> dict[str, str]:
@@ -121,7 +140,7 @@ def classify(chosen: dict[str, str], languages: list[str]) -> dict:
     }
 
 
-def item_agreement(answers: pd.DataFrame, declared: list[str]) -> pd.DataFrame:
+def item_agreement(answers: pd.DataFrame, declared: Declared) -> pd.DataFrame:
     """One row per run, task and item (any answer row), sorted by them."""
     answers = _compared(answers, declared)
     languages = task_languages(answers, declared)
@@ -129,11 +148,12 @@ def item_agreement(answers: pd.DataFrame, declared: list[str]) -> pd.DataFrame:
     rows = []
     for key, item in answers.groupby(keys, sort=True):
         row = dict(zip(keys, key, strict=True))
-        rows.append({**row, **classify(_valid_choices(item), languages[row["task"]])})
+        languages_of_run = languages[(row["run_id"], row["task"])]
+        rows.append({**row, **classify(_valid_choices(item), languages_of_run)})
     return pd.DataFrame(rows)
 
 
-def pairwise_agreement(answers: pd.DataFrame, declared: list[str]) -> pd.DataFrame:
+def pairwise_agreement(answers: pd.DataFrame, declared: Declared) -> pd.DataFrame:
     """Per run and task: ``mean_pairwise_agreement_pct`` and ``n_language_pairs``."""
     answers = _compared(answers, declared)
     languages = task_languages(answers, declared)
@@ -143,7 +163,7 @@ def pairwise_agreement(answers: pd.DataFrame, declared: list[str]) -> pd.DataFra
         # item -> language -> option; a language without a valid answer is absent
         by_item = valid.pivot(index="item_id", columns="language", values="chosen_option")
         pair_pcts = []
-        for first, second in combinations(languages[task], 2):
+        for first, second in combinations(languages[(run_id, task)], 2):
             if first not in by_item or second not in by_item:
                 continue
             both = by_item[[first, second]].dropna()
@@ -166,7 +186,7 @@ def _pct(part: int, whole: int) -> float | None:
     return 100 * part / whole if whole else None
 
 
-def agreement_summary(answers: pd.DataFrame, declared: list[str]) -> pd.DataFrame:
+def agreement_summary(answers: pd.DataFrame, declared: Declared) -> pd.DataFrame:
     """One row per run and task."""
     items = item_agreement(answers, declared)
     keys = [*RUN, "task"]
@@ -193,7 +213,7 @@ def agreement_summary(answers: pd.DataFrame, declared: list[str]) -> pd.DataFram
 
 
 def option_frequency(
-    answers: pd.DataFrame, declared: list[str], options: tuple[str, ...] = OPTIONS
+    answers: pd.DataFrame, declared: Declared, options: tuple[str, ...] = OPTIONS
 ) -> pd.DataFrame:
     """One row per run, task, language with an answer row, and option."""
     answers = _compared(answers, declared)
@@ -229,7 +249,7 @@ def entropy_bits(counts: list[int]) -> float | None:
 
 
 def choice_entropy(
-    answers: pd.DataFrame, declared: list[str], options: tuple[str, ...] = OPTIONS
+    answers: pd.DataFrame, declared: Declared, options: tuple[str, ...] = OPTIONS
 ) -> pd.DataFrame:
     """One row per run, task and language with an answer row."""
     frequency = option_frequency(answers, declared, options)
@@ -280,7 +300,7 @@ def _graded(answers: pd.DataFrame) -> pd.DataFrame:
     return graded.assign(correct=graded["chosen_option"].eq(graded["gold_option"]))
 
 
-def accuracy(answers: pd.DataFrame, declared: list[str]) -> pd.DataFrame:
+def accuracy(answers: pd.DataFrame, declared: Declared) -> pd.DataFrame:
     """One row per run, task and language of the task."""
     answers = _compared(answers, declared)
     languages = task_languages(answers, declared)
@@ -288,7 +308,7 @@ def accuracy(answers: pd.DataFrame, declared: list[str]) -> pd.DataFrame:
     graded = _graded(answers)
     rows = []
     for (run_id, model, variant, task), _ in answers.groupby([*RUN, "task"], sort=True):
-        for language in languages[task]:
+        for language in languages[(run_id, task)]:
             n_gold = sum(1 for t, _, lang in gold if (t, lang) == (task, language))
             cell = graded[
                 (graded["run_id"] == run_id)
@@ -314,14 +334,14 @@ def accuracy(answers: pd.DataFrame, declared: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def accuracy_across_languages(answers: pd.DataFrame, declared: list[str]) -> pd.DataFrame:
+def accuracy_across_languages(answers: pd.DataFrame, declared: Declared) -> pd.DataFrame:
     """One row per run and task."""
     answers = _compared(answers, declared)
     languages = task_languages(answers, declared)
     graded = _graded(answers)
     rows = []
     for (run_id, model, variant, task), _ in answers.groupby([*RUN, "task"], sort=True):
-        n_languages = len(languages[task])
+        n_languages = len(languages[(run_id, task)])
         cell = graded[(graded["run_id"] == run_id) & (graded["task"] == task)]
         n = {"items": 0, "all_correct": 0, "none_correct": 0, "consistently_wrong": 0}
         for _, item in cell.groupby("item_id"):
@@ -352,7 +372,7 @@ def accuracy_across_languages(answers: pd.DataFrame, declared: list[str]) -> pd.
     return pd.DataFrame(rows)
 
 
-def model_accuracy_pairs(answers: pd.DataFrame, declared: list[str]) -> pd.DataFrame:
+def model_accuracy_pairs(answers: pd.DataFrame, declared: Declared) -> pd.DataFrame:
     """One row per task, variant, pair of runs and language with an item both answered."""
     graded = _graded(_compared(answers, declared))
     rows = []
@@ -379,7 +399,7 @@ def model_accuracy_pairs(answers: pd.DataFrame, declared: list[str]) -> pd.DataF
     return pd.DataFrame(rows)
 
 
-def accuracy_pooled(answers: pd.DataFrame, declared: list[str], z: float) -> pd.DataFrame:
+def accuracy_pooled(answers: pd.DataFrame, declared: Declared, z: float) -> pd.DataFrame:
     """Per run and task with graded answers (docs/scorecard.md): accuracy over every graded
     answer of every language, and its error with the item as the unit, SE² = n/(n − 1) ·
     Σ (aᵢ − R mᵢ)² / (Σ mᵢ)², written out item by item."""
@@ -404,4 +424,48 @@ def accuracy_pooled(answers: pd.DataFrame, declared: list[str], z: float) -> pd.
                 "ci_high": None if se is None else min(100.0, 100 * (share + z * se)),
             }
         )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _alike(run: pd.DataFrame, shared: list[str]) -> dict[str, bool]:
+    """item -> answered alike in the languages ``shared``, for the run's items complete in
+    them."""
+    out = {}
+    for item_id, item in run.groupby("item_id"):
+        chosen = _valid_choices(item)
+        if shared and all(lang in chosen for lang in shared):
+            out[item_id] = len({chosen[lang] for lang in shared}) == 1
+    return out
+
+
+def model_agreement_pairs(answers: pd.DataFrame, declared: Declared) -> pd.DataFrame:
+    """One row per task, variant and pair of runs (run_id_a < run_id_b) with an item both
+    answered completely in the languages both runs have: ``n_languages`` (those languages),
+    ``n_items`` (the items), each run's ``full_agreement_pct`` on them (one option in every
+    shared language) and the items alike in a only (``n_only_a``) and b only."""
+    languages = task_languages(answers, declared)
+    answers = _compared(answers, declared)
+    rows = []
+    for (task, variant), cell in answers.groupby(["task", "variant"]):
+        for a, b in combinations(sorted(set(cell["run_id"])), 2):
+            shared = sorted(set(languages[(a, task)]) & set(languages[(b, task)]))
+
+            of_a, of_b = (_alike(cell[cell["run_id"] == run], shared) for run in (a, b))
+            both = sorted(set(of_a) & set(of_b))
+            if not both:
+                continue
+            rows.append(
+                {
+                    "task": task,
+                    "variant": variant,
+                    "run_id_a": a,
+                    "run_id_b": b,
+                    "n_languages": len(shared),
+                    "n_items": len(both),
+                    "full_agreement_pct_a": 100 * sum(of_a[i] for i in both) / len(both),
+                    "full_agreement_pct_b": 100 * sum(of_b[i] for i in both) / len(both),
+                    "n_only_a": sum(of_a[i] and not of_b[i] for i in both),
+                    "n_only_b": sum(of_b[i] and not of_a[i] for i in both),
+                }
+            )
     return pd.DataFrame(rows)

@@ -583,3 +583,46 @@ def test_a_name_that_would_rename_another_model_or_chain_is_refused(
     refused(project, harness_output(tmp_path / "out", TWO_LANGUAGES), expected, name=name)
     assert aliases.read_bytes() == before
     assert not (project / FOLDER).exists()  # nothing copied
+
+
+def test_languages_declares_the_tasks_languages_and_its_hint_is_followed(project, tmp_path):
+    """With no mcq_languages override, a task's languages are its own: --languages writes
+    them to mcq_task_languages.csv; a later log in another language gets a note naming the
+    command that declares it, and running that command leaves no note."""
+    settings = project / "dbt_project.yml"
+    settings.write_text(settings.read_text().replace("[en, it]", "[]"))
+    seed = mcq(project) / "mcq_task_languages.csv"
+    two = {f"xcopa_{lang}": [sample(0, [-1.0, -2.0], [" a", f" {lang}"])] for lang in ("en", "it")}
+    lines = add_lmeval(project, harness_output(tmp_path / "one", two), languages=["it", "EN"])
+    assert "languages  task xcopa compares en, it  (seeds/mcq/mcq_task_languages.csv)" in lines
+    assert seed.read_text() == "task,language\nxcopa,en\nxcopa,it\n"
+
+    three = {**two, "xcopa_et": [sample(0, [-1.0, -2.0], [" a", " et"])]}
+    output = harness_output(tmp_path / "two", three, model="org/model-2b")
+    lines = add_lmeval(project, output)
+    (note,) = [line for line in lines if line.startswith("note")]
+    assert note == (
+        "note       task xcopa: language(s) et not among its languages (en, it, declared by "
+        "seeds/mcq/mcq_task_languages.csv): the build quarantines their answers (to compare "
+        "them: concord add lmeval PATH --languages en,et,it)"
+    )
+    hinted = note.rsplit("--languages ", 1)[1].rstrip(")").split(",")
+    lines = add_lmeval(project, output, languages=hinted)
+    assert not [line for line in lines if line.startswith("note")], lines
+    assert seed.read_text() == "task,language\nxcopa,en\nxcopa,et\nxcopa,it\n"
+
+
+def test_languages_under_the_mcq_languages_override_is_not_written(project, tmp_path):
+    """mcq_languages (here [en, it]) overrides every task's languages: --languages says so
+    and writes nothing."""
+    logs = {f"xcopa_{lang}": [sample(0, [-1.0, -2.0], [" a", f" {lang}"])] for lang in ("en", "it")}
+    lines = add_lmeval(project, harness_output(tmp_path / "out", logs), languages=["en", "it"])
+    assert any("--languages is not written: mcq_languages in dbt_project.yml" in x for x in lines)
+    assert (mcq(project) / "mcq_task_languages.csv").read_text() == "task,language\n"
+
+
+def test_languages_naming_no_valid_tag_is_refused_before_anything_is_copied(project, tmp_path):
+    logs = {"xcopa_en": [sample(0, [-1.0, -2.0])]}
+    with pytest.raises(ConcordError, match=r"--languages: 'english!' is not a valid language tag"):
+        add_lmeval(project, harness_output(tmp_path / "out", logs), languages=["english!"])
+    assert not (mcq(project) / "answer_sources" / "org-model-1b").exists()

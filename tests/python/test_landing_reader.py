@@ -78,6 +78,7 @@ def make_project(tmp_path: Path) -> Path:
         "language,domain,domain_en\nen,Health,Health\nit,Salute,Health\nen,Art,Art\nit,Arte,Art\n",
     )
     write(mcq / "mcq_answer_sources.csv", SOURCES_HEADER)
+    write(mcq / "mcq_task_languages.csv", "task,language\n")
     for name, text in ITEMS.items():
         write(mcq / "items" / name, text)
     write(mcq / "answers" / "w.csv", "\n".join([HEADER, *WIDE_ROWS]) + "\n")
@@ -1356,10 +1357,11 @@ def test_a_landing_cut_off_between_its_renames_is_recovered(project):
 def test_the_command_prints_one_line_per_folder_and_refuses_in_one_line(project, capsys):
     assert main(["--project", str(project), "--landing", str(project.parent / "landing")]) == 0
     out = capsys.readouterr().out.splitlines()
-    # the four seed files of the study (its registries and domain map), its run and items
-    assert len(out) == 6
+    # the five seed files of the study (its registries, domain map and task languages), its
+    # run and items
+    assert len(out) == 7
     assert out[0].startswith("landed    seeds/seed=mcq_answer_registry  1 row from")
-    assert out[4].startswith("landed    mcq/run_id=m--base--")
+    assert out[5].startswith("landed    mcq/run_id=m--base--")
     registry(project, "w.csv,M,P,base,DCBB\n")
     from concord_io.errors import run_main
 
@@ -1383,8 +1385,8 @@ def test_the_shipped_study_lands_as_the_warehouse_reads_it(tmp_path, capsys):
     landing = tmp_path / "landing"
     with pytest.raises(SystemExit) as exit_:
         concord(["land", "--landing", str(landing)])
-    # one line per folder: the 13 seed files, the 8 runs and the items
-    assert exit_.value.code == 0 and len(capsys.readouterr().out.splitlines()) == 13 + 9
+    # one line per folder: the 14 seed files, the 8 runs and the items
+    assert exit_.value.code == 0 and len(capsys.readouterr().out.splitlines()) == 14 + 9
     runs = pd.concat([pq.read_table(p).to_pandas() for p in landing.glob("mcq/*/runs.parquet")])
     answers = pd.concat(
         [pq.read_table(p).to_pandas() for p in landing.glob("mcq/*/answers.parquet")]

@@ -573,9 +573,9 @@ def test_a_changed_file_lands_its_run_again_and_only_its_answers_are_read_again(
     database = project_copy / "concord.duckdb"
     build = ["build", "--select", "+int_mcq_answers_normalised", *NO_DATA_TESTS]
     first = run_dbt(build, project_copy, database)
-    assert "0 folder(s) unchanged, 22 written or removed" in first.stdout
+    assert "0 folder(s) unchanged, 23 written or removed" in first.stdout
     again = run_dbt(build, project_copy, database)
-    assert "22 folder(s) unchanged, 0 written or removed" in again.stdout
+    assert "23 folder(s) unchanged, 0 written or removed" in again.stdout
     # every row marked (a column nothing downstream reads): a row read again loses it
     query = (
         "select model, variant, any_value(file_version), bool_and(domain_label like '%#kept'), "
@@ -596,7 +596,7 @@ def test_a_changed_file_lands_its_run_again_and_only_its_answers_are_read_again(
     cells[column] = "C" if cells[column] != "C" else "D"
     path.write_text("\n".join([header, ",".join(cells), rest]), encoding="utf-8")
     changed = run_dbt(build, project_copy, database)
-    assert "21 folder(s) unchanged, 1 written or removed" in changed.stdout
+    assert "22 folder(s) unchanged, 1 written or removed" in changed.stdout
     assert "replaced  mcq/run_id=gpt-4o--base--" in changed.stdout
     with duckdb.connect(str(database), read_only=True) as con:
         after = {(m, r): rest for m, r, *rest in con.execute(query).fetchall()}
@@ -653,7 +653,7 @@ def test_the_vars_of_a_dbt_call_reach_the_reader(project_copy):
     assert languages() == {"en", "it", "fa"}
     result = run_dbt([*build, "--vars", "{mcq_languages: [en, it]}"], project_copy, database)
     # the items and the seed files stay
-    assert "14 folder(s) unchanged, 8 written or removed" in result.stdout
+    assert "15 folder(s) unchanged, 8 written or removed" in result.stdout
     assert languages() == {"en", "it"}
     run_dbt(build, project_copy, database)
     assert languages() == {"en", "it", "fa"}

@@ -24,6 +24,7 @@ from mcq_reference import (
     choice_entropy,
     item_agreement,
     model_accuracy_pairs,
+    model_agreement_pairs,
     option_frequency,
 )
 from statsmodels.stats.contingency_tables import mcnemar
@@ -48,7 +49,35 @@ def planted_answers() -> pd.DataFrame:
     frames.append(other.assign(task="untidy"))
     # two models against gold (the long file's gold column), task graded
     frames.append(generate_mcq.planted_gold())
+    frames.append(mixed_languages())
     return pd.concat(frames, ignore_index=True)
+
+
+#: Task declared's own languages (seeds/mcq/mcq_task_languages.csv): its es answers are not
+#: compared. Every other planted task declares none.
+DECLARED = {"declared": ["de", "en"]}
+
+
+def mixed_languages() -> pd.DataFrame:
+    """Task mixed: model M answered en, de and fr, model N en and de only (N never saw fr):
+    each run is compared in its own languages (N's items are complete without fr), and the
+    two with each other in en and de. Task declared: en and de declared, M answered es
+    too."""
+    rows = []
+    # item: M's en, de, fr; N's en, de
+    for item, (m_en, m_de, m_fr, n_en, n_de) in enumerate(
+        ["AAAAA", "BBCBD", "CDCCC", "AABBB", "DDDDA"], start=1
+    ):
+        for model, answered in (("M", {"en": m_en, "de": m_de, "fr": m_fr}),
+                                ("N", {"en": n_en, "de": n_de})):  # fmt: skip
+            for language, answer in answered.items():
+                rows.append(("mixed", model, str(item), language, answer))
+    for item, (en, de, es) in enumerate(["AAB", "BCB"], start=1):
+        for language, answer in (("en", en), ("de", de), ("es", es)):
+            rows.append(("declared", "M", str(item), language, answer))
+    return pd.DataFrame(rows, columns=["task", "model", "item_id", "language", "answer"]).assign(
+        run="base"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +88,10 @@ def built_project(tmp_path_factory):
         project / "seeds" / "mcq", "planted.parquet,long,,,,,,\n"
     )
     planted_answers().to_parquet(sources / "planted.parquet")
+    (project / "seeds" / "mcq" / "mcq_task_languages.csv").write_text(
+        "task,language\n"
+        + "".join(f"{task},{lang}\n" for task, langs in DECLARED.items() for lang in langs)
+    )
     database = project / "concord.duckdb"
     run_dbt(
         [
@@ -66,6 +99,7 @@ def built_project(tmp_path_factory):
             "--select",
             "+path:models/marts/mcq",
             "+int_mcq_accuracy_pooled",
+            "+int_mcq_answers_quarantined",
             "--vars",
             "{mcq_languages: [], bootstrap_resamples: 200}",
         ],
@@ -89,12 +123,12 @@ def built(built_project):
                 "mcq_accuracy",
                 "mcq_accuracy_across_languages",
                 "mcq_model_accuracy_comparison",
+                "mcq_model_comparison",
             )
         }
         marts |= {
-            "int_mcq_accuracy_pooled": con.sql(
-                "select * from intermediate.int_mcq_accuracy_pooled"
-            ).df()
+            name: con.sql(f"select * from intermediate.{name}").df()
+            for name in ("int_mcq_accuracy_pooled", "int_mcq_answers_quarantined")
         }
     return generate_mcq.as_landed(planted_answers()), marts
 
@@ -120,7 +154,7 @@ def same(got: pd.DataFrame, want: pd.DataFrame, keys: list[str], columns: list[s
 
 def test_items_are_classified_as_the_definitions_say(built):
     answers, marts = built
-    want = item_agreement(answers, [])
+    want = item_agreement(answers, DECLARED)
     columns = ["n_languages", "n_valid", "majority_option", "n_majority", "full_agreement",
                "disagreement_type", "departing_languages"]  # fmt: skip
     got = marts["fct_mcq_item_agreement_v2"]
@@ -137,7 +171,7 @@ def test_items_are_classified_as_the_definitions_say(built):
 
 def test_the_summary_headlines_are_the_definitions(built):
     answers, marts = built
-    want = agreement_summary(answers, [])
+    want = agreement_summary(answers, DECLARED)
     columns = ["n_languages", "n_items", "n_complete", "n_full_agreement", "n_one_diverged",
                "n_majority", "n_no_majority", "n_incomplete", "full_agreement_pct",
                "no_majority_pct", "disagreement_pct", "mean_pairwise_agreement_pct",
@@ -158,13 +192,13 @@ def test_options_and_entropy_follow_any_language_set(built):
     keys = [*RUN, "language", "option"]
     same(
         marts["mcq_option_frequency_v2"],
-        option_frequency(answers, []),
+        option_frequency(answers, DECLARED),
         keys,
         ["option_position", "n_option", "n_position", "n_valid", "pct_option", "pct_position"],
     )
     same(
         marts["mcq_choice_entropy_v2"],
-        choice_entropy(answers, []),
+        choice_entropy(answers, DECLARED),
         [*RUN, "language"],
         ["entropy_bits", "entropy_norm"],
     )
@@ -229,7 +263,7 @@ def test_accuracy_is_the_harness_formula_on_the_items_with_gold(built):
     acc_norm and no calibration."""
     answers, marts = built
     got = marts["mcq_accuracy"]
-    same(got, accuracy(answers, []), [*RUN, "language"], ACCURACY)
+    same(got, accuracy(answers, DECLARED), [*RUN, "language"], ACCURACY)
     graded = got.query("task == 'graded'")
     assert len(graded) == 6 and graded.accuracy_pct.notna().all()
     others = got.query("task != 'graded'")
@@ -244,7 +278,7 @@ def test_accuracy_across_languages_is_the_definition(built):
                "n_consistently_wrong", "all_correct_pct", "none_correct_pct",
                "consistently_wrong_pct"]  # fmt: skip
     got = marts["mcq_accuracy_across_languages"]
-    same(got, accuracy_across_languages(answers, []), RUN, columns)
+    same(got, accuracy_across_languages(answers, DECLARED), RUN, columns)
     assert got.query("task != 'graded'").all_correct_pct.isna().all()
 
 
@@ -256,7 +290,7 @@ def test_accuracy_pooled_over_languages_has_the_item_as_the_unit_of_its_error(bu
     got = marts["int_mcq_accuracy_pooled"].merge(
         marts["mcq_accuracy"][["run_id", *RUN]].drop_duplicates(), on=["run_id", "task"]
     )
-    want = accuracy_pooled(answers, [], NormalDist().inv_cdf(0.975))
+    want = accuracy_pooled(answers, DECLARED, NormalDist().inv_cdf(0.975))
     assert set(got.task) == {"graded"} and len(got) == 2
     same(got, want, RUN,
          ["n_items", "n_graded", "accuracy_pct", "std_error", "ci_low", "ci_high"])  # fmt: skip
@@ -268,7 +302,7 @@ def test_models_are_compared_on_accuracy_per_language(built):
     multipletests, and an interval around the difference."""
     answers, marts = built
     model_of = dict(zip(answers.run_id, answers.model, strict=False))
-    want = model_accuracy_pairs(answers, []).assign(
+    want = model_accuracy_pairs(answers, DECLARED).assign(
         model_a=lambda f: f.run_id_a.map(model_of), model_b=lambda f: f.run_id_b.map(model_of)
     )
     got = marts["mcq_model_accuracy_comparison"]
@@ -319,3 +353,60 @@ def test_two_sources_that_give_one_item_different_golds_fail_the_build_naming_bo
     assert problem[0].startswith("task graded, item 1 (en): the sources give different golds: ")
     assert "A (run m--base--" in problem[0] and "D (run x--base--" in problem[0]
     assert gold == [(None, 2)]
+
+
+def test_each_run_is_compared_in_its_own_languages_and_two_runs_in_those_both_have(built):
+    """Task mixed: N never answered fr, so its items are complete in en and de (never
+    incomplete for want of a language only M answered), and M and N are compared in en and
+    de; the reference holds every pair of every task."""
+    answers, marts = built
+    items = marts["fct_mcq_item_agreement_v2"].query("task == 'mixed'")
+    assert set(items.query("model == 'N'").n_languages) == {2}
+    assert set(items.query("model == 'M'").n_languages) == {3}
+    assert "incomplete" not in set(items.disagreement_type)
+    model_of = dict(zip(answers.run_id, answers.model, strict=False))
+    want = model_agreement_pairs(answers, DECLARED).assign(
+        model_a=lambda f: f.run_id_a.map(model_of), model_b=lambda f: f.run_id_b.map(model_of)
+    )
+    got = marts["mcq_model_comparison"]
+    columns = ["n_languages", "n_items", "full_agreement_pct_a", "full_agreement_pct_b",
+               "n_only_a", "n_only_b"]  # fmt: skip
+    same(got, want, ["task", "variant", "model_a", "model_b"], columns)
+    mixed = got.set_index("task").loc["mixed"]
+    # in en and de: M alike on items 1, 2, 4, 5 (its item 2 differs in fr only), N on 1, 3, 4
+    assert (mixed.n_languages, mixed.n_items) == (2, 5)
+    assert (mixed.full_agreement_pct_a, mixed.full_agreement_pct_b) == (80.0, 60.0)
+
+
+def test_an_answer_in_a_language_its_task_does_not_declare_is_quarantined(built):
+    """Task declared compares de and en (its lines in mcq_task_languages.csv): M's two es
+    answers are quarantined with the task's languages and what to do, and counted nowhere."""
+    _, marts = built
+    aside = marts["int_mcq_answers_quarantined"]
+    aside = aside[aside.reason.str.contains("task declared compares de, en")]
+    assert len(aside) == 2 and set(aside.value) == {"B"}
+    assert set(aside.record_key.str.rsplit("|", n=1).str[1]) == {"es"}
+    assert "mcq_task_languages.csv" in aside.reason.iloc[0]
+    summary = marts["mcq_agreement_summary_v2"].set_index("task").loc["declared"]
+    assert (summary.n_languages, summary.n_full_agreement, summary.n_no_majority) == (2, 1, 1)
+
+
+def test_concord_add_reads_each_tasks_languages_as_the_build_declares_them(built_project):
+    """`concord add lmeval` says which answers the build will quarantine from its own reading
+    of the task languages: it is int_mcq_task_languages_declared's, task by task (the lines
+    of mcq_task_languages.csv, else the item files of the default task)."""
+    from concord_io.landing.add_lmeval import TaskLanguages
+    from concord_io.landing.study import load_study
+
+    with duckdb.connect(str(built_project / "concord.duckdb"), read_only=True) as con:
+        rows = con.sql(
+            "select task, language, declared_in from intermediate.int_mcq_task_languages_declared"
+        ).fetchall()
+    built: dict[str, list[str]] = {}
+    for task, language, _ in rows:
+        built.setdefault(task, []).append(language)
+    assert set(built) == {"declared", "xcloze"}  # the shipped item files: task xcloze
+    declared = TaskLanguages.read(built_project, load_study(built_project))
+    for task, languages in built.items():
+        assert declared.of(task)[0] == sorted(languages), task
+    assert declared.of("mixed") == ([], "its item files")  # declares none

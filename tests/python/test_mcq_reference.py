@@ -93,29 +93,34 @@ def test_the_summary_of_a_planted_study(pattern):
     assert {name: summary[name] for name in SUMMARIES[pattern]} == pytest.approx(SUMMARIES[pattern])
 
 
-def test_a_declared_language_without_answers_leaves_every_item_incomplete():
+def test_a_declared_language_no_run_answered_is_not_one_of_its_languages():
+    """en, de and fa declared, only en and de answer (and agree): the run's languages are
+    en and de, so every item is complete and agrees (never incomplete for want of fa)."""
     items = item_agreement(*study("missing_language"))
-    assert set(items.disagreement_type) == {"incomplete"}
-    assert items.n_valid.tolist() == [2] * 6 and items.n_languages.tolist() == [3] * 6
-    assert items.full_agreement.isna().all() and items.majority_option.isna().all()
+    assert set(items.disagreement_type) == {"full_agreement"}
+    assert items.n_valid.tolist() == [2] * 6 and items.n_languages.tolist() == [2] * 6
     summary = summary_of("missing_language")
-    assert (summary["n_items"], summary["n_complete"], summary["n_incomplete"]) == (6, 0, 6)
-    for pct in ("full_agreement_pct", "no_majority_pct", "disagreement_pct"):
-        assert pd.isna(summary[pct])
-    # only en and de share items; fa shares none
+    assert (summary["n_items"], summary["n_complete"], summary["n_incomplete"]) == (6, 6, 0)
+    assert summary["full_agreement_pct"] == 100
     assert summary["n_language_pairs"] == 1 and summary["mean_pairwise_agreement_pct"] == 100
-
-
-def test_no_declared_language_compares_those_of_the_tasks_answers():
     assert summary_of("missing_language", declared=[])["n_full_agreement"] == 6
-    # a run that lacks a language another run of the task has: its items are incomplete
+
+
+def test_a_run_is_compared_in_its_own_languages_never_in_another_runs():
+    """A run that lacks a language another run of its task has: its items are classified
+    in the languages it answered, not left incomplete; a task's own declared languages
+    (a mapping) leave out an answer in another language."""
     answers, _ = study("two_languages")
     other = answers[answers.language == "en"].assign(run_id="M--other", variant="other")
     both = pd.concat([answers, other])
-    assert task_languages(both, []) == {"xling": ["en", "it"]}
+    assert task_languages(both, []) == {("M--base", "xling"): ["en", "it"],
+                                        ("M--other", "xling"): ["en"]}  # fmt: skip
     summary = agreement_summary(both, []).set_index("run_id")
-    assert summary.loc["M--other", "n_incomplete"] == 4
+    assert summary.loc["M--other", "n_incomplete"] == 0
+    assert summary.loc["M--other", "n_languages"] == 1
     assert summary.loc["M--base", "n_full_agreement"] == 3
+    only_en = agreement_summary(both, {"xling": ["en"]}).set_index("run_id")
+    assert set(only_en.n_languages) == {1} and set(only_en.n_incomplete) == {0}
 
 
 def test_an_answer_in_an_undeclared_language_is_not_compared():

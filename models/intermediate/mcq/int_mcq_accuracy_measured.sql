@@ -1,5 +1,4 @@
-{#- Accuracy against gold per run, task and language of the task (every run that answered
-    the task): n, n_correct, acc and acc_norm in percent with the harness's standard error,
+{#- Accuracy against gold per run, task and language of the run (int_mcq_run_languages_answered): n, n_correct, acc and acc_norm in percent with the harness's standard error,
     coverage, and the calibration of the scored options (int_mcq_calibration_estimated).
     Where there is no gold or nothing was scored the figures are null, never 0
     (docs/formulas.md, "Accuracy and calibration"). -#}
@@ -12,24 +11,10 @@ gold as (
 
 ),
 
--- the runs and tasks with answers: one row each (a small table, not the answers again)
-answered as (select run_id, task from {{ ref('int_mcq_types_counted') }}),
-
-languages as (select * from {{ ref('int_mcq_task_languages_declared') }}),
+-- each run's languages in each task it answered (a small table, not the answers again)
+cells as (select * from {{ ref('int_mcq_run_languages_answered') }}),
 
 calibration as (select * from {{ ref('int_mcq_calibration_estimated') }}),
-
-cells as (
-
-    select
-        answered.run_id,
-        answered.task,
-        languages.language
-    from answered
-    inner join languages
-        on answered.task = languages.task
-
-),
 
 gold_counted as (
 

@@ -4,7 +4,8 @@
     domain labels, misaligned wide rows and the rest are refused before anything lands). A sample log's record that cannot
     be an answer (more choices than options) is quarantined by int_mcq_answers_quarantined
     instead. The domain is given in English whatever the language; an item not in the item
-    files has the domain '(not in the item files)'.
+    files has the domain '(not in the item files)'. An answer in a language its task does
+    not compare (int_mcq_task_languages_declared) is left to int_mcq_answers_quarantined.
     Incremental: only the answer files of runs landed since the last build are read again
     (file_version: the run, the file's content hash and when the run landed); the rows of
     older versions and of runs no longer landed are deleted after. -#}
@@ -17,8 +18,10 @@
 
 with answers as (
 
-    select * from {{ ref('stg_mcq__answers') }}
-    where {{ mcq_is_answer('invalid_reason') }}
+    select * from {{ ref('stg_mcq__answers') }} as staged
+    where {{ mcq_is_answer('staged.invalid_reason') }}
+        -- an answer in a language its task does not compare is quarantined instead
+        and {{ mcq_in_task_languages('staged', ref('int_mcq_task_languages_declared')) }}
 
 ),
 

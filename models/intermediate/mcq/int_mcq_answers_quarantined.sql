@@ -1,8 +1,9 @@
 {#- Answers that are not an option (they stay in int_mcq_answers_normalised as invalid),
     landed records that cannot be an answer (a sample with more choices than options), and
     the records each run set aside (stg_mcq__quarantine: every record of an item and
-    language given more than once in a run, a language outside mcq_languages), in the
-    standard quarantine shape; they are never counted as answers. -#}
+    language given more than once in a run, a language outside mcq_languages), and the
+    answers in a language their task does not compare (int_mcq_task_languages_declared), in
+    the standard quarantine shape; they are never counted as answers. -#}
 with answers as (select * from {{ ref('int_mcq_answers_normalised') }}),
 
 records as (
@@ -13,6 +14,28 @@ records as (
 ),
 
 set_aside as (select * from {{ ref('stg_mcq__quarantine') }}),
+
+declared as (select * from {{ ref('int_mcq_task_languages_declared') }}),
+
+-- answers in a language their task does not compare (never counted: not normalised)
+outside as (
+
+    select staged.* from {{ ref('stg_mcq__answers') }} as staged
+    where {{ mcq_is_answer('staged.invalid_reason') }}
+        and not {{ mcq_in_task_languages('staged', 'declared') }}
+
+),
+
+task_languages as (
+
+    select
+        task,
+        {{ string_agg_ordered('language', "', '", 'language') }} as languages,
+        max(declared_in) as declared_in
+    from declared
+    group by task
+
+),
 
 final as (
 
@@ -48,6 +71,22 @@ final as (
         value,
         'mcq answer record: ' || reason as reason
     from set_aside
+
+    union all
+
+    select
+        outside.source_file as source,
+        cast(outside.source_row as {{ dbt.type_bigint() }}) as source_row,
+        outside.run_id || '|' || outside.task || '|' || outside.item_id || '|'
+            || outside.language as record_key,
+        outside.source_column as column_name,
+        outside.raw_answer as value,
+        'mcq answer in a language its task does not compare (task ' || outside.task
+            || ' compares ' || task_languages.languages || ', declared by '
+            || task_languages.declared_in || '; to compare it, list the task''s languages in '
+            || 'seeds/mcq/mcq_task_languages.csv, or concord add lmeval --languages)' as reason
+    from outside
+    inner join task_languages using (task)
 
 )
 

@@ -1,4 +1,5 @@
-{#- One row per run, task and item: how many of the task's languages answered it validly, the
+{#- One row per run, task and item: how many of the run's languages (int_mcq_run_languages_answered:
+    its task's languages in which it has an answer) answered it validly, the
     option held by more than half of them (the majority), the languages departing from it,
     and the disagreement type (docs/formulas.md): full_agreement, one_diverged (n ≥ 3 and
     n − 1 agree), majority (a majority and at least two departing), no_majority, or
@@ -17,11 +18,11 @@ with answers as (
 
 ),
 
-task_languages as (
+run_languages as (
 
-    select task, count(*) as n_languages
-    from {{ ref('int_mcq_task_languages_declared') }}
-    group by task
+    select run_id, task, count(*) as n_languages
+    from {{ ref('int_mcq_run_languages_answered') }}
+    group by run_id, task
 
 ),
 
@@ -36,10 +37,11 @@ items as (
         answers.item_id,
         -- the languages of an item share one domain (checked by the reader)
         max(answers.domain) as domain,
-        max(task_languages.n_languages) as n_languages,
+        max(run_languages.n_languages) as n_languages,
         count(*) filter (where answers.is_valid) as n_valid
     from answers
-    inner join task_languages on answers.task = task_languages.task
+    inner join run_languages
+        on answers.run_id = run_languages.run_id and answers.task = run_languages.task
     group by
         answers.run_id, answers.model, answers.model_revision, answers.variant,
         answers.task, answers.item_id

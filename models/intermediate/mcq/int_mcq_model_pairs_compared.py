@@ -19,4 +19,6 @@ def model(dbt, session):
         family=["task", "variant"],
         stream="mcq_model_comparison",
         passed_vars=dbt.config.get("vars"),
+        # the languages both runs have, which the items were compared in
+        carried=("n_languages",),
     )

@@ -1,18 +1,153 @@
 {#- Two runs of one task and variant on the same items: per unordered pair of runs
-    (run_id_a < run_id_b), the items both answered completely (a valid answer in every
-    language), counted by whether each answered alike in every language. The 2 × 2 table is
-    all that mcq_model_comparison's figures depend on (its difference, its bootstrap, the
-    McNemar test), so no per-item row leaves this model. -#}
-with items as (
+    (run_id_a < run_id_b), the languages both runs have (n_languages: a run is never
+    measured in a language only the other has) and the items both answered completely in
+    them, counted by whether each answered alike in all of them. The 2 × 2 table is all that
+    mcq_model_comparison's figures depend on (its difference, its bootstrap, the McNemar
+    test), so no per-item row leaves this model. Two runs with the same languages (the rule)
+    are compared on their classified items; two runs whose languages differ, on their
+    answers in the languages they share. -#}
+with run_languages as (select * from {{ ref('int_mcq_run_languages_answered') }}),
 
-    select * from {{ ref('int_mcq_items_classified') }}
-    where disagreement_type <> 'incomplete'
+runs as (select run_id, variant from {{ ref('int_mcq_runs_versioned') }}),
+
+language_sets as (
+
+    select
+        run_languages.run_id,
+        run_languages.task,
+        runs.variant,
+        count(*) as n_languages,
+        {{ string_agg_ordered('run_languages.language', "','", 'run_languages.language') }}
+            as languages
+    from run_languages
+    inner join runs on run_languages.run_id = runs.run_id
+    group by run_languages.run_id, run_languages.task, runs.variant
+
+),
+
+-- runs with the same languages: their items as classified
+items as (
+
+    select items.*, language_sets.languages, language_sets.n_languages as n_set
+    from {{ ref('int_mcq_items_classified') }} as items
+    inner join language_sets
+        on items.run_id = language_sets.run_id and items.task = language_sets.task
+    where items.disagreement_type <> 'incomplete'
+
+),
+
+same_languages as (
+
+    {{ mcq_run_pairs_2x2('items', 'full_agreement', by=['languages', 'n_set']) }}
+
+),
+
+-- runs whose languages differ: each one's answers in the languages both have
+pairs as (
+
+    select
+        a.task,
+        a.variant,
+        a.run_id as run_id_a,
+        b.run_id as run_id_b
+    from language_sets as a
+    inner join language_sets as b
+        on a.task = b.task
+        and a.variant = b.variant
+        and a.run_id < b.run_id
+        and a.languages <> b.languages
+
+),
+
+shared as (
+
+    select pairs.*, a.language
+    from pairs
+    inner join run_languages as a
+        on pairs.run_id_a = a.run_id and pairs.task = a.task
+    inner join run_languages as b
+        on pairs.run_id_b = b.run_id and pairs.task = b.task and a.language = b.language
+
+),
+
+shared_counted as (
+
+    select task, variant, run_id_a, run_id_b, count(*) as n_languages
+    from shared
+    group by task, variant, run_id_a, run_id_b
+
+),
+
+answers as (
+
+    select run_id, task, item_id, language, chosen_option
+    from {{ ref('int_mcq_answers_normalised') }}
+    where run_id in (select run_id_a from pairs union select run_id_b from pairs)
+
+),
+
+{% for side in ['a', 'b'] %}
+side_{{ side }} as (
+
+    -- an item complete in the shared languages, and whether it is answered alike in them
+    select
+        shared.task,
+        shared.variant,
+        shared.run_id_a,
+        shared.run_id_b,
+        answers.item_id,
+        count(distinct answers.chosen_option) = 1 as full_agreement
+    from shared
+    inner join answers
+        on answers.run_id = shared.run_id_{{ side }}
+        and answers.task = shared.task
+        and answers.language = shared.language
+    inner join shared_counted
+        on shared.task = shared_counted.task
+        and shared.variant = shared_counted.variant
+        and shared.run_id_a = shared_counted.run_id_a
+        and shared.run_id_b = shared_counted.run_id_b
+    group by
+        shared.task, shared.variant, shared.run_id_a, shared.run_id_b, answers.item_id
+    having count(answers.chosen_option) = max(shared_counted.n_languages)
+
+),
+{% endfor %}
+
+other_languages as (
+
+    select
+        side_a.task,
+        side_a.variant,
+        side_a.run_id_a,
+        side_a.run_id_b,
+        max(shared_counted.n_languages) as n_languages,
+        count(*) as n_items,
+        count(*) filter (where side_a.full_agreement and side_b.full_agreement) as n_both,
+        count(*) filter (where side_a.full_agreement and not side_b.full_agreement)
+            as n_only_a,
+        count(*) filter (where side_b.full_agreement and not side_a.full_agreement)
+            as n_only_b
+    from side_a
+    inner join side_b using (task, variant, run_id_a, run_id_b, item_id)
+    inner join shared_counted using (task, variant, run_id_a, run_id_b)
+    group by side_a.task, side_a.variant, side_a.run_id_a, side_a.run_id_b
 
 ),
 
 final as (
 
-    {{ mcq_run_pairs_2x2('items', 'full_agreement') }}
+    select
+        task, variant, run_id_a, run_id_b, n_set as n_languages,
+        n_items, n_both, n_only_a, n_only_b
+    from same_languages
+
+    union all
+
+    select
+        task, variant, run_id_a, run_id_b, n_languages,
+        n_items, n_both, n_only_a, n_only_b
+    from other_languages
 
 )
 

@@ -1,22 +1,21 @@
 {#- Accuracy across a task's languages, per run and task: of the items with a gold that the
-    run answered in every one of the task's languages, the share answered correctly in
+    run answered in every one of its languages (int_mcq_run_languages_answered), the share answered correctly in
     every language, in none, and consistently but wrongly (the same wrong option in every
     language), each with its standard error and n. A run and task with no such item has
     null shares, never 0 (docs/formulas.md, "Accuracy and calibration"). -#}
 with graded as (select * from {{ ref('int_mcq_answers_graded') }}),
 
--- the runs and tasks with answers: one row each (a small table, not the answers again)
-answered as (select run_id, task from {{ ref('int_mcq_types_counted') }}),
+-- each run's languages in each task it answered (a small table, not the answers again)
+languages as (select * from {{ ref('int_mcq_run_languages_answered') }}),
 
-languages as (select * from {{ ref('int_mcq_task_languages_declared') }}),
-
-task_languages as (
+run_languages as (
 
     select
+        run_id,
         task,
         count(*) as n_languages
     from languages
-    group by task
+    group by run_id, task
 
 ),
 
@@ -31,7 +30,7 @@ per_item as (
         count(graded.chosen_option) as n_valid,
         count(distinct graded.chosen_option) as n_options
     from graded
-    inner join languages using (task, language)
+    inner join languages using (run_id, task, language)
     group by graded.run_id, graded.task, graded.item_id
 
 ),
@@ -43,21 +42,21 @@ item_counted as (
         per_item.run_id,
         per_item.task,
         count(*) as n_items,
-        count(case when per_item.n_correct = task_languages.n_languages then 1 end)
+        count(case when per_item.n_correct = run_languages.n_languages then 1 end)
             as n_all_correct,
         count(case when per_item.n_correct = 0 then 1 end) as n_none_correct,
         count(
             case
                 when per_item.n_correct = 0
-                    and per_item.n_valid = task_languages.n_languages
+                    and per_item.n_valid = run_languages.n_languages
                     and per_item.n_options = 1
                     then 1
             end
         ) as n_consistently_wrong
     from per_item
-    inner join task_languages
-        on per_item.task = task_languages.task
-    where per_item.n_graded = task_languages.n_languages
+    inner join run_languages
+        on per_item.run_id = run_languages.run_id and per_item.task = run_languages.task
+    where per_item.n_graded = run_languages.n_languages
     group by per_item.run_id, per_item.task
 
 ),
@@ -65,15 +64,14 @@ item_counted as (
 counted as (
 
     select
-        answered.run_id,
-        answered.task,
-        task_languages.n_languages,
+        run_languages.run_id,
+        run_languages.task,
+        run_languages.n_languages,
         coalesce(item_counted.n_items, 0) as n_items,
         coalesce(item_counted.n_all_correct, 0) as n_all_correct,
         coalesce(item_counted.n_none_correct, 0) as n_none_correct,
         coalesce(item_counted.n_consistently_wrong, 0) as n_consistently_wrong
-    from answered
-    inner join task_languages using (task)
+    from run_languages
     left join item_counted using (run_id, task)
 
 ),

@@ -12,7 +12,7 @@ across_languages as (select * from {{ ref('mcq_accuracy_across_languages') }}),
 
 order_effect as (select * from {{ ref('mcq_order_effect', v=2) }}),
 
-task_languages as (select * from {{ ref('int_mcq_task_languages_declared') }}),
+run_languages as (select * from {{ ref('int_mcq_run_languages_answered') }}),
 
 rater_pairs as (select * from {{ ref('rater_pair_agreement') }}),
 
@@ -59,10 +59,11 @@ rater_kappas as (
         count(distinct rater_pairs.dataset || '|' || rater_pairs.rater_id || '|'
             || rater_pairs.other_rater_id) as rater_n_pairs
     from summary
-    inner join task_languages on summary.task = task_languages.task
+    inner join run_languages
+        on summary.run_id = run_languages.run_id and summary.task = run_languages.task
     inner join rater_pairs
         on rater_pairs.dataset = {{ models_as_raters_dataset(
-            'summary.task', 'summary.variant', 'task_languages.language') }}
+            'summary.task', 'summary.variant', 'run_languages.language') }}
         and summary.model in (rater_pairs.rater_id, rater_pairs.other_rater_id)
     where rater_pairs.cohen_kappa is not null
     group by summary.run_id, summary.task
