@@ -314,3 +314,38 @@ def bar_chart(frame: pd.DataFrame, x_title: str) -> alt.LayerChart:
         x=alt.value(WIDTH), text="note:N"
     )
     return alt.layer(bars, notes).properties(width=WIDTH, height=alt.Step(ROW))
+
+
+def reliability_chart(frame: pd.DataFrame, series_order: list[str]) -> alt.TopLevelMixin:
+    """A reliability diagram per ``panel``: per ``series`` and confidence bin a point at
+    (``x``: mean confidence, ``y``: accuracy), its area the bin's items (``n``), the points
+    of a series joined in order of confidence; the dashed diagonal is perfect calibration."""
+    unit = alt.Scale(domain=[0, 1], nice=False)
+    encode = {
+        "x": alt.X("x:Q", scale=unit, title="mean confidence of the top option"),
+        "y": alt.Y("y:Q", scale=unit, title="accuracy"),
+        "color": alt.Color("series:N", sort=series_order, title=None),
+    }
+    diagonal = (
+        alt.Chart()
+        .transform_aggregate(n="count()")
+        .mark_rule(color="#999", strokeDash=[4, 3], aria=False)
+        .encode(x=alt.datum(0), y=alt.datum(0), x2=alt.datum(1), y2=alt.datum(1))
+    )
+    line = alt.Chart().mark_line(strokeWidth=1.5, aria=False).encode(**encode, order="x:Q")
+    points = (
+        alt.Chart()
+        .mark_circle(opacity=0.85)
+        .encode(**_tipped(**encode, size=alt.Size("n:Q", title="items in the bin")))
+    )
+    panels = list(dict.fromkeys(frame["panel"]))
+    per_row = min(len(panels), PANELS_PER_ROW)
+    side = min(360, (FACET_WIDTH - 30 * per_row) // per_row)
+    layered = alt.layer(diagonal, line, points).properties(width=side, height=side)
+    facet = alt.Facet(
+        "panel:N",
+        sort=panels,
+        title=None,
+        header=alt.Header(labelOrient="top", labelFontWeight=600),
+    )
+    return layered.facet(facet, data=frame, columns=per_row)

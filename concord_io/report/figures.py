@@ -746,6 +746,117 @@ def fig_scorecard(m: Marts) -> alt.TopLevelMixin:
     return charts.interval_chart(frame, "%", domain=(0.0, 100.0), column="panel")
 
 
+# ------------------------------------------------------------- accuracy and calibration
+
+ACCURACY = "mcq_accuracy"
+CALIBRATION_BINS = "mcq_calibration_bins"
+SCORECARD_BY_VARIANT = "model_scorecard_by_variant"
+#: the harness's two accuracies: the mart's columns of each, estimate then standard error
+HARNESS_METRICS = (
+    ("acc", "accuracy_pct", "accuracy_std_error"),
+    ("acc_norm", "accuracy_norm_pct", "accuracy_norm_std_error"),
+)
+
+
+def fig_accuracy(m: Marts) -> alt.TopLevelMixin:
+    """acc and acc_norm per run and language, each ± one standard error (the harness's
+    figures), a panel per task; the runs without a gold are left out."""
+    t = ACCURACY
+    columns = [c for _, estimate, error in HARNESS_METRICS for c in (estimate, error)]
+    need(m, t, *RUN_COLUMNS, "language", "n_items", *columns)
+    rows = m.rows(
+        f"select {', '.join(RUN_COLUMNS)}, language, n_items, {', '.join(columns)} "
+        f"from {SCHEMA}.{t} where accuracy_pct is not null "
+        "order by task, model, model_revision, variant, language"
+    )
+    if not rows:
+        raise NoData(f"marts.{t} has no run with a gold yet (an lm-eval run, or a gold column)")
+    drawn = []
+    for r in rows:
+        for metric, estimate, error in HARNESS_METRICS:
+            if not _finite(r[estimate]):
+                continue
+            se = r[error] if _finite(r[error]) else 0.0
+            low, high = max(0.0, r[estimate] - se), min(100.0, r[estimate] + se)
+            label = f"{run_label(r)} · {r['language']}"
+            drawn.append((label, r[estimate], low, high, metric, r["task"], r["n_items"], se))
+    frame = _intervals(
+        [d[:4] for d in drawn], series=[d[4] for d in drawn], panel=[d[5] for d in drawn]
+    )
+    frame["tip_estimate"] = [
+        f"{d[5]} · {d[0]} · {d[4]}: {fmt(d[1], 2)} ± {fmt(d[7], 2)} (n = {d[6]})" for d in drawn
+    ]
+    frame["tip_interval"] = frame["tip_estimate"]
+    return charts.interval_chart(
+        frame,
+        "accuracy (%), ± one standard error",
+        domain=(0.0, 100.0),
+        color="series",
+        color_order=[metric for metric, _, _ in HARNESS_METRICS],
+        column="panel",
+    )
+
+
+def fig_reliability(m: Marts) -> alt.TopLevelMixin:
+    """The reliability diagram of every run that scored its options against gold, pooled
+    over its languages (each bin's counts summed), on the distribution of acc (the softmax
+    of the summed log-likelihoods); a panel per task."""
+    t = CALIBRATION_BINS
+    need(m, t, *RUN_COLUMNS, "distribution", "calibration_bin", "bin_low", "bin_high",
+         "n_items", "n_correct", "mean_confidence")  # fmt: skip
+    rows = m.rows(
+        f"select {', '.join(RUN_COLUMNS)}, calibration_bin, min(bin_low) as bin_low, "
+        "min(bin_high) as bin_high, sum(n_items) as n_items, sum(n_correct) as n_correct, "
+        "sum(mean_confidence * n_items) as confidence_sum "
+        f"from {SCHEMA}.{t} where distribution = 'summed' "
+        f"group by {', '.join(RUN_COLUMNS)}, calibration_bin "
+        "order by task, model, model_revision, variant, calibration_bin"
+    )
+    if not rows:
+        raise NoData(f"marts.{t} has no scored options with a gold yet (lm-eval sample logs)")
+    frame = pd.DataFrame(
+        {
+            "series": [run_label(r) for r in rows],
+            "panel": [r["task"] for r in rows],
+            "x": [r["confidence_sum"] / r["n_items"] for r in rows],
+            "y": [r["n_correct"] / r["n_items"] for r in rows],
+            "n": [r["n_items"] for r in rows],
+        }
+    )
+    frame["tip"] = [
+        f"{r['task']} · {run_label(r)} · confidence [{fmt(r['bin_low'], 2)}, "
+        f"{fmt(r['bin_high'], 2)}]: {r['n_items']} items, mean confidence "
+        f"{fmt(x, 3)}, accuracy {fmt(y, 3)}"
+        for r, x, y in zip(rows, frame["x"], frame["y"], strict=True)
+    ]
+    return charts.reliability_chart(frame, list(dict.fromkeys(frame["series"])))
+
+
+def fig_accuracy_and_agreement(m: Marts) -> alt.TopLevelMixin:
+    """Per run with a gold: its accuracy over every language (items as the unit of its
+    interval) beside its full agreement across languages, each with its interval."""
+    t = SCORECARD_BY_VARIANT
+    figures = (("accuracy", "accuracy"), ("full agreement across languages", "full_agreement"))
+    columns = [
+        c for _, name in figures for c in (f"{name}_pct", f"{name}_ci_low", f"{name}_ci_high")
+    ]
+    need(m, t, *RUN_COLUMNS, *columns)
+    rows = m.rows(
+        f"select {', '.join(RUN_COLUMNS)}, {', '.join(columns)} from {SCHEMA}.{t} "
+        "where accuracy_pct is not null order by task, model, model_revision, variant"
+    )
+    drawn = []
+    for r in rows:
+        for title, name in figures:
+            low, high = r[f"{name}_ci_low"], r[f"{name}_ci_high"]
+            if _finite(r[f"{name}_pct"]) and _finite(low) and _finite(high):
+                drawn.append((f"{run_label(r)} · {r['task']}", r[f"{name}_pct"], low, high, title))
+    if not drawn:
+        raise NoData(f"marts.{t} has no run with a gold yet (an lm-eval run, or a gold column)")
+    frame = _intervals([d[:4] for d in drawn], panel=[d[4] for d in drawn])
+    return charts.interval_chart(frame, "%", domain=(0.0, 100.0), column="panel")
+
+
 STUDIES: list[tuple[str, str, list[Figure]]] = [
     (
         "scorecard",
@@ -837,6 +948,40 @@ STUDIES: list[tuple[str, str, list[Figure]]] = [
                 "the variant as under the baseline variant (hover for its interval and the "
                 "full agreement of both runs).",
                 fig_order_effect,
+            ),
+        ],
+    ),
+    (
+        "accuracy",
+        "Accuracy and calibration",
+        [
+            Figure(
+                "mcq-accuracy",
+                "Accuracy per language and model",
+                "acc (the option with the highest summed log-likelihood, or the letter given) "
+                "and acc_norm (per character) against gold, per run and language, each "
+                "± one standard error, as lm-evaluation-harness prints them; a panel per "
+                "task. The table below gives the figures.",
+                fig_accuracy,
+            ),
+            Figure(
+                "mcq-reliability",
+                "Reliability diagram",
+                "Per run, the items of each confidence bin of the top option (pooled over "
+                "the run's languages): their mean confidence against the share answered "
+                "correctly, the point's area its number of items; on the dashed diagonal a "
+                "model is calibrated (its expected calibration error, in the table, is the "
+                "weighted mean distance). Hover a point for its bin and counts.",
+                fig_reliability,
+            ),
+            Figure(
+                "mcq-accuracy-agreement",
+                "Accuracy beside cross-lingual agreement",
+                "Per run with a gold: its accuracy over every language (items as the unit of "
+                "its interval) beside its full agreement across languages, each with its "
+                "interval: a model can be right in one language and answer otherwise in "
+                "another.",
+                fig_accuracy_and_agreement,
             ),
         ],
     ),

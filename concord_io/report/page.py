@@ -50,8 +50,15 @@ def render_page(
     docs_href: str | None = None,
     quality_href: str | None = None,
 ) -> str:
+    # a study's table of figures, under its charts
+    tables = {"accuracy": sections.accuracy(marts)}
     studies = [
-        {"key": key, "title": title, "figures": [render_figure(f, marts) for f in figures]}
+        {
+            "key": key,
+            "title": title,
+            "figures": [render_figure(f, marts) for f in figures],
+            "table": tables.get(key),
+        }
         for key, title, figures in STUDIES
     ]
     return TEMPLATES.get_template("report.html.j2").render(

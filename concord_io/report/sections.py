@@ -88,6 +88,56 @@ def failing_tests(marts: Marts) -> Section:
     return Section(rows=rows, n_total=len(rows))
 
 
+ACCURACY = "mcq_accuracy"
+ACCURACY_COLUMNS = (
+    "task", "model", "model_revision", "variant", "language", "n_items",
+    "accuracy_pct", "accuracy_std_error", "accuracy_norm_pct", "accuracy_norm_std_error",
+    "brier_score", "expected_calibration_error",
+)  # fmt: skip
+
+
+def _fraction(pct) -> str:
+    """A share in % as the harness prints it: a fraction to 4 decimals; blank when null."""
+    return "" if pct is None or pct != pct else f"{pct / 100:.4f}"
+
+
+def accuracy(marts: Marts) -> Section:
+    """acc and acc_norm ± stderr per task, run and language, as lm-evaluation-harness prints
+    them (fractions to 4 decimals), with the Brier score and the ECE: the runs with a gold."""
+    if not marts.has(ACCURACY, *ACCURACY_COLUMNS):
+        return Section(note=f"marts.{ACCURACY} is not published yet.", absent=True)
+    rows = marts.rows(
+        f"select {', '.join(ACCURACY_COLUMNS)} from {SCHEMA}.{ACCURACY} "
+        "where accuracy_pct is not null "
+        "order by task, model, model_revision nulls first, variant, language"
+    )
+    if not rows:
+        return Section(
+            note="No run has a gold yet: import an lm-evaluation-harness run "
+            "(concord add lmeval) or give a long file's gold column."
+        )
+    shown = []
+    for r in rows:
+        revision = f" @ {r['model_revision']}" if r["model_revision"] else ""
+        shown.append(
+            {
+                "task": r["task"],
+                "run": f"{r['model']}{revision} ({r['variant']})",
+                "language": r["language"],
+                "n": r["n_items"],
+                "acc": _fraction(r["accuracy_pct"]),
+                "acc_stderr": _fraction(r["accuracy_std_error"]),
+                "acc_norm": _fraction(r["accuracy_norm_pct"]),
+                "acc_norm_stderr": _fraction(r["accuracy_norm_std_error"]),
+                "brier": "" if r["brier_score"] is None else f"{r['brier_score']:.4f}",
+                "ece": ""
+                if r["expected_calibration_error"] is None
+                else f"{r['expected_calibration_error']:.4f}",
+            }
+        )
+    return Section(rows=shown, n_total=len(shown))
+
+
 def quality_docs_href(out_dir: Path, quality_dir: Path | None) -> str | None:
     """Relative link from the report folder to the Great Expectations data docs, if built."""
     if quality_dir is None:

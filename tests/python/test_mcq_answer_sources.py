@@ -657,3 +657,67 @@ def test_the_vars_of_a_dbt_call_reach_the_reader(project_copy):
     assert languages() == {"en", "it"}
     run_dbt(build, project_copy, database)
     assert languages() == {"en", "it", "fa"}
+
+
+@pytest.mark.warehouse
+def test_the_reliability_bins_are_the_definition_and_the_report_shows_them(sources_built, tmp_path):
+    """mcq_calibration_bins: per language, LLaMA 3.2's scored items binned by the top
+    option's probability (the softmax of the summed log-likelihoods; bin ceil(10 p) − 1),
+    transcribed: each bin's n, right answers and mean confidence; their n-weighted gap is
+    mcq_accuracy's ECE. The report drawn from the same file shows the harness's table
+    (fractions to 4 decimals) and the diagram, one point per run and bin."""
+    database, _, llama, _ = sources_built
+    with duckdb.connect(str(database), read_only=True) as con:
+        bins = con.execute(
+            "select language, calibration_bin, n_items, n_correct, mean_confidence, accuracy_pct "
+            "from marts.mcq_calibration_bins where model = 'LLaMA 3.2' and variant = 'base' "
+            "and distribution = 'summed' order by language, calibration_bin"
+        ).fetchall()
+        accuracy = {
+            row[0]: row[1:]
+            for row in con.execute(
+                "select language, expected_calibration_error, accuracy_pct, accuracy_std_error "
+                "from marts.mcq_accuracy where model = 'LLaMA 3.2' and variant = 'base'"
+            ).fetchall()
+        }
+        n_points = con.execute(
+            "select count(*) from (select distinct run_id, calibration_bin "
+            "from marts.mcq_calibration_bins where distribution = 'summed')"
+        ).fetchone()[0]
+    for lang in LANGUAGES:
+        samples = [r for r in llama if r["language"] == lang and r["answer"] in LETTERS]
+        want: dict[int, list[tuple[float, bool]]] = {}
+        for r in samples:
+            p = softmax(sample_logliks(r["answer"]))
+            confidence = max(p)
+            top_is_gold = p.index(confidence) == gold_index(int(r["item_id"]) - 1)
+            b = min(max(math.ceil(confidence * 10) - 1, 0), 9)
+            want.setdefault(b, []).append((confidence, top_is_gold))
+        got = [row[1:] for row in bins if row[0] == lang]
+        assert [row[0] for row in got] == sorted(want), lang
+        for (b, n, n_correct, mean_confidence, accuracy_pct), items in zip(
+            got, (want[b] for b in sorted(want)), strict=True
+        ):
+            assert (n, n_correct) == (len(items), sum(right for _, right in items)), (lang, b)
+            assert mean_confidence == pytest.approx(np.mean([c for c, _ in items]), abs=1e-12)
+            assert accuracy_pct == pytest.approx(100 * n_correct / n, abs=1e-12)
+        total = sum(row[1] for row in got)
+        gap = sum(n / total * abs(pct / 100 - conf) for _, n, _, conf, pct in got)
+        assert gap == pytest.approx(accuracy[lang][0], abs=1e-12), lang
+
+    page = build_report(database, tmp_path / "site").read_text(encoding="utf-8")
+    for key in ("mcq-accuracy", "mcq-reliability"):
+        start = page.index(f'data-figure="{key}"')
+        assert 'data-state="ok"' in page[start : page.index(">", start)], key
+    diagram = page[page.index('data-figure="mcq-reliability"') :]
+    diagram = diagram[: diagram.index("</figure>")]
+    assert diagram.count('class="mark"') == n_points
+    table = page[
+        page.index('id="accuracy-table"') : page.index(
+            "</table>", page.index('id="accuracy-table"')
+        )
+    ]
+    for lang in LANGUAGES:
+        acc, stderr = accuracy[lang][1] / 100, accuracy[lang][2] / 100
+        assert f"<td>LLaMA 3.2 (base)</td><td>{lang}</td>" in table
+        assert f'<td class="n">{acc:.4f}</td><td class="n">{stderr:.4f}</td>' in table

@@ -27,7 +27,16 @@ ARTIFACTS = PROJECT_ROOT / "tests" / "artifacts"
 FIGURES = {fig.key: study for study, _, figures in STUDIES for fig in figures}
 # the shipped seeds have no probe run, and the coefficient mart comes with the rater work:
 # these figures may be notes on the shipped build (synthetic marts below draw them)
-OPTIONAL = {"probe-delta", "probe-model-comparison", "rater-coefficients"}
+# the shipped answers are letters without gold: accuracy and calibration are notes there
+# (tests/python/test_mcq_answer_sources.py draws them from sample logs)
+OPTIONAL = {
+    "probe-delta",
+    "probe-model-comparison",
+    "rater-coefficients",
+    "mcq-accuracy",
+    "mcq-reliability",
+    "mcq-accuracy-agreement",
+}
 
 
 class Figures(HTMLParser):
@@ -690,3 +699,63 @@ def test_report_renders_in_headless_chromium(report):
         check=True,
     )
     assert shot.stat().st_size > 20_000
+
+
+ACCURACY_MARTS = {
+    "mcq_accuracy": """
+        select * from (values
+            ('xcopa', 'm-a', null, 'base', 'en', 100, 61.0, 4.9, 58.0, 4.96, 0.51, 0.08),
+            ('xcopa', 'm-a', null, 'base', 'it', 100, 55.0, 5.0, null, null, null, null),
+            ('xcopa', 'm-b', 'v2', 'base', 'en', 100, 70.0, 4.6, 71.0, 4.56, 0.40, 0.05)
+        ) as t(task, model, model_revision, variant, language, n_items, accuracy_pct,
+            accuracy_std_error, accuracy_norm_pct, accuracy_norm_std_error, brier_score,
+            expected_calibration_error)
+    """,
+    "mcq_calibration_bins": """
+        select * from (values
+            ('xcopa', 'm-a', null, 'base', 'en', 'summed', 5, 0.5, 0.6, 40, 22, 0.55),
+            ('xcopa', 'm-a', null, 'base', 'en', 'summed', 8, 0.8, 0.9, 60, 39, 0.85),
+            ('xcopa', 'm-a', null, 'base', 'it', 'summed', 8, 0.8, 0.9, 10, 5, 0.81),
+            ('xcopa', 'm-a', null, 'base', 'en', 'length_normalised', 8, 0.8, 0.9, 100, 58, 0.8),
+            ('xcopa', 'm-b', 'v2', 'base', 'en', 'summed', 9, 0.9, 1.0, 100, 70, 0.95)
+        ) as t(task, model, model_revision, variant, language, distribution,
+            calibration_bin, bin_low, bin_high, n_items, n_correct, mean_confidence)
+    """,
+    "model_scorecard_by_variant": """
+        select * from (values
+            ('xcopa', 'm-a', null, 'base', 58.0, 50.0, 66.0, 40.0, 30.0, 50.0),
+            ('xcopa', 'm-c', null, 'base', null, null, null, 80.0, 70.0, 90.0)
+        ) as t(task, model, model_revision, variant, accuracy_pct, accuracy_ci_low,
+            accuracy_ci_high, full_agreement_pct, full_agreement_ci_low, full_agreement_ci_high)
+    """,
+}
+
+
+def test_accuracy_and_calibration_as_the_harness_prints_them(tmp_path):
+    """acc and acc_norm ± one standard error per run and language; the reliability diagram
+    pooled over a run's languages (m-a's bin 8: en and it summed); accuracy beside full
+    agreement for the runs with a gold; the harness's table in fractions to 4 decimals."""
+    page = built_page(tmp_path, {k: v.replace("\n", " ") for k, v in ACCURACY_MARTS.items()})
+    figures = parse(page).figures
+    for key in ("mcq-accuracy", "mcq-reliability", "mcq-accuracy-agreement"):
+        assert figures[key]["data-state"] == "ok", (key, figures[key]["text"])
+    accuracy = figure_html(page, "mcq-accuracy")
+    assert int(figures["mcq-accuracy"]["data-marks"]) == 2 * 5  # a dot and a whisker each
+    assert "<title>xcopa · m-a (base) · en · acc_norm: 58.00 ± 4.96 (n = 100)</title>" in accuracy
+    reliability = figure_html(page, "mcq-reliability")
+    assert int(figures["mcq-reliability"]["data-marks"]) == 3  # m-a: bins 5 and 8; m-b: 9
+    assert (
+        "<title>xcopa · m-a (base) · confidence [0.80, 0.90]: 70 items, mean confidence "
+        f"{(60 * 0.85 + 10 * 0.81) / 70:.3f}, accuracy {44 / 70:.3f}</title>"
+    ) in reliability
+    beside = figure_html(page, "mcq-accuracy-agreement")
+    assert int(figures["mcq-accuracy-agreement"]["data-marks"]) == 2 * 2  # m-c has no gold
+    assert "<title>m-a (base) · xcopa: [50.000, 66.000]</title>" in beside
+    table = page[page.index('id="accuracy-table"') :]
+    table = table[: table.index("</table>")]
+    assert (
+        '<td>xcopa</td><td>m-b @ v2 (base)</td><td>en</td><td class="n">100</td>'
+        '<td class="n">0.7000</td><td class="n">0.0460</td><td class="n">0.7100</td>'
+        '<td class="n">0.0456</td><td class="n">0.4000</td><td class="n">0.0500</td>'
+    ) in table
+    assert table.count("<tr>") == 4  # the header and three rows
