@@ -64,6 +64,7 @@ def render_page(
     return TEMPLATES.get_template("report.html.j2").render(
         publication=publication,
         studies=studies,
+        shipped=sections.shipped(marts),
         quarantine=sections.quarantine(marts),
         failing_tests=sections.failing_tests(marts),
         quality_href=quality_href,

@@ -138,6 +138,39 @@ def accuracy(marts: Marts) -> Section:
     return Section(rows=shown, n_total=len(shown))
 
 
+SHIPPED = "dq_shipped_inputs"
+
+
+@dataclass
+class Shipped:
+    """Which of Concord's shipped demo inputs the published data holds (dq_shipped_inputs):
+    ``known`` is False where the mart is not published (an older serving file: the page
+    says the shipped data may be in it)."""
+
+    known: bool
+    models: list[str] = field(default_factory=list)
+    n_runs: int = 0
+    rankings: bool = False
+
+    @property
+    def any(self) -> bool:
+        return not self.known or bool(self.n_runs or self.rankings)
+
+
+def shipped(marts: Marts) -> Shipped:
+    """The shipped inputs found in the published data, recognised by content."""
+    if not marts.has(SHIPPED, "study", "run_id", "model"):
+        return Shipped(known=False)
+    rows = marts.rows(f"select study, run_id, model from {SCHEMA}.{SHIPPED}")
+    runs = {r["run_id"]: r["model"] for r in rows if r["study"] == "mcq"}
+    return Shipped(
+        known=True,
+        models=sorted(set(runs.values())),
+        n_runs=len(runs),
+        rankings=any(r["study"] == "ranking" for r in rows),
+    )
+
+
 def quality_docs_href(out_dir: Path, quality_dir: Path | None) -> str | None:
     """Relative link from the report folder to the Great Expectations data docs, if built."""
     if quality_dir is None:

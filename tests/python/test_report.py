@@ -333,7 +333,39 @@ def test_the_data_notice_comes_first(report):
     page = report.read_text(encoding="utf-8")
     notice = page.index('id="data-notice"')
     assert notice < page.index("<figure") and notice < page.index("<section")
-    assert "reconstructed" in page[notice : page.index("</div>", notice)]
+    text = page[notice : page.index("</div>", notice)]
+    # the shipped build: its eight answer files and the rankings, recognised by content
+    assert 'data-shipped="8"' in text and "reconstructed" in text and "synthetic" in text
+    assert "GPT-4o, LLaMA 3.1 70B, LLaMA 3.2, Qwen2.5 14B, XLM-R large, mBERT" in text
+
+
+def test_the_not_findings_notice_only_while_shipped_data_is_in_the_file(tmp_path):
+    """No row in dq_shipped_inputs (the user's own data): no notice, the credit stays; one
+    shipped run: the notice names its model; the mart not published (an older file): the
+    notice, saying it cannot tell."""
+    columns = "study, run_id, model"
+    for name in ("own", "one", "older"):
+        (tmp_path / name).mkdir()
+    own = built_page(
+        tmp_path / "own",
+        {"dq_shipped_inputs": f"select * from (values ('mcq', 'r', 'm')) as t({columns}) limit 0"},
+    )
+    assert 'id="data-notice"' not in own and "not findings" not in own
+    assert 'id="data-credit"' in own and "every figure is drawn from your own data" in " ".join(
+        own.split()
+    )
+    one = built_page(
+        tmp_path / "one",
+        {"dq_shipped_inputs": f"select * from (values ('mcq', 'r', 'GPT-4o')) as t({columns})"},
+    )
+    notice = one[one.index('id="data-notice"') : one.index("</div>", one.index('id="data-notice"'))]
+    notice = " ".join(notice.split())
+    assert 'data-shipped="1"' in notice and "The answers of 1 run (GPT-4o)" in notice
+    assert "synthetic" not in notice and "not findings about the" in notice
+    older = built_page(tmp_path / "older", {})
+    assert 'data-shipped="unknown"' in older and "where this file holds them" in " ".join(
+        older.split()
+    )
 
 
 def serving_file(path: Path, tables: dict[str, str]) -> Path:

@@ -10,6 +10,7 @@ trimmed as (
 
     select
         source_row,
+        content_hash,
         nullif(trim(rater_id), '') as rater_id,
         nullif(trim(scenario_id), '') as scenario_id,
         nullif(trim(position), '') as position_text,
@@ -40,7 +41,8 @@ final as (
             when position_number = floor(position_number)
                 then cast(position_number as integer)
         end as position,
-        task_id
+        task_id,
+        content_hash
     from cast_position
 
 )
