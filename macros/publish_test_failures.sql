@@ -50,7 +50,7 @@
         {% endfor %}
         {%- endset -%}
         {%- do run_query('create schema if not exists marts') -%}
-        {%- do replace_table_as('marts.dq_test_failures', create, 'One row per dbt test of the last dbt build that did not pass (warn, fail or error): the test, the model it tests, the column, the status, the number of failing rows and where they are stored (schema dq_failures of the build database).') -%}
+        {%- do replace_table_as('marts.dq_test_failures', create, 'One row per dbt test of the last dbt build that did not pass (warn, fail or error): the test, the model it tests, the column, the status, the number of failing rows and where they are stored (schema dq_failures of the build database). Key: test_name.', key=['test_name']) -%}
         {%- do comment_on_columns('marts.dq_test_failures', {
             'test_name': 'The dbt test''s name (generic tests: kind, model and column; singular tests: the file name).',
             'model_name': 'The model the test checks (a singular test: its first parent).',
@@ -63,13 +63,17 @@
     {%- endif -%}
 {% endmacro %}
 
-{#- Replace table `name` by the result of `select_sql`, with a table comment. -#}
-{% macro replace_table_as(name, select_sql, comment) %}
-    {{ return(adapter.dispatch('replace_table_as', 'concord')(name, select_sql, comment)) }}
+{#- Replace table `name` by the result of `select_sql`, with a table comment and, where the
+    engine keeps one, the primary key `key` (the columns BI tools join on). -#}
+{% macro replace_table_as(name, select_sql, comment, key=[]) %}
+    {{ return(adapter.dispatch('replace_table_as', 'concord')(name, select_sql, comment, key)) }}
 {% endmacro %}
 
-{% macro default__replace_table_as(name, select_sql, comment) %}
+{% macro default__replace_table_as(name, select_sql, comment, key=[]) %}
     {%- do run_query('create or replace table ' ~ name ~ ' as ' ~ select_sql) -%}
+    {%- if key -%}
+        {%- do run_query('alter table ' ~ name ~ ' add primary key (' ~ key | join(', ') ~ ')') -%}
+    {%- endif -%}
     {%- do run_query('comment on table ' ~ name ~ ' is ' ~ sql_string_literal(comment)) -%}
 {% endmacro %}
 

@@ -21,8 +21,9 @@
 
 {#- on-run-end's marts.dq_test_failures: Spark's Parquet tables have no `create or
     replace` (a v2-catalogue feature) and take the comment in the create; its string
-    literals escape a quote with a backslash ('' is two adjacent literals there). -#}
-{% macro spark__replace_table_as(name, select_sql, comment) %}
+    literals escape a quote with a backslash ('' is two adjacent literals there); a Parquet
+    table keeps no key. -#}
+{% macro spark__replace_table_as(name, select_sql, comment, key=[]) %}
     {%- do run_query('drop table if exists ' ~ name) -%}
     {%- do run_query('create table ' ~ name ~ ' using parquet comment '
         ~ sql_string_literal(comment) ~ ' as ' ~ select_sql) -%}

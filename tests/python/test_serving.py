@@ -112,6 +112,11 @@ def test_publish_copies_every_mart_with_its_descriptions(warehouse, served):
         ).fetchall()
         assert len(failures) == 7
         assert all(column_text and table_text for _, column_text, table_text in failures)
+        # its key, where BI tools look for one (a test is listed once per build)
+        assert con.execute(
+            "select constraint_column_names from duckdb_constraints() where schema_name = "
+            "'marts' and table_name = 'dq_test_failures' and constraint_type = 'PRIMARY KEY'"
+        ).fetchall() == [(["test_name"],)]
         # the contracts' constraints travel with the marts: keys and not-null columns
         served_constraints = mart_constraints(con)
         # where JDBC/ODBC and BI tools look for keys
