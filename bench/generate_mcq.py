@@ -69,7 +69,7 @@ def _replace_answer_registries(seeds: Path, sources_line: str) -> Path:
     seeds.mkdir(parents=True, exist_ok=True)
     (seeds / "mcq_answer_registry.csv").write_text("file,model,prefix,run,presented_option_order\n")
     (seeds / "mcq_answer_sources.csv").write_text(
-        "file,format,model,run,language,presented_option_order,item_key,task_pattern\n"
+        "file,format,model,run,language,presented_option_order,item_key,task_pattern,domain_field\n"
         + sources_line
     )
     sources = seeds / "answer_sources"
@@ -87,7 +87,7 @@ def generate_long(project_dir: Path, n_rows: int, n_files: int = 10, seed: int =
     import duckdb
 
     seeds = Path(project_dir) / "seeds" / "mcq"
-    sources = _replace_answer_registries(seeds, "answers_*.parquet,long,,,,,,\n")
+    sources = _replace_answer_registries(seeds, "answers_*.parquet,long,,,,,,,\n")
     n_cells = 40  # 20 models x 2 runs
     n_items = max(1, n_rows // (3 * n_cells))
     per_file = -(-n_cells // n_files)
@@ -177,7 +177,7 @@ def generate_languages(
         raise ValueError(f"n_languages must be 1 to {len(LANGUAGE_POOL)}, not {n_languages}")
     languages = list(LANGUAGE_POOL[:n_languages])
     seeds = Path(project_dir) / "seeds" / "mcq"
-    sources = _replace_answer_registries(seeds, "languages_*.parquet,long,,,,,,\n")
+    sources = _replace_answer_registries(seeds, "languages_*.parquet,long,,,,,,,\n")
     runs = [(model, variant) for model in range(n_models) for variant in variants]
     per_file = -(-len(runs) // max(1, n_files))
     listed = ", ".join(f"({i}, '{lang}')" for i, lang in enumerate(languages))

@@ -669,6 +669,14 @@ def add_lmeval(
             "name where the harness gives a local path"
         ),
     ] = None,
+    domain_field: Annotated[
+        str | None,
+        typer.Option(
+            "--domain-field",
+            help="the field of each sample's document that names its item's domain "
+            "(default domain: doc.domain; meta.subject for a nested one)",
+        ),
+    ] = None,
     languages: Annotated[
         str | None,
         typer.Option(
@@ -686,6 +694,7 @@ def add_lmeval(
         paths.project_root(), path, task_pattern=task_pattern, as_folder=as_folder,
         variant=variant, name=name,
         languages=None if languages is None else languages.split(","),
+        domain_field=domain_field,
     )  # fmt: skip
     for line in lines:
         print(printable(line))

@@ -47,6 +47,9 @@ from concord_io.paths import inside
 
 REGISTRY = "mcq_answer_sources"
 PATTERN_COLUMN = "task_pattern"
+DOMAIN_COLUMN = "domain_field"
+#: columns a registry written before them lacks: read without them, written with them
+LATER_COLUMNS = (PATTERN_COLUMN, DOMAIN_COLUMN)
 RESULTS_NAME = re.compile(r"^results_(?P<date>.+)\.json$")
 #: A folder under the answer sources folder that --as may name (it goes into a registry
 #: line, where `*` would be a wildcard).
@@ -282,7 +285,8 @@ def _destinations(runs: list[HarnessRun], as_folder: str | None) -> None:
 
 def _registry(study: Study) -> tuple[Path, list[str], list[dict[str, str]], str]:
     """The answer sources registry: its path, header, rows and line ending. A registry
-    written before ``task_pattern`` existed is read without it (and written with it)."""
+    written before ``task_pattern`` or ``domain_field`` existed is read without them (and
+    written with them)."""
     path = study.registry(REGISTRY)
     declared = study.columns[REGISTRY]
     try:
@@ -295,8 +299,7 @@ def _registry(study: Study) -> tuple[Path, list[str], list[dict[str, str]], str]
     label = f"{REGISTRY} ({study.relative(path)})"
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
     header = [name.strip().lower() for name in next(csv.reader(io.StringIO(text)), [])]
-    if PATTERN_COLUMN not in header and PATTERN_COLUMN in declared:
-        declared = [name for name in declared if name != PATTERN_COLUMN]
+    declared = [name for name in declared if name in header or name not in LATER_COLUMNS]
     checked = read_csv(data, label, declared=declared, one_line_ending=False, allow_no_rows=True)
     rows = [
         {name.lower(): value for name, value in row.items()} for row in checked.table.to_pylist()
@@ -570,11 +573,13 @@ def add_lmeval(
     variant: str = "base",
     name: str | None = None,
     languages: list[str] | None = None,
+    domain_field: str | None = None,
 ) -> list[str]:
     """Import the harness output folder ``path`` into the project at ``project_root``; the
     lines to print (one per file, registry line, alias, languages, run and note). ``name``:
     what the marts call the model (an alias of the harness's name for it); ``languages``:
-    the languages its tasks are compared in (seeds/mcq/mcq_task_languages.csv)."""
+    the languages its tasks are compared in (seeds/mcq/mcq_task_languages.csv);
+    ``domain_field``: the field of a sample's document that names its item's domain."""
     root = Path(project_root).resolve()
     study = load_study(root)
     check_name(variant, "concord add lmeval", column="--variant")
@@ -652,6 +657,7 @@ def add_lmeval(
             "presented_option_order": "",
             "item_key": "",
             PATTERN_COLUMN: pattern,
+            DOMAIN_COLUMN: domain_field or "",
         }
     registry, header, rows, ending = _registry(study)
     new_lines = _check_lines(study, rows, ours, list(copies.values()))
@@ -695,8 +701,9 @@ def add_lmeval(
         raise
 
     if new_lines:
-        if PATTERN_COLUMN not in header:  # a registry from before task_pattern: given it
-            header = [*header, PATTERN_COLUMN]
+        later = [name for name in LATER_COLUMNS if name not in header]
+        if later:  # a registry from before these columns: given them
+            header = [*header, *later]
             text = _registry_text(header, rows + new_lines, ending)
         else:
             text = registry.read_bytes().decode("utf-8")

@@ -19,8 +19,9 @@ presented letter; a target that names no option of the sample refuses the file, 
 sample without one has no gold.
 
 An item's domain is the item files' where they hold the task's item in the log's language,
-else the sample's own ``doc.domain`` (text, as the harness's document carries it: belebele's
-and the Concord-exported tasks' documents name one); a ``doc.domain`` that is not text
+else the sample's own ``doc.domain`` (or the document's field the registry line's
+``domain_field`` names; text, as the harness's document carries it: belebele's and the
+Concord-exported tasks' documents name one); a ``doc.domain`` that is not text
 refuses the file.
 
 The run's provenance comes from the harness's ``results_<date>.json`` in the same folder,
@@ -314,6 +315,8 @@ def read_samples(
     con.register("sample_lines", json_lines(source))
     refuse_json_shape(con, "sample_lines", source.name, parents)
     item_path = _literal("$." + item_key)
+    domain_field = "doc." + (line["domain_field"] or "domain")
+    domain_path = _literal("$." + domain_field)
     con.execute(
         f"""
         create or replace temp table samples as
@@ -322,8 +325,8 @@ def read_samples(
             json_extract_string(line, {item_path}) as item_text,
             json_type(line, {item_path}) as item_type,
             json_extract_string(line, '$.target') as target_text,
-            json_type(line, '$.doc.domain') as domain_type,
-            nullif(trim(json_extract_string(line, '$.doc.domain')), '') as sample_domain,
+            json_type(line, {domain_path}) as domain_type,
+            nullif(trim(json_extract_string(line, {domain_path})), '') as sample_domain,
             json_type(line, '$.target') as target_type,
             -- the harness's verdict on the sample (1: its pick is the gold), where it logs one
             try_cast(json_extract_string(line, '$.acc') as double) as acc,
@@ -363,8 +366,8 @@ def read_samples(
     checks += [
         Check(
             "domain_type is not null and domain_type not in ('VARCHAR', 'NULL')",
-            "'doc.domain'",
-            "'doc.domain is ' || case domain_type when 'OBJECT' then 'an object' "
+            _literal(domain_field),
+            f"'{domain_field} is ' || case domain_type when 'OBJECT' then 'an object' "
             "when 'ARRAY' then 'a list' when 'BOOLEAN' then 'true or false' "
             "else 'a number' end || ', not text'",
             "the document's domain is the name of its domain; restore the log as the harness "

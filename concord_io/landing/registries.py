@@ -217,10 +217,22 @@ def check_answer_source(study: Study, line: Line) -> None:
                 "name (names joined by dots, e.g. doc.id)",
                 hint="leave it blank for doc_id",
             )
+        if line["domain_field"] and not FIELD_PATH.match(line["domain_field"]):
+            raise ConcordError(
+                f"{where}: domain_field {printable(line['domain_field'])} is not a field of "
+                "the document (names joined by dots, e.g. subject or meta.subject)",
+                hint="leave it blank for the document's domain",
+            )
     elif line["task_pattern"]:
         raise ConcordError(
             f"{where}: task_pattern is for lm_eval lines; a long file has a language column",
             hint="leave task_pattern blank",
+        )
+    elif line["domain_field"]:
+        raise ConcordError(
+            f"{where}: domain_field is for lm_eval lines; a long file's items take their "
+            "domain from the item files",
+            hint="leave domain_field blank",
         )
     if line["run"]:
         check_name(line["run"], where, column="run")

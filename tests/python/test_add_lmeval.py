@@ -6,6 +6,7 @@ the reader. No dbt."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from concord_io.project import PROJECT_ROOT
 DATE = "2025-05-05T10-00-00.123456"
 MODEL = "org/model-1b"
 FOLDER = "seeds/mcq/answer_sources/org-model-1b"
-LINE = "org-model-1b/samples_*.jsonl,lm_eval,org/model-1b,base,,,,{pattern}"
+LINE = "org-model-1b/samples_*.jsonl,lm_eval,org/model-1b,base,,,,{pattern},"
 
 
 @pytest.fixture
@@ -442,18 +443,18 @@ def test_a_changed_file_replaces_its_copy_and_says_so(project, tmp_path):
     assert it[["item_id", "chosen_option"]].values.tolist() == [["1", "A"]]
 
 
-def test_a_registry_without_the_task_pattern_column_is_given_it(project, tmp_path):
-    """A registry written before task_pattern (which the reader now refuses, naming the
-    column): add writes it with the column, every line's cells kept."""
+def test_a_registry_without_the_later_columns_is_given_them(project, tmp_path):
+    """A registry written before task_pattern and domain_field (which the reader now
+    refuses, naming the columns): add writes it with them, every line's cells kept."""
     old = "file,format,model,run,language,presented_option_order,item_key\r\n"
     write(mcq(project) / "mcq_answer_sources.csv", old + 'a.csv,long,"M, 2",base,,,\r\n')
     write(mcq(project) / "answer_sources" / "a.csv", "item_id,language,answer\n1,en,A\n")
-    with pytest.raises(ConcordError, match="declared column.s. task_pattern missing"):
+    with pytest.raises(ConcordError, match="declared column.s. task_pattern, domain_field miss"):
         land(project)
     add_lmeval(project, harness_output(tmp_path / "out", TWO_LANGUAGES))
     assert registry(project).split("\r\n") == [
         SOURCES_HEADER.strip(),
-        'a.csv,long,"M, 2",base,,,,',
+        'a.csv,long,"M, 2",base,,,,,',
         LINE.format(pattern="auto"),
         "",
     ]
@@ -467,15 +468,17 @@ def test_a_registry_without_the_task_pattern_column_is_given_it(project, tmp_pat
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
-        ("x/samples_*.jsonl,lm_eval,M,base,en,,,auto", "a language or a task_pattern, not both"),
-        ("x/samples_*.jsonl,lm_eval,M,base,,,,xcopa", "task_pattern xcopa is not auto"),
-        ("a.csv,long,M,base,,,,auto", "a.csv: task_pattern is for lm_eval lines"),
+        ("x/samples_*.jsonl,lm_eval,M,base,en,,,auto,", "a language or a task_pattern, not both"),
+        ("x/samples_*.jsonl,lm_eval,M,base,,,,xcopa,", "task_pattern xcopa is not auto"),
+        ("a.csv,long,M,base,,,,auto,", "a.csv: task_pattern is for lm_eval lines"),
+        ("a.csv,long,M,base,,,,,subject", "a.csv: domain_field is for lm_eval lines"),
+        ("x/samples_*.jsonl,lm_eval,M,base,,,,auto,doc[x]", "domain_field doc[x] is not a field"),
     ],
 )
 def test_a_registry_line_gives_a_language_or_a_task_pattern(project, line, expected):
     write(mcq(project) / "mcq_answer_sources.csv", SOURCES_HEADER + line + "\n")
     write(mcq(project) / "answer_sources" / "a.csv", "item_id,language,answer\n1,en,A\n")
-    with pytest.raises(ConcordError, match=expected.replace("*", r"\*")):
+    with pytest.raises(ConcordError, match=re.escape(expected)):
         land(project)
 
 
@@ -536,6 +539,40 @@ def test_a_samples_doc_domain_is_its_items_domain_unless_the_item_files_say(proj
         ConcordError, match=r"line 1, column doc.domain: doc.domain is a number, not text"
     ):
         add_lmeval(project, harness_output(tmp_path / "bad", bad, model="org/other"))
+
+
+def test_domain_field_names_the_documents_field_that_is_the_items_domain(project, tmp_path):
+    """Global MMLU's documents name their domain ``subject`` (and some tasks nest it):
+    --domain-field says which field it is; it is written on the registry line, so every
+    landing reads it, and a field that is not text refuses the log naming that field."""
+    logs = {
+        task: [
+            {**s, "doc": {**s["doc"], "meta": {"subject": subject}, "domain": "ignored"}}
+            for s, subject in zip(samples, ["anatomy", "law"], strict=True)
+        ]
+        for task, samples in TWO_LANGUAGES.items()
+    }
+    add_lmeval(project, harness_output(tmp_path / "out", logs), domain_field="meta.subject")
+    assert registry(project).endswith(LINE.format(pattern="auto") + "meta.subject\n")
+    land(project)
+    answers = landed(project).query("source_file.str.startswith('org-')")
+    got = answers.sort_values(["language", "item_id"])[["language", "item_id", "domain"]]
+    assert got.values.tolist() == [["en", "1", "anatomy"], ["en", "2", "law"],
+                                   ["it", "1", "anatomy"], ["it", "2", "law"]]  # fmt: skip
+    bad = {
+        "belebele_eng_Latn": [
+            {**TWO_LANGUAGES["belebele_eng_Latn"][0], "doc": {"meta": {"subject": ["a"]}}}
+        ]
+    }
+    with pytest.raises(
+        ConcordError,
+        match=r"line 1, column doc.meta.subject: doc.meta.subject is a list, not text",
+    ):
+        add_lmeval(
+            project,
+            harness_output(tmp_path / "bad", bad, model="org/other"),
+            domain_field="meta.subject",
+        )
 
 
 def with_aliases(project: Path, lines: str = "") -> Path:

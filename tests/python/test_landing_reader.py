@@ -34,7 +34,9 @@ ITEMS = {
     "it.csv": "Domain,Prompt,A,B,C,D\nSalute,Un infermiere è [AGG].,Gentile,Calmo,Audace,Timido\n"
     "Arte,Un pittore ama [AGG].,Rosso,Blu,Verde,Grigio\n",
 }
-SOURCES_HEADER = "file,format,model,run,language,presented_option_order,item_key,task_pattern\n"
+SOURCES_HEADER = (
+    "file,format,model,run,language,presented_option_order,item_key,task_pattern,domain_field\n"
+)
 ITEM_FILES_HEADER = "file,language,variant,gold_column\n"
 
 
@@ -318,18 +320,18 @@ def test_a_registered_name_is_never_a_glob_pattern(project):
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
-        ("../w.csv,long,M,base,,,,\n", ["file ../w.csv is not inside"]),
-        ("a.csv,wide,M,base,,,,\n", ["a.csv: format wide is not long or lm_eval"]),
-        ("a.csv,,M,base,,,,\n", ["line for a.csv has no format"]),
+        ("../w.csv,long,M,base,,,,,\n", ["file ../w.csv is not inside"]),
+        ("a.csv,wide,M,base,,,,,\n", ["a.csv: format wide is not long or lm_eval"]),
+        ("a.csv,,M,base,,,,,\n", ["line for a.csv has no format"]),
         (
-            "a.csv,lm_eval,M,base,,,,\n",
+            "a.csv,lm_eval,M,base,,,,,\n",
             ["a.csv: an lm_eval line needs a language or a task_pattern, not neither"],
         ),
         (
-            "a*.csv,long,M,base,,,,\nab.csv,long,M,base,,,,\n",
+            "a*.csv,long,M,base,,,,,\nab.csv,long,M,base,,,,,\n",
             ["matched by more than one line: ab.csv"],
         ),
-        ("zz*.csv,long,M,base,,,,\n", ["registered file(s) not found", "zz*.csv"]),
+        ("zz*.csv,long,M,base,,,,,\n", ["registered file(s) not found", "zz*.csv"]),
     ],
     ids=["outside", "format", "blank format", "lm_eval language", "matched twice", "no match"],
 )
@@ -343,7 +345,7 @@ def test_answer_source_lines_are_checked(project, line, expected):
 def test_only_a_literal_star_is_a_wildcard_in_answer_sources(project):
     sources(
         project,
-        "x[1].jsonl,long,M2,base,,,,\nlogs/day*.csv,long,M3,base,,,,\n",
+        "x[1].jsonl,long,M2,base,,,,,\nlogs/day*.csv,long,M3,base,,,,,\n",
         **{
             "x[1].jsonl": json.dumps({"item_id": "1", "language": "en", "answer": "A"}) + "\n",
             "x1.jsonl": json.dumps({"item_id": "2", "language": "en", "answer": "B"}) + "\n",
@@ -446,8 +448,8 @@ def test_long_csv_parquet_and_jsonl_land_with_text_answers_matched_to_the_items(
     )
     sources(
         project,
-        "m2_en.csv,long,,,,,,\nm2_it.parquet,long,M2,base,,ABCD,,\n"
-        "m2_sh.jsonl,long,M2,shuffled,,DCBA,,\n",
+        "m2_en.csv,long,,,,,,,\nm2_it.parquet,long,M2,base,,ABCD,,,\n"
+        "m2_sh.jsonl,long,M2,shuffled,,DCBA,,,\n",
         **{
             "m2_en.csv": long_csv("M2,base,1,EN,kind", "M2,base,2,eng,Answer: D"),
             "m2_sh.jsonl": json.dumps({"item_id": "1", "language": "en", "answer": "Kind"})
@@ -482,7 +484,7 @@ def test_an_item_id_that_is_not_a_canonical_whole_number_is_refused_never_rounde
     """Beyond the largest bigint too: a published mart still casts the id as one."""
     sources(
         project,
-        "a.csv,long,M2,base,,,,\n",
+        "a.csv,long,M2,base,,,,,\n",
         **{"a.csv": long_csv("M2,base,1,en,A", f'M2,base,"{value}",en,B')},
     )
     refused(project, "a.csv: row 2, column item_id", repr(value), "never rounded")
@@ -490,7 +492,7 @@ def test_an_item_id_that_is_not_a_canonical_whole_number_is_refused_never_rounde
 
 def test_a_float_item_id_in_parquet_is_refused_and_a_whole_number_is_its_text(project):
     path = mcq(project) / "answer_sources" / "a.parquet"
-    sources(project, "a.parquet,long,M2,base,,,,\n")
+    sources(project, "a.parquet,long,M2,base,,,,,\n")
     pq.write_table(
         pa.table({"item_id": [1.0, 2.0], "language": ["en"] * 2, "answer": ["A"] * 2}), path
     )
@@ -510,14 +512,14 @@ def test_a_repeated_column_in_parquet_is_refused_as_in_csv(project):
         [pa.array(["1"]), pa.array(["en"]), pa.array(["A"]), pa.array(["B"])],
         names=["item_id", "language", "answer", "Answer"],
     )
-    sources(project, "a.parquet,long,M2,base,,,,\n")
+    sources(project, "a.parquet,long,M2,base,,,,,\n")
     pq.write_table(table, mcq(project) / "answer_sources" / "a.parquet")
     refused(project, "a.parquet, schema: column Answer appears more than once (columns 3 and 4)")
 
 
 def test_a_parquet_file_without_rows_or_a_column_is_refused(project):
     path = mcq(project) / "answer_sources" / "a.parquet"
-    sources(project, "a.parquet,long,M2,base,,,,\n")
+    sources(project, "a.parquet,long,M2,base,,,,,\n")
     pq.write_table(
         pa.table(
             {
@@ -570,19 +572,19 @@ def test_a_parquet_file_without_rows_or_a_column_is_refused(project):
     ],
 )
 def test_jsonl_records_are_checked(project, lines, expected):
-    sources(project, "a.jsonl,long,M2,base,,,,\n", **{"a.jsonl": lines})
+    sources(project, "a.jsonl,long,M2,base,,,,,\n", **{"a.jsonl": lines})
     refused(project, *expected)
 
 
 def test_a_record_without_a_model_is_refused(project):
-    sources(project, "a.csv,long,,base,,,,\n", **{"a.csv": long_csv(",base,1,en,A")})
+    sources(project, "a.csv,long,,base,,,,,\n", **{"a.csv": long_csv(",base,1,en,A")})
     refused(project, "a.csv: row 1, column model: no model")
 
 
 def test_language_tags_are_stored_canonical(project):
     sources(
         project,
-        "a.csv,long,M2,base,,,,\n",
+        "a.csv,long,M2,base,,,,,\n",
         **{
             "a.csv": long_csv(
                 "M2,base,1,EN,A",
@@ -616,8 +618,8 @@ def test_a_long_file_may_name_each_records_task(project):
     )
     sources(
         project,
-        "a.csv,long,M2,base,,,,\nb.jsonl,long,M2,base,,,,\nc.parquet,long,M2,base,,,,\n"
-        "d.csv,long,M2,base,,,,\n",
+        "a.csv,long,M2,base,,,,,\nb.jsonl,long,M2,base,,,,,\nc.parquet,long,M2,base,,,,,\n"
+        "d.csv,long,M2,base,,,,,\n",
         **{
             "a.csv": long_csv(
                 "M2,base,xcloze,1,en,A",
@@ -683,12 +685,12 @@ def test_a_long_file_may_name_each_records_task(project):
 def test_a_task_that_is_not_a_name_is_refused_naming_row_and_column(
     project, name, content, expected
 ):
-    sources(project, f"{name},long,M2,base,,,,\n", **{name: content})
+    sources(project, f"{name},long,M2,base,,,,,\n", **{name: content})
     refused(project, expected)
 
 
 def test_a_task_column_that_is_not_text_is_refused_in_parquet(project):
-    sources(project, "a.parquet,long,M2,base,,,,\n")
+    sources(project, "a.parquet,long,M2,base,,,,,\n")
     pq.write_table(
         pa.table({"task": [1], "item_id": ["1"], "language": ["en"], "answer": ["A"]}),
         mcq(project) / "answer_sources" / "a.parquet",
@@ -701,7 +703,7 @@ def test_a_long_files_run_may_be_any_name(project):
     line; the wide files keep base and shuffled (their registry pairs them)."""
     sources(
         project,
-        "a.csv,long,M2,,,,,\nsub/b.csv,long,M2,fewshot-5,,,,\n",
+        "a.csv,long,M2,,,,,,\nsub/b.csv,long,M2,fewshot-5,,,,,\n",
         **{
             "a.csv": long_csv("M2,cot_v1.2,1,en,A"),
             "sub__b.csv": long_csv("1,en,B", header="item_id,language,answer"),
@@ -719,7 +721,7 @@ def test_a_long_files_run_may_be_any_name(project):
 
 def test_a_run_on_a_registry_line_that_is_not_a_name_is_refused(project):
     """(A run in the file: test_jsonl_records_are_checked.)"""
-    sources(project, "a.csv,long,M2,few/shot,,,,\n", **{"a.csv": long_csv("M2,,1,en,A")})
+    sources(project, "a.csv,long,M2,few/shot,,,,,\n", **{"a.csv": long_csv("M2,,1,en,A")})
     refused(project, "mcq_answer_sources: a.csv: run 'few/shot' is not a name", "letters")
 
 
@@ -728,7 +730,7 @@ def test_an_empty_language_list_sets_no_language_aside(project):
     record's language counts, and a wide file's languages are its Domain_<LANG> columns."""
     sources(
         project,
-        "a.csv,long,M2,base,,,,\n",
+        "a.csv,long,M2,base,,,,,\n",
         **{"a.csv": long_csv("M2,base,1,en,A", "M2,base,1,de,B", "M2,base,1,fa-IR,C")},
     )
     land(project, {"mcq_languages": []})
@@ -761,7 +763,7 @@ def test_every_record_of_a_key_given_twice_in_a_run_is_set_aside_naming_its_row(
     quarantine with the reason; the run's other records are answers."""
     sources(
         project,
-        "a.csv,long,M2,base,,,,\nb.jsonl,long,M2,base,,,,\n",
+        "a.csv,long,M2,base,,,,,\nb.jsonl,long,M2,base,,,,,\n",
         **{
             "a.csv": long_csv("M2,base,1,en,A", "M2,base,2,en,B", "M2,base,2,en,C"),
             "b.jsonl": json.dumps({"item_id": "1", "language": "en", "answer": "D"}) + "\n",
@@ -829,7 +831,7 @@ def test_an_item_whose_options_differ_between_languages_is_set_aside_in_every_la
 def test_a_record_in_a_language_the_study_does_not_compare_is_set_aside(project):
     sources(
         project,
-        "a.csv,long,M2,base,,,,\n",
+        "a.csv,long,M2,base,,,,,\n",
         **{"a.csv": long_csv("M2,base,1,en,A", "M2,base,1,de,B")},
     )
     land(project)
@@ -872,7 +874,7 @@ def test_each_answer_names_its_column_and_its_items_domain(project):
     an item not in the item files has neither."""
     sources(
         project,
-        "a.csv,long,M2,base,,,,\n",
+        "a.csv,long,M2,base,,,,,\n",
         **{"a.csv": long_csv("M2,base,2,it,A", "M2,base,9,en,A")},
     )
     write(
@@ -882,8 +884,8 @@ def test_each_answer_names_its_column_and_its_items_domain(project):
     write(
         mcq(project) / "mcq_answer_sources.csv",
         SOURCES_HEADER
-        + "a.csv,long,M2,base,,,,\n"
-        + "lm_eval/org__model/samples_xcloze_en_*.jsonl,lm_eval,Org Model,base,en,,,\n",
+        + "a.csv,long,M2,base,,,,,\n"
+        + "lm_eval/org__model/samples_xcloze_en_*.jsonl,lm_eval,Org Model,base,en,,,,\n",
     )
     land(project)
     answers = landed(project).sort_values(["source_file", "source_row", "language"])
@@ -993,7 +995,7 @@ def logs(project: Path, by_language: dict[str, list[str]], *, order: str = "") -
     """One registry line per language (a `*` for the harness's date), one log each."""
     lines = "".join(
         f"lm_eval/org__model/samples_xcloze_{lang}_*.jsonl,lm_eval,Org Model,base,{lang},"
-        f"{order},,\n"
+        f"{order},,,\n"
         for lang in by_language
     )
     write(mcq(project) / "mcq_answer_sources.csv", SOURCES_HEADER + lines)
@@ -1283,7 +1285,7 @@ def test_a_long_files_gold_column_lands_as_each_answers_gold_option(project):
     header = "model,run,item_id,language,answer,gold"
     sources(
         project,
-        "g.csv,long,,,,,,\n",
+        "g.csv,long,,,,,,,\n",
         **{"g.csv": long_csv("M2,base,1,en,A,C", "M2,base,2,en,B,", header=header)},
     )
     land(project)
@@ -1292,7 +1294,7 @@ def test_a_long_files_gold_column_lands_as_each_answers_gold_option(project):
     shutil.rmtree(project.parent / "landing")
     sources(
         project,
-        "g.csv,long,,,,,,\n",
+        "g.csv,long,,,,,,,\n",
         **{"g.csv": long_csv("M2,base,1,en,A,C", "M2,base,2,en,B,E", header=header)},
     )
     refused(project, "g.csv: row 2, column gold: gold 'E' is not one of the options A, B, C, D")
@@ -1417,7 +1419,7 @@ def test_the_shipped_study_lands_as_the_warehouse_reads_it(tmp_path, capsys):
 def test_a_jsonl_record_without_a_required_key_is_refused_as_a_missing_column(project):
     sources(
         project,
-        "a.jsonl,long,M2,base,,,,\n",
+        "a.jsonl,long,M2,base,,,,,\n",
         **{"a.jsonl": '{"item_id": "1", "language": "en", "Answer": "A"}\n'},
     )
     refused(project, "a.jsonl: line 1, column answer: no key answer in the JSON object")
@@ -1426,7 +1428,7 @@ def test_a_jsonl_record_without_a_required_key_is_refused_as_a_missing_column(pr
 def test_the_files_of_one_run_present_the_options_in_one_order(project):
     sources(
         project,
-        "a.csv,long,M2,base,,ABCD,,\nb.csv,long,M2,base,,DCBA,,\n",
+        "a.csv,long,M2,base,,ABCD,,,\nb.csv,long,M2,base,,DCBA,,,\n",
         **{"a.csv": long_csv("M2,base,1,en,A"), "b.csv": long_csv("M2,base,2,en,A")},
     )
     refused(project, "b.csv: run m2--base--", "already has presented_option_order ABCD")
@@ -1508,7 +1510,7 @@ def test_an_answer_file_that_is_a_fifo_is_refused_at_once(project, name):
     file (a FIFO would hang the landing)."""
     import signal
 
-    sources(project, f"{name},long,M,base,,,,\n")
+    sources(project, f"{name},long,M,base,,,,,\n")
     os.mkfifo(mcq(project) / "answer_sources" / name)
     signal.alarm(20)
     try:
@@ -1520,7 +1522,7 @@ def test_an_answer_file_that_is_a_fifo_is_refused_at_once(project, name):
 def test_a_compressed_log_is_named_as_what_it_is_not_as_missing(project):
     """A registered ``.jsonl.gz`` exists: it is refused as a file the reader does not read,
     with what to do, never reported as missing."""
-    sources(project, "logs/*.jsonl*,long,M,base,,,,\n")
+    sources(project, "logs/*.jsonl*,long,M,base,,,,,\n")
     write(mcq(project) / "answer_sources" / "logs" / "a.jsonl.gz", b"\x1f\x8b")
     refused(project, "logs/*.jsonl* matches logs/a.jsonl.gz, which is not a file the reader reads")
 

@@ -110,7 +110,7 @@ def test_a_bad_record_in_a_later_row_group_is_refused_as_in_one_row_group(tmp_pa
     for row_group_size in (None, 10):  # one row group read whole, then many in batches
         small(row_group_size is not None)
         project = make_project(tmp_path / f"groups-{row_group_size}")
-        sources(project, "a.parquet,long,,,,,,\n")
+        sources(project, "a.parquet,long,,,,,,,\n")
         put(project, "a.parquet", columns, row_group_size)
         messages.append(refused(project))
     assert messages[0] == messages[1]
@@ -138,7 +138,7 @@ def test_the_same_records_land_alike_in_one_row_group_or_many(tmp_path, small, l
     for row_group_size in (None, 10):  # one row group read whole, then many in batches
         written = small(row_group_size is not None)
         project = make_project(tmp_path / f"groups-{row_group_size}")
-        sources(project, "a.parquet,long,,,,,,\nb.parquet,long,,,,,,\n")
+        sources(project, "a.parquet,long,,,,,,,\nb.parquet,long,,,,,,,\n")
         put(project, "a.parquet", first, row_group_size)
         put(project, "b.parquet", second, row_group_size)
         land(project, variables)
@@ -184,7 +184,7 @@ def test_the_content_hash_is_sha256_of_the_files_bytes_read_in_chunks(tmp_path, 
 def test_a_landed_parquet_files_content_hash_is_sha256_of_its_bytes(tmp_path, small):
     small(True)
     project = make_project(tmp_path)
-    sources(project, "a.parquet,long,,,,,,\n")
+    sources(project, "a.parquet,long,,,,,,,\n")
     path = put(project, "a.parquet", records(), 10)
     land(project)
     assert set(landed(project).query("source_file == 'a.parquet'").content_hash) == {
@@ -232,7 +232,7 @@ def test_a_file_of_several_runs_lands_each_run_whole_whether_or_not_its_runs_can
     landings = []
     for padded in (False, True):
         project = make_project(tmp_path / f"padded-{padded}")
-        sources(project, "a.parquet,long,,,,,,\n")
+        sources(project, "a.parquet,long,,,,,,,\n")
         columns = records(models=("M2", "M3", "M4"))
         if padded:
             columns["model"][7] = " M2 "  # M2's eighth record

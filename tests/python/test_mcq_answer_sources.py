@@ -161,10 +161,10 @@ def write_sources(project_copy: Path) -> tuple[list[dict], list[dict], int]:
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     (project_copy / "seeds" / "mcq" / "mcq_answer_sources.csv").write_text(
-        "file,format,model,run,language,presented_option_order,item_key,task_pattern\n"
-        "gpt4o_en.csv,long,,,,,,\n"
-        "gpt4o_it.parquet,long,GPT-4o,base,,ABCD,,\n"
-        "gpt4o_fa.jsonl,long,,,,,,\n"
+        "file,format,model,run,language,presented_option_order,item_key,task_pattern,domain_field\n"
+        "gpt4o_en.csv,long,,,,,,,\n"
+        "gpt4o_it.parquet,long,GPT-4o,base,,ABCD,,,\n"
+        "gpt4o_fa.jsonl,long,,,,,,,\n"
         + "".join(
             f"lm_eval/meta-llama__Llama-3.2-3B/samples_xcloze_{lang}_*.jsonl,"
             f"lm_eval,{LLAMA_HUB_ID},base,{lang},,,\n"
@@ -530,8 +530,8 @@ def test_a_key_answered_twice_is_quarantined_in_both_files_and_recovers_when_one
     (sources / "second.csv").write_text(header + "Dup model,base,1,en,C\n", encoding="utf-8")
     registry = seeds / "mcq_answer_sources.csv"
     registry.write_text(
-        "file,format,model,run,language,presented_option_order,item_key,task_pattern\n"
-        "first.csv,long,,,,ABCD,,\nsecond.csv,long,,,,ABCD,,\n"
+        "file,format,model,run,language,presented_option_order,item_key,task_pattern,domain_field\n"
+        "first.csv,long,,,,ABCD,,,\nsecond.csv,long,,,,ABCD,,,\n"
     )
     database = project_copy / "concord.duckdb"
     build = ["build", "--select", "+int_mcq_answers_normalised", "+dq_quarantine"]
@@ -554,8 +554,8 @@ def test_a_key_answered_twice_is_quarantined_in_both_files_and_recovers_when_one
 
     (sources / "second.csv").unlink()
     registry.write_text(
-        "file,format,model,run,language,presented_option_order,item_key,task_pattern\n"
-        "first.csv,long,,,,ABCD,,\n"
+        "file,format,model,run,language,presented_option_order,item_key,task_pattern,domain_field\n"
+        "first.csv,long,,,,ABCD,,,\n"
     )
     run_dbt(build, project_copy, database)
     with duckdb.connect(str(database), read_only=True) as con:
@@ -618,8 +618,8 @@ def test_a_file_the_reader_refuses_stops_dbt_build_in_one_line(project_copy):
         encoding="utf-8",
     )
     (project_copy / "seeds" / "mcq" / "mcq_answer_sources.csv").write_text(
-        "file,format,model,run,language,presented_option_order,item_key,task_pattern\n"
-        "extra.jsonl,long,,,,,,\n"
+        "file,format,model,run,language,presented_option_order,item_key,task_pattern,domain_field\n"
+        "extra.jsonl,long,,,,,,,\n"
     )
     result = run_dbt(
         ["build", "--select", "+dq_quarantine"],

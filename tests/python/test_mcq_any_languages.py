@@ -85,7 +85,7 @@ def built_project(tmp_path_factory):
     """The project copy with the planted studies, built."""
     project = copy_project(tmp_path_factory.mktemp("any_languages") / "project")
     sources = generate_mcq._replace_answer_registries(
-        project / "seeds" / "mcq", "planted.parquet,long,,,,,,\n"
+        project / "seeds" / "mcq", "planted.parquet,long,,,,,,,\n"
     )
     planted_answers().to_parquet(sources / "planted.parquet")
     (project / "seeds" / "mcq" / "mcq_task_languages.csv").write_text(
@@ -332,7 +332,7 @@ def test_two_sources_that_give_one_item_different_golds_fail_the_build_naming_bo
         "model,run,task,item_id,language,answer,gold\nX,base,graded,1,en,A,D\n"
     )
     registry = project / "seeds" / "mcq" / "mcq_answer_sources.csv"
-    registry.write_text(registry.read_text() + "conflict.csv,long,,,,,,\n")
+    registry.write_text(registry.read_text() + "conflict.csv,long,,,,,,,\n")
     database = project / "concord.duckdb"
     selection = ["stg_mcq__runs", "stg_mcq__answers", "stg_mcq__items", "int_mcq_golds_gathered"]
     result = run_dbt(
