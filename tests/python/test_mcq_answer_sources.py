@@ -167,7 +167,7 @@ def write_sources(project_copy: Path) -> tuple[list[dict], list[dict], int]:
         "gpt4o_fa.jsonl,long,,,,,,,\n"
         + "".join(
             f"lm_eval/meta-llama__Llama-3.2-3B/samples_xcloze_{lang}_*.jsonl,"
-            f"lm_eval,{LLAMA_HUB_ID},base,{lang},,,\n"
+            f"lm_eval,{LLAMA_HUB_ID},base,{lang},,,,\n"
             for lang in LANGUAGES
         )
     )

@@ -85,7 +85,7 @@ def _add_gold_runs(project: Path) -> None:
             (folder / name).write_text("\n".join(samples) + "\n", encoding="utf-8")
             lines.append(
                 f"lm_eval/{folder.name}/samples_xgold_{language}_*.jsonl,lm_eval,{model},base,"
-                f"{language},,,\n"
+                f"{language},,,,\n"
             )
     registry = project / "seeds" / "mcq" / "mcq_answer_sources.csv"
     registry.write_text(registry.read_text() + "".join(lines))
