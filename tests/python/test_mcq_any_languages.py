@@ -410,3 +410,30 @@ def test_concord_add_reads_each_tasks_languages_as_the_build_declares_them(built
     for task, languages in built.items():
         assert declared.of(task)[0] == sorted(languages), task
     assert declared.of("mixed") == ([], "its item files")  # declares none
+
+
+def test_following_the_quarantines_hint_compares_the_language(built_project, tmp_path):
+    """The quarantine's reason says what to do: list the task's languages in
+    seeds/mcq/mcq_task_languages.csv (what `concord add lmeval --languages` writes, as its
+    own hint says). Done, the next build passes, compares es in task declared, and
+    quarantines nothing for it."""
+    project = tmp_path / "project"
+    shutil.copytree(built_project, project)
+    seed = project / "seeds" / "mcq" / "mcq_task_languages.csv"
+    seed.write_text(seed.read_text() + "declared,es\n")
+    database = project / "concord.duckdb"
+    selection = ["+mcq_agreement_summary_v2", "+int_mcq_answers_quarantined"]
+    result = run_dbt(["build", "--select", *selection, "--vars", "{bootstrap_resamples: 200}"],
+                     project, database, check=False)  # fmt: skip
+    assert result.returncode == 0, result.stdout[-2000:]
+    with duckdb.connect(str(database), read_only=True) as con:
+        (n_languages, n_full, n_majority) = con.execute(
+            "select n_languages, n_full_agreement, n_one_diverged "
+            "from marts.mcq_agreement_summary_v2 where task = 'declared'"
+        ).fetchone()
+        aside = con.execute(
+            "select count(*) from intermediate.int_mcq_answers_quarantined "
+            "where reason like '%task declared compares%'"
+        ).fetchone()[0]
+    # item 1: A, A, B (es departs); item 2: B, C, B (de departs)
+    assert (n_languages, n_full, n_majority, aside) == (3, 0, 2, 0)
