@@ -773,11 +773,11 @@ def add_lmeval(
         own, where = declared.of(task)
         beyond = sorted(found_here - set(own)) if own and not override else []
         if beyond:
-            wanted = ",".join(sorted({*own, *beyond}))
+            hinted = ",".join(sorted({*own, *beyond}))
             notes.append(
                 f"task {task}: language(s) {', '.join(beyond)} not among its languages "
                 f"({', '.join(own)}, declared by {where}): the build quarantines their answers "
-                f"(to compare them: concord add lmeval PATH --languages {wanted})"
+                f"(to compare them: concord add lmeval PATH --languages {hinted})"
             )
     out += [f"note       {note}" for note in notes]
     if not changed and not new_lines:

@@ -1,6 +1,7 @@
-{#- Accuracy against gold per run, task and language of the run (int_mcq_run_languages_answered): n, n_correct, acc and acc_norm in percent with the harness's standard error,
-    coverage, and the calibration of the scored options (int_mcq_calibration_estimated).
-    Where there is no gold or nothing was scored the figures are null, never 0
+{#- Accuracy against gold per run, task and language of the run
+    (int_mcq_run_languages_answered): n, n_correct, acc and acc_norm in percent with the
+    harness's standard error, coverage, and the calibration of the scored options
+    (int_mcq_calibration_estimated). Where there is no gold or nothing was scored the figures are null, never 0
     (docs/formulas.md, "Accuracy and calibration"). -#}
 with graded as (select * from {{ ref('int_mcq_answers_graded') }}),
 

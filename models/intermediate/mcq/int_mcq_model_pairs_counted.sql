@@ -82,7 +82,9 @@ answers as (
 
     select run_id, task, item_id, language, chosen_option
     from {{ ref('int_mcq_answers_normalised') }}
-    where run_id in (select run_id_a from pairs union select run_id_b from pairs)
+    where
+        run_id in (select run_id_a from pairs)
+        or run_id in (select run_id_b from pairs)
 
 ),
 

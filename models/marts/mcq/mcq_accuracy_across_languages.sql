@@ -1,6 +1,6 @@
-{#- Accuracy across a task's languages, per run and task: of the items with a gold that the
-    run answered in every one of its languages (int_mcq_run_languages_answered), the share answered correctly in
-    every language, in none, and consistently but wrongly (the same wrong option in every
+{#- Accuracy across a run's languages, per run and task: of the items with a gold that the
+    run answered in every one of its languages (int_mcq_run_languages_answered), the share
+    answered correctly in every language, in none, and consistently but wrongly (the same wrong option in every
     language), each with its standard error and n. A run and task with no such item has
     null shares, never 0 (docs/formulas.md, "Accuracy and calibration"). -#}
 with graded as (select * from {{ ref('int_mcq_answers_graded') }}),
