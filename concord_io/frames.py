@@ -21,6 +21,16 @@ from concord_stats.kendall import RankCube, rank_cube
 from concord_stats.paired import paired_summary
 
 
+def engine_threads(session) -> int:
+    """The threads the engine of a Python model's session may use (DuckDB's ``threads``
+    setting, the cores unless set), for numpy work the model spreads over threads; 1 for
+    any other session."""
+    if not hasattr(session, "execute"):  # a Spark session: its cores are Spark's
+        return 1
+    (threads,) = session.execute("select current_setting('threads')").fetchone()
+    return max(1, int(threads))
+
+
 def to_pandas(relation) -> pd.DataFrame:
     """A pandas DataFrame of a DuckDB relation, a Spark DataFrame, an Arrow table or pandas."""
     if isinstance(relation, pd.DataFrame):

@@ -104,6 +104,12 @@
 {% macro duckdb__read_landing(area, table_name, columns) -%}
     {%- set pattern = landing_pattern(area, table_name) -%}
     {%- set n_files = 0 -%}
+    {%- if execute and config.get('materialized') == 'view' and not pattern.startswith('/') -%}
+        {#- a view reads the landing whenever it is queried, from any working folder: its
+            path is the project folder's (the plugin's file_search_path), not dbt's cwd -#}
+        {%- set root = run_query("select current_setting('file_search_path')") -%}
+        {%- set pattern = root.columns[0].values()[0] ~ '/' ~ pattern -%}
+    {%- endif -%}
     {%- if execute -%}
         {%- set found = run_query("select count(*) from glob(" ~ sql_string_literal(pattern) ~ ")") -%}
         {%- set n_files = found.columns[0].values()[0] -%}

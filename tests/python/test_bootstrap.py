@@ -6,6 +6,7 @@ from concord_stats.agreement import share_pct
 from concord_stats.bootstrap import (
     Interval,
     bootstrap,
+    bootstrap_many,
     derive_seed,
     percentile_interval,
     resample_blocks,
@@ -186,3 +187,26 @@ def test_vectorised_statistic_and_undefined_resamples():
     assert both.n_undefined[0] == 0
     assert 0.2 < both.n_undefined[1] / 300 < 0.45
     assert both.ci_low[1] == both.ci_high[1] == 5.0
+
+
+def test_bootstrap_many_on_threads_equals_each_cell_alone():
+    """The cells drawn on two threads give, cell by cell, the intervals of bootstrap() on
+    each alone: a kappa over 500 patterns (the multinomial), a per-unit mean over an odd
+    number of units drawn in several blocks (the bounded-integer path), an entropy."""
+    from concord_stats.rater_coefficients import fleiss_kappa_of_patterns
+
+    rng = np.random.default_rng(3)
+    patterns = rng.multinomial(9, [0.4, 0.3, 0.2, 0.1], size=500)
+    kappa = fleiss_kappa_of_patterns(patterns)
+    units = rng.normal(size=1001)
+    cells = [
+        (rng.integers(1, 20, size=500), kappa, 11),
+        (np.ones(1001, dtype=int), weighted_means(units), 12),
+        (np.array([7, 0, 3, 5]), shannon_entropy, 13),
+    ] * 3
+    kwargs = {"n_resamples": 700, "confidence": 0.9, "max_cells": 50_001}
+    alone = [bootstrap(c, f, seed=seed, **kwargs) for c, f, seed in cells]
+    threaded = bootstrap_many(cells, threads=2, **kwargs)
+    assert [i.summary() for i in threaded] == [i.summary() for i in alone]
+    assert [i.n_undefined for i in threaded] == [i.n_undefined for i in alone]
+    assert threaded[0].summary() != threaded[1].summary()  # the cells are not one cell

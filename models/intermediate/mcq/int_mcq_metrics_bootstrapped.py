@@ -2,9 +2,9 @@ import numpy as np
 import pandas as pd
 
 from concord_common.settings import dbt_vars
-from concord_io.frames import to_pandas
+from concord_io.frames import engine_threads, to_pandas
 from concord_stats.agreement import disagreement_rate_statistics
-from concord_stats.bootstrap import bootstrap, derive_seed
+from concord_stats.bootstrap import bootstrap_many, derive_seed
 from concord_stats.entropy import shannon_entropy
 from concord_stats.rater_coefficients import fleiss_kappa_of_patterns
 
@@ -66,15 +66,18 @@ def model(dbt, session):
             key = (run_id, model_name, variant, task)
             cells.append((key, language, "entropy_bits", counts, shannon_entropy, (language,)))
 
+    # every cell draws from its own stream: on the engine's threads, the same intervals
+    intervals = bootstrap_many(
+        [
+            (counts, statistic, derive_seed(seed, model_name, variant, task, *stream))
+            for (_, model_name, variant, task), _, _, counts, statistic, stream in cells
+        ],
+        n_resamples=n_resamples,
+        confidence=confidence,
+        threads=engine_threads(session),
+    )
     rows = []
-    for (run_id, model_name, variant, task), language, metric, counts, statistic, stream in cells:
-        drawn = bootstrap(
-            counts,
-            statistic,
-            n_resamples=n_resamples,
-            confidence=confidence,
-            seed=derive_seed(seed, model_name, variant, task, *stream),
-        )
+    for ((run_id, _, _, task), language, metric, *_), drawn in zip(cells, intervals, strict=True):
         # the row's key with run_id and task: the metric, and a per-language one's language
         # (metric names hold no ':'), a key that BI tools can join on where language is null
         metric_key = metric if language is None else f"{metric}:{language}"
