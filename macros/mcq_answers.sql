@@ -73,6 +73,37 @@
     ''
 {%- endmacro %}
 
+{#- Every file version that int_mcq_answers_normalised holds after a build, from staging. -#}
+{% macro mcq_answer_file_versions() -%}
+    select distinct
+        answers.source_file,
+        {{ mcq_file_version('runs', 'answers') }} as file_version
+    from {{ ref('stg_mcq__answers') }} as answers
+    inner join {{ ref('stg_mcq__runs') }} as runs
+        on answers.run_id = runs.run_id
+    where {{ mcq_is_answer('answers.invalid_reason') }}
+{%- endmacro %}
+
+{#- Post-hook of int_mcq_answers_normalised (incremental by file version, appending the
+    versions it does not hold): delete the rows of versions no longer current, a changed
+    file's older version or a run no longer landed. On Spark the model is a table, rebuilt
+    whole. -#}
+{% macro mcq_delete_stale_file_versions(relation, current) %}
+    {{ return(adapter.dispatch('mcq_delete_stale_file_versions', 'concord')(relation, current)) }}
+{% endmacro %}
+
+{% macro default__mcq_delete_stale_file_versions(relation, current) %}
+    delete from {{ relation }} as held
+    where not exists (
+        select 1 from ({{ current }}) as now
+        where now.source_file = held.source_file and now.file_version = held.file_version
+    )
+{% endmacro %}
+
+{% macro spark__mcq_delete_stale_file_versions(relation, current) %}
+    select 1
+{% endmacro %}
+
 {#- The five complete disagreement types partition the complete items; an item with a
     language missing or invalid is `incomplete`. (The study's notebooks let every
     agreeing item fall through to "All different"; here all_same is its own type.) -#}

@@ -26,3 +26,18 @@
 {% macro spark__sorted_list_agg(expr) -%}
     array_sort(collect_list({{ expr }}))
 {%- endmacro %}
+
+{#- One row per element of `expr`, a string of values joined by `delimiter` (a SQL literal;
+    string_agg_ordered's inverse), in a select list: DuckDB unnests, Spark explodes. -#}
+{% macro split_to_rows(expr, delimiter) -%}
+    {{ return(adapter.dispatch('split_to_rows', 'concord')(expr, delimiter)) }}
+{%- endmacro %}
+
+{% macro default__split_to_rows(expr, delimiter) -%}
+    unnest(string_split({{ expr }}, {{ delimiter }}))
+{%- endmacro %}
+
+{% macro spark__split_to_rows(expr, delimiter) -%}
+    {#- split takes a regular expression: the delimiter is quoted as a literal -#}
+    explode(split({{ expr }}, concat('\\Q', {{ delimiter }}, '\\E')))
+{%- endmacro %}

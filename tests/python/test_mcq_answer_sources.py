@@ -568,23 +568,25 @@ def test_a_key_answered_twice_is_quarantined_in_both_files_and_recovers_when_one
 
 def test_a_changed_file_lands_its_run_again_and_only_its_answers_are_read_again(project_copy):
     """The plugin lands before every build: an unchanged landing is not written again, a
-    changed wide file replaces its run's folder, and the answer fact (the one copy of the
-    answers, incremental by run) takes that run's answers again and only them: the other
-    runs' rows are not inserted again."""
+    changed wide file replaces its run's folder, and the incremental normalised answers
+    take the new version of that file only (the other runs' rows are not inserted again)."""
     database = project_copy / "concord.duckdb"
-    build = ["build", "--select", "+fct_mcq_answers", *NO_DATA_TESTS]
+    build = ["build", "--select", "+int_mcq_answers_normalised", *NO_DATA_TESTS]
     first = run_dbt(build, project_copy, database)
     assert "0 folder(s) unchanged, 23 written or removed" in first.stdout
     again = run_dbt(build, project_copy, database)
     assert "23 folder(s) unchanged, 0 written or removed" in again.stdout
     # every row marked (a column nothing downstream reads): a row read again loses it
     query = (
-        "select model, variant, bool_and(domain like '%#kept'), "
+        "select model, variant, any_value(file_version), bool_and(domain_label like '%#kept'), "
         "max(answer_raw) filter (where item_id = '1' and language = 'en') "
-        "from marts.fct_mcq_answers group by all order by all"
+        "from intermediate.int_mcq_answers_normalised group by all order by all"
     )
     with duckdb.connect(str(database)) as con:
-        con.execute("update marts.fct_mcq_answers set domain = domain || '#kept'")
+        con.execute(
+            "update intermediate.int_mcq_answers_normalised set domain_label = domain_label "
+            "|| '#kept'"
+        )
         before = {(m, r): rest for m, r, *rest in con.execute(query).fetchall()}
     path = project_copy / "seeds" / "mcq" / "answers" / GPT4O
     text = path.read_text(encoding="utf-8-sig")
@@ -599,12 +601,11 @@ def test_a_changed_file_lands_its_run_again_and_only_its_answers_are_read_again(
     with duckdb.connect(str(database), read_only=True) as con:
         after = {(m, r): rest for m, r, *rest in con.execute(query).fetchall()}
     assert after.keys() == before.keys()
-    assert all(kept for kept, _ in before.values())
-    for key, (kept, answer) in after.items():
-        if key == ("GPT-4o", "base"):  # read again: the new answer
-            assert not kept and answer == cells[column]
+    for key, (version, kept, answer) in after.items():
+        if key == ("GPT-4o", "base"):  # read again: a new version, the new answer
+            assert version != before[key][0] and not kept and answer == cells[column]
         else:  # not read again
-            assert [kept, answer] == before[key], key
+            assert [version, kept, answer] == before[key], key
 
 
 def test_a_file_the_reader_refuses_stops_dbt_build_in_one_line(project_copy):

@@ -6,11 +6,15 @@
     instead. The domain is given in English whatever the language; an item not in the item
     files has the domain '(not in the item files)'. An answer in a language its task does
     not compare (int_mcq_task_languages_declared) is left to int_mcq_answers_quarantined.
-    A view on DuckDB, not a copy: the answers are materialised once beyond the landing, as
-    fct_mcq_answers, and each model that reads them here reads the landed Parquet's columns
-    it needs (file_version: the run, the file's content hash and when the run landed, which
-    int_mcq_runs_versioned turns into each run's version). On Spark, a table. -#}
-{{ config(materialized='view' if target.type == 'duckdb' else 'table') }}
+    Incremental: only the answer files of runs landed since the last build are read again
+    (file_version: the run, the file's content hash and when the run landed); the rows of
+    older versions and of runs no longer landed are deleted after. -#}
+{{ config(
+    materialized=incremental_materialization(),
+    incremental_strategy='append',
+    on_schema_change='fail',
+    post_hook="{{ mcq_delete_stale_file_versions(this, mcq_answer_file_versions()) }}",
+) }}
 
 with answers as (
 
@@ -35,6 +39,20 @@ versioned as (
     from answers
     inner join runs
         on answers.run_id = runs.run_id
+
+),
+
+new_versions as (
+
+    select * from versioned
+    {% if is_incremental() %}
+    -- only the file versions not held yet; older versions go in the post-hook
+    where not exists (
+        select 1 from {{ this }} as held
+        where held.source_file = versioned.source_file
+            and held.file_version = versioned.file_version
+    )
+    {% endif %}
 
 ),
 
@@ -66,9 +84,8 @@ final as (
         source_file,
         source_row,
         source_column,
-        content_hash,
         file_version
-    from versioned
+    from new_versions
 
 )
 

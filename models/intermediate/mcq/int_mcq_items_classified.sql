@@ -26,34 +26,49 @@ run_languages as (
 
 ),
 
-items as (
+option_counts as (
 
+    -- the one pass over the answers: per item, how many of its languages chose each option
+    -- (chosen_option null: the answers that are not an option); everything below reads
+    -- these counts, at most one row per item and option
     select
-        answers.run_id,
-        answers.model,
-        answers.model_revision,
-        answers.variant,
-        answers.task,
-        answers.item_id,
+        run_id,
+        model,
+        model_revision,
+        variant,
+        task,
+        item_id,
+        chosen_option,
         -- the languages of an item share one domain (checked by the reader)
-        max(answers.domain) as domain,
-        max(run_languages.n_languages) as n_languages,
-        count(*) filter (where answers.is_valid) as n_valid
+        max(domain) as domain,
+        count(*) as n_choosing
     from answers
-    inner join run_languages
-        on answers.run_id = run_languages.run_id and answers.task = run_languages.task
-    group by
-        answers.run_id, answers.model, answers.model_revision, answers.variant,
-        answers.task, answers.item_id
+    group by run_id, model, model_revision, variant, task, item_id, chosen_option
 
 ),
 
-option_counts as (
+items as (
 
-    select run_id, task, item_id, chosen_option, count(*) as n_choosing
-    from answers
-    where is_valid
-    group by run_id, task, item_id, chosen_option
+    select
+        option_counts.run_id,
+        option_counts.model,
+        option_counts.model_revision,
+        option_counts.variant,
+        option_counts.task,
+        option_counts.item_id,
+        max(option_counts.domain) as domain,
+        max(run_languages.n_languages) as n_languages,
+        cast(coalesce(
+            sum(option_counts.n_choosing) filter (where option_counts.chosen_option is not null),
+            0
+        ) as {{ dbt.type_bigint() }}) as n_valid
+    from option_counts
+    inner join run_languages
+        on option_counts.run_id = run_languages.run_id
+        and option_counts.task = run_languages.task
+    group by
+        option_counts.run_id, option_counts.model, option_counts.model_revision,
+        option_counts.variant, option_counts.task, option_counts.item_id
 
 ),
 
@@ -68,21 +83,27 @@ majorities as (
         option_counts.n_choosing as n_majority
     from option_counts
     inner join items using (run_id, task, item_id)
-    where items.n_valid = items.n_languages
+    where option_counts.chosen_option is not null
+        and items.n_valid = items.n_languages
         and 2 * option_counts.n_choosing > items.n_languages
 
 ),
 
 departures as (
 
+    -- the answers read again, not from the CTE above: a CTE read twice is materialised,
+    -- a copy of every answer; majorities holds only the runs computed here
     select
         answers.run_id,
         answers.task,
         answers.item_id,
         {{ string_agg_ordered('answers.language', "','", 'answers.language') }}
             as departing_languages
-    from answers
-    inner join majorities using (run_id, task, item_id)
+    from {{ ref('int_mcq_answers_normalised') }} as answers
+    inner join majorities
+        on answers.run_id = majorities.run_id
+        and answers.task = majorities.task
+        and answers.item_id = majorities.item_id
     where answers.is_valid and answers.chosen_option <> majorities.majority_option
     group by answers.run_id, answers.task, answers.item_id
 

@@ -12,26 +12,47 @@ options as (
 
 ),
 
+choices as (
+
+    -- the one pass over the answers (a CTE read three times would be materialised, a copy
+    -- of every answer): per run, task and language, each option chosen at each position
+    select
+        run_id,
+        model,
+        model_revision,
+        variant,
+        task,
+        language,
+        chosen_option,
+        presented_position,
+        count(*) as n
+    from answers
+    group by
+        run_id, model, model_revision, variant, task, language, chosen_option,
+        presented_position
+
+),
+
 cells as (
 
-    select distinct run_id, model, model_revision, variant, task, language from answers
+    select distinct run_id, model, model_revision, variant, task, language from choices
 
 ),
 
 by_option as (
 
-    select run_id, task, language, chosen_option as option, count(*) as n
-    from answers
-    where is_valid
+    select run_id, task, language, chosen_option as option, sum(n) as n
+    from choices
+    where chosen_option is not null
     group by run_id, task, language, chosen_option
 
 ),
 
 by_position as (
 
-    select run_id, task, language, presented_position as option_position, count(*) as n
-    from answers
-    where is_valid
+    select run_id, task, language, presented_position as option_position, sum(n) as n
+    from choices
+    where chosen_option is not null
     group by run_id, task, language, presented_position
 
 ),
@@ -47,8 +68,8 @@ counted as (
         cells.language,
         options.option,
         options.option_position,
-        coalesce(by_option.n, 0) as n_option,
-        coalesce(by_position.n, 0) as n_position
+        cast(coalesce(by_option.n, 0) as {{ dbt.type_bigint() }}) as n_option,
+        cast(coalesce(by_position.n, 0) as {{ dbt.type_bigint() }}) as n_position
     from cells
     cross join options
     left join by_option using (run_id, task, language, option)

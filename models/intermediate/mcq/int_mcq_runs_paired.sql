@@ -15,24 +15,26 @@ with runs as (
 
 ),
 
-answers as (
-
+{#- each side reads the answers itself: a CTE read twice is materialised, a copy of every
+    answer -#}
+{% set valid_answers_of_runs %}
     select answers.*, runs.revision_key
     from {{ ref('int_mcq_answers_normalised') }} as answers
     inner join runs on answers.run_id = runs.run_id
     where answers.is_valid
-
-),
+{% endset %}
 
 baseline as (
 
-    select * from answers where variant = '{{ var("mcq_baseline_variant") }}'
+    {{ valid_answers_of_runs }}
+        and answers.variant = '{{ var("mcq_baseline_variant") }}'
 
 ),
 
 compared as (
 
-    select * from answers where variant <> '{{ var("mcq_baseline_variant") }}'
+    {{ valid_answers_of_runs }}
+        and answers.variant <> '{{ var("mcq_baseline_variant") }}'
 
 ),
 

@@ -6,26 +6,14 @@
     one non-null key, the group of the variant/baseline pairing. -#}
 with answer_files as (
 
-    -- the files first (a few per run), then each file's version: not one per answer
-    select distinct run_id, source_file, content_hash
+    select distinct
+        run_id,
+        model,
+        model_revision,
+        variant,
+        source_file,
+        file_version
     from {{ ref('int_mcq_answers_normalised') }}
-
-),
-
-runs as (select * from {{ ref('stg_mcq__runs') }}),
-
-file_versions as (
-
-    select
-        runs.run_id,
-        runs.model,
-        runs.model_revision,
-        runs.variant,
-        answer_files.source_file,
-        {{ mcq_file_version('runs', 'answer_files') }} as file_version
-    from answer_files
-    inner join runs
-        on answer_files.run_id = runs.run_id
 
 ),
 
@@ -39,7 +27,7 @@ final as (
         variant,
         {{ dbt.hash(string_agg_ordered(
             "source_file || '|' || file_version", "','", 'source_file')) }} as input_version
-    from file_versions
+    from answer_files
     group by run_id, model, model_revision, variant
 
 )
