@@ -110,7 +110,9 @@ def _literal(text: str) -> str:
 
 
 def read_descriptions(manifest: Path | None) -> dict[str, dict]:
-    """Mart descriptions from dbt's manifest: {table: {"description", "columns": {col: desc}}}.
+    """Mart descriptions from dbt's manifest: {table: {"description", "columns": {col: desc},
+    "not_null": [col], "primary_key": [col]}}, the last two from the contract's constraints
+    (what a mart built as a view is published with).
 
     Only models in schema ``marts`` are read. A missing manifest gives no descriptions
     (the publish still works; the catalogue then says so with empty strings).
@@ -129,14 +131,50 @@ def read_descriptions(manifest: Path | None) -> dict[str, dict]:
         if node.get("resource_type") != "model" or node.get("schema") != SCHEMA:
             continue
         name = node.get("alias") or node["name"]
+        columns = node.get("columns") or {}
+        primary_key = [
+            column
+            for constraint in node.get("constraints") or []
+            if constraint.get("type") == "primary_key"
+            for column in constraint.get("columns") or []
+        ] + [
+            col
+            for col, meta in columns.items()
+            if any(c.get("type") == "primary_key" for c in meta.get("constraints") or [])
+        ]
         out[name] = {
             "description": (node.get("description") or "").strip(),
             "columns": {
-                col: (meta.get("description") or "").strip()
-                for col, meta in (node.get("columns") or {}).items()
+                col: (meta.get("description") or "").strip() for col, meta in columns.items()
             },
+            "not_null": [
+                col
+                for col, meta in columns.items()
+                if any(c.get("type") == "not_null" for c in meta.get("constraints") or [])
+            ],
+            "primary_key": primary_key,
         }
     return out
+
+
+def _view_ddl(con: duckdb.DuckDBPyConnection, name: str, table: str, contract: dict) -> str:
+    """The table a mart built as a view (a fact over the one copy of the answers) is
+    published as: its columns and types as the build has them, the contract's not-null
+    columns and primary key (``contract`` from :func:`read_descriptions`), as dbt declares a
+    table's."""
+    columns = con.execute(
+        "select column_name, data_type from information_schema.columns where table_catalog = "
+        "'build' and table_schema = ? and table_name = ? order by ordinal_position",
+        [SCHEMA, name],
+    ).fetchall()
+    not_null = set(contract.get("not_null") or [])
+    parts = [
+        f"{_quote(column)} {data_type}{' not null' if column in not_null else ''}"
+        for column, data_type in columns
+    ]
+    if contract.get("primary_key"):
+        parts.append(f"primary key ({', '.join(map(_quote, contract['primary_key']))})")
+    return f"create table {table} ({', '.join(parts)})"
 
 
 def _built_at(manifest: Path | None, database: Path) -> str:
@@ -372,14 +410,13 @@ def _copy_marts(
                 "and schema_name = ? and table_name = ?",
                 [SCHEMA, name],
             ).fetchone()
-            if ddl is None:
-                # a view (none is built in marts since 0.3.0 removed the version-1 marts):
-                # published as the table it reads as, since its SQL names the build file's
-                # catalog
-                con.execute(f"create table {table} as select * from build.{SCHEMA}.{_quote(name)}")
-            else:
-                con.execute(ddl[0])
-                con.execute(f"insert into {table} select * from build.{SCHEMA}.{_quote(name)}")
+            # a view (the facts, over the one copy of the answers and items) is published as
+            # the table it reads as, declared from its contract: its SQL names the build
+            # file's catalog
+            con.execute(
+                ddl[0] if ddl else _view_ddl(con, name, table, descriptions.get(name) or {})
+            )
+            con.execute(f"insert into {table} select * from build.{SCHEMA}.{_quote(name)}")
             described = descriptions.get(name) or _build_comments(con, name)
             if described.get("description"):
                 con.execute(f"comment on table {table} is {_literal(described['description'])}")

@@ -128,10 +128,26 @@
 
 {#- Two languages side by side on the same items: per run, task, unordered pair of languages
     (language_a < language_b) and item both answered validly, the option each chose. A
-    query, never a table: at 40 languages a run has 780 pairs per item, so its two readers
-    (int_mcq_language_pairs_counted, int_mcq_pairwise_agreement_linearised) aggregate it as it
-    streams. -#}
-{% macro mcq_language_pairs() -%}
+    query, never a table: at 40 languages a run has 780 pairs per item, so its reader
+    (int_mcq_pairwise_agreement_linearised, for the runs with an incomplete item) aggregates
+    it as it streams. `runs`: a relation of (run_id, task), one row each: only those runs'
+    answers are paired (joined to each side before the pairs, so no other answer reaches
+    them). -#}
+{% macro mcq_language_pairs(runs=none) -%}
+    {#- each side filtered in its own subquery: a filter on the pairs is applied after the
+        join, when DuckDB has paired every answer -#}
+    {%- set valid_answers -%}
+        (
+            select answers.run_id, answers.task, answers.item_id, answers.language,
+                answers.chosen_option
+            from {{ ref('int_mcq_answers_normalised') }} as answers
+            {%- if runs %}
+            inner join {{ runs }} as runs
+                on answers.run_id = runs.run_id and answers.task = runs.task
+            {%- endif %}
+            where answers.is_valid
+        )
+    {%- endset %}
     select
         a.run_id,
         a.task,
@@ -140,13 +156,12 @@
         a.item_id,
         a.chosen_option as option_a,
         b.chosen_option as option_b
-    from {{ ref('int_mcq_answers_normalised') }} as a
-    inner join {{ ref('int_mcq_answers_normalised') }} as b
+    from {{ valid_answers }} as a
+    inner join {{ valid_answers }} as b
         on a.run_id = b.run_id
         and a.task = b.task
         and a.item_id = b.item_id
         and a.language < b.language
-    where a.is_valid and b.is_valid
 {%- endmacro %}
 
 {#- `relation`'s rows (a CTE with run_id) with their run's model, revision and variant: what
@@ -185,6 +200,18 @@
 {% macro mcq_run_pair_mart_columns(relation) -%}
     select {{ contract_columns('described') }}
     from ({{ mcq_with_run_pair(relation) }}) as described
+{%- endmacro %}
+
+{#- Each item's number within its task (from 0), over the distinct keys of the classified
+    items: its bit in a set of items (macros/cross_db/bits.sql). One number per task, not per
+    run, so that two runs' sets of the same items line up chunk by chunk, and the answers
+    join to a table of the task's items, not to one row per item of every run. -#}
+{% macro mcq_item_numbers() -%}
+    select
+        task,
+        item_id,
+        row_number() over (partition by task order by item_id) - 1 as item_no
+    from (select distinct task, item_id from {{ ref('int_mcq_items_classified') }}) as items
 {%- endmacro %}
 
 {#- Two runs of one task and variant on the same items (and the same `by`, further key

@@ -1,11 +1,9 @@
 {#- Incremental by group. The models between the normalised answers and the marts that cost
-    seconds at scale (the per-item classification, the variant/baseline pairing, the
-    per-item fact tables) hold groups that depend on nothing but their own answers: a run's
+    seconds at scale (the per-item classification, the variant/baseline pairing; the facts
+    are views of them) hold groups that depend on nothing but their own answers: a run's
     items, a model revision's pairs of runs. A group's version is a hash of the versions of
     the answer files its answers come from (int_mcq_runs_versioned, per run; per model
-    revision, a hash of its runs'). A model that reads another such model is versioned by what
-    that model kept (fct_mcq_item_agreement by int_mcq_items_classified's versions), so it
-    never holds a version newer than the rows it read. Each such model keeps the versions
+    revision, a hash of its runs'). Each such model keeps the versions
     its groups were computed from in <model>__group_versions (beside
     int_mcq_runs_versioned, not in marts: no bookkeeping is published). A build deletes the
     rows of groups whose version changed or that are gone, and computes the groups it holds
@@ -18,12 +16,12 @@
     kept only after they are inserted, so a build that stops half-way leaves groups
     without a version, which the next build deletes and computes again. -#}
 
-{#- The versions the model `name` (the model being built by default) was computed from:
-    <name>__group_versions, in the schema of the `versions` it was computed against. -#}
-{% macro mcq_kept_group_versions(versions, name=none) %}
+{#- The versions the model being built was computed from: <model>__group_versions, in the
+    schema of the `versions` it was computed against. -#}
+{% macro mcq_kept_group_versions(versions) %}
     {{ return(api.Relation.create(
         database=versions.database, schema=versions.schema,
-        identifier=(name or this.identifier) ~ '__group_versions')) }}
+        identifier=this.identifier ~ '__group_versions')) }}
 {% endmacro %}
 
 {#- The version of every `grain` group now, from `versions` (run_id, input_version and the

@@ -41,3 +41,28 @@
     {#- split takes a regular expression: the delimiter is quoted as a literal -#}
     explode(split({{ expr }}, concat('\\Q', {{ delimiter }}, '\\E')))
 {%- endmacro %}
+
+{#- A list of each of `values` (strings, in their order) repeated as many times as the
+    column `count_prefix` + its 1-based index says: (['A', 'B'], 'n_') with n_1 = 2 and
+    n_2 = 1 is ['A', 'A', 'B']. -#}
+{% macro repeated_list(values, count_prefix) -%}
+    {{ return(adapter.dispatch('repeated_list', 'concord')(values, count_prefix)) }}
+{%- endmacro %}
+
+{% macro default__repeated_list(values, count_prefix) -%}
+    list_concat(
+        {%- for value in values %}
+        repeat([{{ dbt.string_literal(value | string) }}], cast({{ count_prefix }}{{ loop.index }} as integer))
+        {{- ',' if not loop.last }}
+        {%- endfor %}
+    )
+{%- endmacro %}
+
+{% macro spark__repeated_list(values, count_prefix) -%}
+    concat(
+        {%- for value in values %}
+        array_repeat({{ dbt.string_literal(value | string) }}, cast({{ count_prefix }}{{ loop.index }} as int))
+        {{- ',' if not loop.last }}
+        {%- endfor %}
+    )
+{%- endmacro %}

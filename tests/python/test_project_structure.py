@@ -131,8 +131,9 @@ def key_columns(manifest: dict) -> dict[str, list[set[str]]]:
 def grain_checked_downstream(manifest: dict, keys: dict[str, list[set[str]]]) -> list[str]:
     """The models whose grain is checked where every row of theirs arrives unchanged: their
     yml says ``meta: {grain: [...], grain_checked_in: <model>}``, and that model descends
-    from them and has a primary key on exactly those columns (the rule is stated once,
-    there; docs/checks.md shows each fault planted and caught)."""
+    from them, or (a view of it row for row: the facts) they from it, and has a primary key
+    on exactly those columns (the rule is stated once, there; docs/checks.md shows each
+    fault planted and caught)."""
     models = project_nodes(manifest, "model")
     children = manifest["child_map"]
 
@@ -154,7 +155,11 @@ def grain_checked_downstream(manifest: dict, keys: dict[str, list[set[str]]]) ->
         if "grain" not in meta:
             continue
         where, grain = meta.get("grain_checked_in"), set(meta["grain"])
-        if descends(uid, where) and grain in keys.get(where, []):
+        ancestor = next((u for u, m in models.items() if m["name"] == where), None)
+        related = descends(uid, where) or (
+            ancestor is not None and descends(ancestor, model["name"])
+        )
+        if related and grain in keys.get(where, []):
             checked.append(uid)
         else:
             wrong.append(

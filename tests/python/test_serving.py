@@ -126,7 +126,26 @@ def test_publish_copies_every_mart_with_its_descriptions(warehouse, served):
         ).fetchall()
         assert ("PRIMARY KEY",) in standard
     with duckdb.connect(str(warehouse), read_only=True) as con:
-        assert served_constraints == mart_constraints(con)
+        built_constraints = mart_constraints(con)
+        views = {
+            n
+            for (n,) in con.execute(
+                "select view_name from duckdb_views() where schema_name = 'marts'"
+            ).fetchall()
+        }
+    # the facts are views in the build (one copy of the answers): published as tables with
+    # their contract's not-null columns, read here from the manifest
+    contract_not_null = {
+        (table, "NOT NULL", (column,))
+        for node in nodes
+        if node["resource_type"] == "model"
+        and (table := node.get("alias") or node["name"]) in views
+        for column, meta in node["columns"].items()
+        if any(c["type"] == "not_null" for c in meta.get("constraints") or [])
+    }
+    assert {"fct_mcq_answers", "fct_mcq_item_agreement_v2"} <= views
+    assert ("fct_mcq_answers", "NOT NULL", ("source_row",)) in contract_not_null
+    assert served_constraints == built_constraints | contract_not_null
     assert ("ranking_pair_kendall", "PRIMARY KEY", ("rater_id", "other_rater_id")) in (
         served_constraints
     )

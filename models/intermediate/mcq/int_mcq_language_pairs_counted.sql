@@ -2,7 +2,7 @@
     on the items both answered validly: the sufficient statistics of their agreement and
     Cohen's kappa (int_mcq_language_pairs_compared). Each language's items of each option are
     a set of bits (macros/cross_db/bits.sql), so a cell is a sum of popcounts over the run's
-    chunks of 63 items (numbered in int_mcq_items_classified's order). -#}
+    chunks of 63 items (numbered within the task: mcq_item_numbers). -#}
 with answers as (
 
     select run_id, task, item_id, language, chosen_option
@@ -13,14 +13,7 @@ with answers as (
 
 item_numbers as (
 
-    -- each item's place in its run, numbered over the items (one row each), not by a
-    -- window over every answer
-    select
-        run_id,
-        task,
-        item_id,
-        row_number() over (partition by run_id, task order by item_id) - 1 as item_no
-    from {{ ref('int_mcq_items_classified') }}
+    {{ mcq_item_numbers() }}
 
 ),
 
@@ -29,9 +22,7 @@ numbered as (
     select answers.*, item_numbers.item_no
     from answers
     inner join item_numbers
-        on answers.run_id = item_numbers.run_id
-        and answers.task = item_numbers.task
-        and answers.item_id = item_numbers.item_id
+        on answers.task = item_numbers.task and answers.item_id = item_numbers.item_id
 
 ),
 

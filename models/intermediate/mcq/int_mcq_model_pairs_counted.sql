@@ -25,20 +25,67 @@ language_sets as (
 
 ),
 
--- runs with the same languages: their items as classified
-items as (
+-- runs with the same languages: their complete items and the items they answered alike in
+-- every language, as sets of bits (macros/cross_db/bits.sql) over the items numbered within
+-- the task; a pair of runs is then counted on one row per chunk of 63 items, not one per
+-- item (at 40 runs a pair of rows for each of 31.7 M items at 10^7 answers)
+item_numbers as (
 
-    select items.*, language_sets.languages, language_sets.n_languages as n_set
+    {{ mcq_item_numbers() }}
+
+),
+
+item_sets as (
+
+    select
+        items.run_id,
+        items.task,
+        {{ item_chunk('item_numbers.item_no') }} as chunk,
+        bit_or({{ item_bit('item_numbers.item_no') }}) as complete_items,
+        bit_or(
+            case when items.full_agreement then {{ item_bit('item_numbers.item_no') }} else 0 end
+        ) as agreeing_items
     from {{ ref('int_mcq_items_classified') }} as items
-    inner join language_sets
-        on items.run_id = language_sets.run_id and items.task = language_sets.task
+    inner join item_numbers
+        on items.task = item_numbers.task and items.item_id = item_numbers.item_id
     where items.disagreement_type <> 'incomplete'
+    group by items.run_id, items.task, {{ item_chunk('item_numbers.item_no') }}
 
 ),
 
 same_languages as (
 
-    {{ mcq_run_pairs_2x2('items', 'full_agreement', by=['languages', 'n_set']) }}
+    -- agreeing items are complete items, so complete_items - agreeing_items holds the
+    -- complete items answered differently somewhere (the bits of the one not in the other)
+    select
+        a.task,
+        set_a.variant,
+        a.run_id as run_id_a,
+        b.run_id as run_id_b,
+        max(set_a.n_languages) as n_set,
+        {%- for name, a, b in [
+            ('n_items', 'a.complete_items', 'b.complete_items'),
+            ('n_both', 'a.agreeing_items', 'b.agreeing_items'),
+            ('n_only_a', 'a.agreeing_items', '(b.complete_items - b.agreeing_items)'),
+            ('n_only_b', 'b.agreeing_items', '(a.complete_items - a.agreeing_items)'),
+        ] %}
+        cast(sum(bit_count({{ a }} & {{ b }})) as {{ dbt.type_bigint() }}) as {{ name }}
+        {{- ',' if not loop.last }}
+        {%- endfor %}
+    from item_sets as a
+    inner join language_sets as set_a
+        on a.run_id = set_a.run_id and a.task = set_a.task
+    inner join language_sets as set_b
+        on set_a.task = set_b.task
+        and set_a.variant = set_b.variant
+        and set_a.languages = set_b.languages
+        and set_a.run_id < set_b.run_id
+    inner join item_sets as b
+        on b.run_id = set_b.run_id
+        and b.task = set_b.task
+        and a.chunk = b.chunk
+    group by a.task, set_a.variant, a.run_id, b.run_id
+    having sum(bit_count(a.complete_items & b.complete_items)) > 0
 
 ),
 

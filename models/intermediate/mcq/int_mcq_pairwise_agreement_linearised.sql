@@ -7,26 +7,25 @@
 
     Two ways to the same u_i. A run whose every item has a valid answer in every language
     (the common case) has m_p = M for every pair, so u_i = (A_i − Σ A / M) / (P M) with A_i
-    the item's agreeing pairs, Σ over its options of k (k − 1) / 2: one pass over the
-    answers. Any other run pairs its languages item by item (780 pairs at 40 languages).
+    the item's agreeing pairs, Σ over its options of k (k − 1) / 2, counted with its type
+    (int_mcq_items_classified). Any other run pairs its languages item by item (780 pairs at 40 languages).
     Either way the same bits on every build: integers until the last division, and each
     paired term rounded to a decimal before it is summed, so no sum depends on the order
     the threads add in. -#}
-with answers as (
+with runs_checked as (
 
-    select * from {{ ref('int_mcq_answers_normalised') }}
-    where is_valid
-
-),
-
-complete_runs as (
-
-    select run_id, task
+    select
+        run_id,
+        task,
+        bool_and(n_valid = n_languages) and max(n_languages) >= 2 as is_complete
     from {{ ref('int_mcq_items_classified') }}
     group by run_id, task
-    having bool_and(n_valid = n_languages) and max(n_languages) >= 2
 
 ),
+
+complete_runs as (select run_id, task from runs_checked where is_complete),
+
+paired_runs as (select run_id, task from runs_checked where not is_complete),
 
 pair_counts as (
 
@@ -54,24 +53,13 @@ run_pairs as (
 
 ),
 
--- complete runs: each item's agreeing pairs from its option counts
-option_counts as (
-
-    select answers.run_id, answers.task, answers.item_id, count(*) as k
-    from answers
-    where exists (
-        select 1 from complete_runs
-        where complete_runs.run_id = answers.run_id and complete_runs.task = answers.task
-    )
-    group by answers.run_id, answers.task, answers.item_id, answers.chosen_option
-
-),
-
+-- complete runs: each item's agreeing pairs, counted with its type (int_mcq_items_classified)
 agreeing_pairs as (
 
-    select run_id, task, item_id, sum(cast(k * (k - 1) / 2 as bigint)) as n_agreeing
-    from option_counts
-    group by run_id, task, item_id
+    select items.run_id, items.task, items.item_id, items.n_agreeing_pairs as n_agreeing
+    from {{ ref('int_mcq_items_classified') }} as items
+    inner join complete_runs
+        on items.run_id = complete_runs.run_id and items.task = complete_runs.task
 
 ),
 
@@ -93,7 +81,7 @@ complete_influences as (
 -- any other run: item by item over its pairs of languages
 pairs as (
 
-    {{ mcq_language_pairs() }}
+    {{ mcq_language_pairs(runs='paired_runs') }}
 
 ),
 
@@ -110,10 +98,6 @@ paired_influences as (
         )) as double) as influence_sum
     from pairs
     inner join pair_counts using (run_id, task, language_a, language_b)
-    where not exists (
-        select 1 from complete_runs
-        where complete_runs.run_id = pairs.run_id and complete_runs.task = pairs.task
-    )
     group by pairs.run_id, pairs.task, pairs.item_id
 
 ),

@@ -1,23 +1,19 @@
 {#- One row per run, task, item and language: the option each language chose (the item's own
     key), where it was shown, and whether it departs from the item's majority. The long
-    form every per-language query starts from. Incremental by run, as the item fact
-    (macros/mcq_incremental_groups.sql). -#}
-{{ config(**mcq_incremental_by_group(
-    "mcq_kept_group_versions(ref('int_mcq_runs_versioned'), 'int_mcq_items_classified')",
-    ['run_id'],
-)) }}
+    form every per-language query starts from. A view on DuckDB: the answers are held once,
+    in int_mcq_answers_normalised, and this fact reads them with their item's majority;
+    publish writes it as a table with the contract's columns (concord_io/publish.py). Its
+    key is the normalised answers' (one item per key in int_mcq_items_classified). -#}
+{{ config(materialized='view' if target.type == 'duckdb' else 'table') }}
 
-with answers as (
+with answers as (select * from {{ ref('int_mcq_answers_normalised') }}),
 
-    select * from {{ ref('int_mcq_answers_normalised') }}
-    where {{ mcq_in_groups_to_compute(
-        mcq_kept_group_versions(ref('int_mcq_runs_versioned'), 'int_mcq_items_classified'),
-        ['run_id']
-    ) }}
+items as (
+
+    select run_id, task, item_id, disagreement_type, majority_option
+    from {{ ref('int_mcq_items_classified') }}
 
 ),
-
-items as (select * from {{ ref('int_mcq_items_classified') }}),
 
 departing as (
 
@@ -30,7 +26,10 @@ departing as (
             )
         end as departs
     from answers
-    inner join items using (run_id, task, item_id)
+    inner join items
+        on answers.run_id = items.run_id
+        and answers.task = items.task
+        and answers.item_id = items.item_id
 
 ),
 

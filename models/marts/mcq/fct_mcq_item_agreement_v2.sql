@@ -1,20 +1,9 @@
-{#- One row per run, task and item: its disagreement type over the task's languages.
-    Incremental by run: the groups of int_mcq_items_classified computed since this table
-    last read them (macros/mcq_incremental_groups.sql). -#}
-{{ config(**mcq_incremental_by_group(
-    "mcq_kept_group_versions(ref('int_mcq_runs_versioned'), 'int_mcq_items_classified')",
-    ['run_id'],
-)) }}
+{#- One row per run, task and item: its disagreement type over the task's languages. A view
+    on DuckDB of the contract's columns of int_mcq_items_classified, which holds the items
+    once (publish writes it as a table, concord_io/publish.py); its key is that model's. -#}
+{{ config(materialized='view' if target.type == 'duckdb' else 'table') }}
 
-with items as (
-
-    select * from {{ ref('int_mcq_items_classified') }}
-    where {{ mcq_in_groups_to_compute(
-        mcq_kept_group_versions(ref('int_mcq_runs_versioned'), 'int_mcq_items_classified'),
-        ['run_id']
-    ) }}
-
-),
+with items as (select * from {{ ref('int_mcq_items_classified') }}),
 
 final as (
 
