@@ -214,6 +214,27 @@
     from (select distinct task, item_id from {{ ref('int_mcq_items_classified') }}) as items
 {%- endmacro %}
 
+{#- Per run, task, language, chunk of 63 items and option: the items answered with that
+    option, as the bits of one word (macros/cross_db/bits.sql; items numbered within the task
+    by mcq_item_numbers). Two such sets ANDed and counted are the items two languages, or two
+    runs, both answered so. `where`: a further condition on the answers (alias answers). -#}
+{% macro mcq_option_item_sets(where=none) -%}
+    select
+        answers.run_id,
+        answers.task,
+        answers.language,
+        {{ item_chunk('item_numbers.item_no') }} as chunk,
+        answers.chosen_option,
+        bit_or({{ item_bit('item_numbers.item_no') }}) as items
+    from {{ ref('int_mcq_answers_normalised') }} as answers
+    inner join ({{ mcq_item_numbers() }}) as item_numbers
+        on answers.task = item_numbers.task and answers.item_id = item_numbers.item_id
+    where answers.is_valid{% if where %} and {{ where }}{% endif %}
+    group by
+        answers.run_id, answers.task, answers.language,
+        {{ item_chunk('item_numbers.item_no') }}, answers.chosen_option
+{%- endmacro %}
+
 {#- Two runs of one task and variant on the same items (and the same `by`, further key
     columns): per unordered pair of runs (run_id_a < run_id_b) and `by`, the items both
     have in `relation`, counted by the boolean `outcome` of each: the 2 × 2 table of a

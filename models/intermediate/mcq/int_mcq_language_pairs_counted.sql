@@ -3,40 +3,9 @@
     Cohen's kappa (int_mcq_language_pairs_compared). Each language's items of each option are
     a set of bits (macros/cross_db/bits.sql), so a cell is a sum of popcounts over the run's
     chunks of 63 items (numbered within the task: mcq_item_numbers). -#}
-with answers as (
+with option_sets as (
 
-    select run_id, task, item_id, language, chosen_option
-    from {{ ref('int_mcq_answers_normalised') }}
-    where is_valid
-
-),
-
-item_numbers as (
-
-    {{ mcq_item_numbers() }}
-
-),
-
-numbered as (
-
-    select answers.*, item_numbers.item_no
-    from answers
-    inner join item_numbers
-        on answers.task = item_numbers.task and answers.item_id = item_numbers.item_id
-
-),
-
-option_sets as (
-
-    select
-        run_id,
-        task,
-        {{ item_chunk('item_no') }} as chunk,
-        language,
-        chosen_option,
-        bit_or({{ item_bit('item_no') }}) as items
-    from numbered
-    group by run_id, task, {{ item_chunk('item_no') }}, language, chosen_option
+    {{ mcq_option_item_sets() }}
 
 ),
 
