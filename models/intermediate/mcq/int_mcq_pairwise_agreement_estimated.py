@@ -2,7 +2,8 @@
 from each item's influence (int_mcq_pairwise_agreement_linearised): SE² = M/(M − 1) · Σ u_i²
 over the M items entering any pair. math.fsum rounds the sum exactly once, so the figure
 does not depend on the order the rows arrive in; z from statistics.NormalDist (no scipy in
-a dbt Python model)."""
+a dbt Python model). The items are read one run at a time (concord_io.frames.frames_by):
+at 10^8 answers the whole table, one row per item, took 15 GB in pandas."""
 
 import math
 from statistics import NormalDist
@@ -10,7 +11,7 @@ from statistics import NormalDist
 import pandas as pd
 
 from concord_common.settings import dbt_vars
-from concord_io.frames import per_cell, to_pandas
+from concord_io.frames import frames_by, per_cell
 
 COLUMNS = {
     "run_id": "string",
@@ -51,5 +52,12 @@ def model(dbt, session):
     dbt.config(materialized="table")
     (confidence,) = dbt_vars(dbt.config.get("vars"), "bootstrap_confidence")
     z = NormalDist().inv_cdf((1 + confidence) / 2)
-    items = to_pandas(dbt.ref("int_mcq_pairwise_agreement_linearised"))
-    return per_cell(items, ["run_id", "task"], lambda run: agreement(run, z, confidence), COLUMNS)
+    columns = ["task", "influence", "n_language_pairs", "mean_pairwise_agreement_pct"]
+    runs = frames_by(dbt.ref("int_mcq_pairwise_agreement_linearised"), "run_id", columns)
+    cells = [
+        per_cell(items, ["run_id", "task"], lambda run: agreement(run, z, confidence), COLUMNS)
+        for _, items in runs
+    ]
+    if not cells:  # no run pairs a language: the typed empty table
+        return per_cell(pd.DataFrame(columns=["run_id", "task"]), ["run_id", "task"], dict, COLUMNS)
+    return pd.concat(cells, ignore_index=True)
