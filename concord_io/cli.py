@@ -41,6 +41,7 @@ from rich.text import Text
 from typer import completion as typer_completion
 from typer._click.exceptions import NoArgsIsHelpError
 
+from concord_common.sql import sql_identifier
 from concord_io import paths
 from concord_io.errors import ConcordError, debug_requested, printable, run_main
 from concord_io.publish import CURRENT_DB, KEEP, MIN_KEEP, SCHEMA, VERSIONS
@@ -445,7 +446,7 @@ def _row_at_precision(con, mart: str) -> str:
     ).fetchall()
     fields = []
     for name, data_type in columns:
-        quoted = '"' + name.replace('"', '""') + '"'
+        quoted = sql_identifier(name)
         value = f"t.{quoted}"
         if data_type in ("DOUBLE", "FLOAT", "REAL"):
             value = f"printf('%.{STATUS_SIGNIFICANT_DIGITS}g', {value})"
@@ -688,7 +689,7 @@ def add_lmeval(
 ) -> None:
     """Copy an lm-evaluation-harness output folder into the study and register it (one
     line each: file, registry line, alias, run)."""
-    from concord_io.landing.add_lmeval import add_lmeval as add
+    from concord_io.add_lmeval import add_lmeval as add
 
     lines = add(
         paths.project_root(), path, task_pattern=task_pattern, as_folder=as_folder,

@@ -15,6 +15,7 @@ import pandas as pd
 import pyarrow as pa
 
 from concord_common.settings import dbt_vars
+from concord_common.sql import sql_literal
 from concord_stats.bootstrap import derive_seed
 from concord_stats.consistency import holm, paired_shares
 from concord_stats.kendall import RankCube, rank_cube
@@ -56,7 +57,7 @@ def frames_by(relation, key: str, columns: list[str]) -> Iterator[tuple[object, 
         keys = [k for (k,) in relation.project(key).distinct().order(key).fetchall()]
         selected = relation.project(", ".join(dict.fromkeys([key, *columns])))
         for value in keys:
-            yield value, selected.filter(f"{key} = {_sql_literal(value)}").df()
+            yield value, selected.filter(f"{key} = {sql_literal(value)}").df()
         return
     if hasattr(relation, "toPandas"):  # Spark
         keys = sorted(r[0] for r in relation.select(key).distinct().collect())
@@ -81,10 +82,6 @@ def per_cell(
         for cell_key, cell in frame.groupby(keys, sort=True)
     ]
     return pd.DataFrame(rows, columns=list(columns)).astype(columns)
-
-
-def _sql_literal(value: object) -> str:
-    return "'" + str(value).replace("'", "''") + "'"
 
 
 # The fields of concord_stats.paired.paired_summary, and the seed of the draws, as a probe

@@ -57,6 +57,7 @@ from pathlib import Path
 import duckdb
 
 from concord_common import folders, warehouse_lock
+from concord_common.sql import sql_identifier, sql_literal
 from concord_io import paths
 from concord_io.errors import ConcordError, disk_error, printable, run_main
 
@@ -99,14 +100,6 @@ class Published:
 
 def _step_done(step: str) -> None:
     """Called after each of STEPS; a no-op that the crash tests replace to kill the process."""
-
-
-def _quote(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def read_descriptions(manifest: Path | None) -> dict[str, dict]:
@@ -169,11 +162,11 @@ def _view_ddl(con: duckdb.DuckDBPyConnection, name: str, table: str, contract: d
     ).fetchall()
     not_null = set(contract.get("not_null") or [])
     parts = [
-        f"{_quote(column)} {data_type}{' not null' if column in not_null else ''}"
+        f"{sql_identifier(column)} {data_type}{' not null' if column in not_null else ''}"
         for column, data_type in columns
     ]
     if contract.get("primary_key"):
-        parts.append(f"primary key ({', '.join(map(_quote, contract['primary_key']))})")
+        parts.append(f"primary key ({', '.join(map(sql_identifier, contract['primary_key']))})")
     return f"create table {table} ({', '.join(parts)})"
 
 
@@ -374,7 +367,7 @@ def _copy_marts(
     con = open_duckdb()
     try:
         try:
-            con.execute(f"attach {_literal(str(database))} as build (read_only)")
+            con.execute(f"attach {sql_literal(str(database))} as build (read_only)")
         except duckdb.IOException as error:
             lock = build_lock_error(database, error)
             if lock is None:
@@ -394,8 +387,8 @@ def _copy_marts(
                 hint="run dbt build first",
             )
         con.execute(
-            f"attach {_literal(str(target))} as serving "
-            f"(storage_version {_literal(SERVING_STORAGE_VERSION)})"
+            f"attach {sql_literal(str(target))} as serving "
+            f"(storage_version {sql_literal(SERVING_STORAGE_VERSION)})"
         )
         con.execute(f"create schema serving.{SCHEMA}")
         counts = {}
@@ -404,7 +397,7 @@ def _copy_marts(
         # SQLAlchemy readers see the keys; the DDL names the schema, not the catalog
         con.execute("use serving")
         for name in marts:
-            table = f"serving.{SCHEMA}.{_quote(name)}"
+            table = f"serving.{SCHEMA}.{sql_identifier(name)}"
             ddl = con.execute(
                 "select sql from duckdb_tables() where database_name = 'build' "
                 "and schema_name = ? and table_name = ?",
@@ -416,10 +409,10 @@ def _copy_marts(
             con.execute(
                 ddl[0] if ddl else _view_ddl(con, name, table, descriptions.get(name) or {})
             )
-            con.execute(f"insert into {table} select * from build.{SCHEMA}.{_quote(name)}")
+            con.execute(f"insert into {table} select * from build.{SCHEMA}.{sql_identifier(name)}")
             described = descriptions.get(name) or _build_comments(con, name)
             if described.get("description"):
-                con.execute(f"comment on table {table} is {_literal(described['description'])}")
+                con.execute(f"comment on table {table} is {sql_literal(described['description'])}")
             columns = [
                 c
                 for (c,) in con.execute(
@@ -431,12 +424,14 @@ def _copy_marts(
             for column in columns:
                 text = described.get("columns", {}).get(column)
                 if text:
-                    con.execute(f"comment on column {table}.{_quote(column)} is {_literal(text)}")
+                    con.execute(
+                        f"comment on column {table}.{sql_identifier(column)} is {sql_literal(text)}"
+                    )
             counts[name] = con.execute(f"select count(*) from {table}").fetchone()[0]
         con.execute(f"create schema serving.{META_SCHEMA}")
         con.execute(
             f"create table serving.{META_SCHEMA}.publication as select "
-            + ", ".join(f"{_literal(v)} as {_quote(k)}" for k, v in meta.items())
+            + ", ".join(f"{sql_literal(v)} as {sql_identifier(k)}" for k, v in meta.items())
         )
         con.execute(
             f"comment on table serving.{META_SCHEMA}.publication is "
@@ -469,7 +464,7 @@ def _export_parquet(
         ).fetchall():
             file = out_dir / f"{name}.parquet"
             con.execute(
-                f"copy {SCHEMA}.{_quote(name)} to {_literal(str(file))} "
+                f"copy {SCHEMA}.{sql_identifier(name)} to {sql_literal(str(file))} "
                 "(format parquet, compression zstd)"
             )
             folders.fsync(file)

@@ -40,6 +40,7 @@ from pathlib import Path
 import duckdb
 import yaml
 
+from concord_common.sql import sql_identifier, sql_literal
 from concord_io.connect import build_lock_error, open_duckdb
 from concord_io.errors import ConcordError, disk_error, run_main
 from concord_io.gx_offline import make_offline
@@ -214,9 +215,8 @@ def snapshot(database: Path, suites: list[Suite], folder: Path) -> dict[str, Pat
                 )
             path = folder / f"{suite.name}.parquet"
             # GX reads the snapshot with pandas; DuckDB writes it without a pandas round trip
-            quoted = str(path).replace("'", "''")
-            relation = f'"{schema}"."{table}"'
-            con.execute(f"copy (select * from {relation}) to '{quoted}' (format parquet)")
+            relation = f"{sql_identifier(schema)}.{sql_identifier(table)}"
+            con.execute(f"copy (select * from {relation}) to {sql_literal(path)} (format parquet)")
             out[suite.name] = path
     return out
 

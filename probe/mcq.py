@@ -354,8 +354,8 @@ def land(project: Path, folder: Path, task: str, variant: str, landing_dir: Path
     the lines they print."""
     try:
         from concord_io import paths
+        from concord_io.add_lmeval import add_lmeval
         from concord_io.landing import land_mcq
-        from concord_io.landing.add_lmeval import add_lmeval
     except ImportError as error:
         raise ProbeError(
             f"--land needs the warehouse's reader: {error.name or error} is not installed",

@@ -20,6 +20,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from concord_common.sql import sql_identifier, sql_literal
 from concord_io.connect import open_duckdb
 from concord_io.errors import ConcordError, printable
 from concord_io.landing import schemas
@@ -31,20 +32,11 @@ from concord_io.landing.sources import (
     gold_check,
     load,
     refuse_first,
+    refuse_unknown_domains,
     with_rows,
 )
 from concord_io.landing.strict_csv import read_csv
 from concord_io.landing.study import TRANSLATIONS, Study, load_study
-
-UNKNOWN_DOMAIN_HINT = "add it to seeds/mcq/mcq_domain_translations.csv"
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def read_translations(study: Study) -> pa.Table:
@@ -75,32 +67,6 @@ def read_translations(study: Study) -> pa.Table:
     )
 
 
-def refuse_unknown_domains(con: duckdb.DuckDBPyConnection, relation: str, file: str) -> None:
-    """``relation`` (``source_row``, ``language``, ``domain_label``, ``domain_column``,
-    ``answer_column``) against the registered translations: the first label with no English
-    name is refused."""
-    found = first_row(
-        con,
-        f"""
-        select r.source_row, r.domain_column, r.answer_column, r.domain_label
-        from {relation} as r
-        left join translations as t
-            on t.language = r.language and t.domain_label = r.domain_label
-        where t.domain_en is null
-        order by r.source_row, r.domain_column
-        limit 1
-        """,
-    )
-    if found:
-        row, column, answer_column, label = found
-        answers = f" (answer column {answer_column})" if answer_column else ""
-        raise ConcordError(
-            f"{printable(file)}: Unknown domain label ({UNKNOWN_DOMAIN_HINT}): "
-            f"source_row={row}, column {column}{answers}, value {printable(repr(label))}",
-            hint=f"{UNKNOWN_DOMAIN_HINT}, or correct the label",
-        )
-
-
 def read_item_file(
     con: duckdb.DuckDBPyConnection, study: Study, line: Line, order: int
 ) -> pa.Table:
@@ -113,13 +79,13 @@ def read_item_file(
     checked = read_csv(source.read_bytes(), source.name, required=required)
     con.register("item_file", with_rows(checked.table))
     # a blank gold cell: the item has no gold
-    gold = f"nullif({_quoted(gold_column)}, '')" if gold_column else "null::varchar"
+    gold = f"nullif({sql_identifier(gold_column)}, '')" if gold_column else "null::varchar"
     con.execute(
         f"""
         create or replace temp table item_rows as
         select
             source_row,
-            {_literal(language)} as language,
+            {sql_literal(language)} as language,
             "Domain" as domain_label,
             'Domain' as domain_column,
             null as answer_column,
@@ -136,16 +102,16 @@ def read_item_file(
     refuse_first(con, "item_rows", [gold_check(study.options, gold_column, hint)], source.name)
     refuse_unknown_domains(con, "item_rows", source.name)
     options = " union all ".join(
-        f"select {_literal(option)} as option_key, {i} as option_order"
+        f"select {sql_literal(option)} as option_key, {i} as option_order"
         for i, option in enumerate(study.options)
     )
     texts = " ".join(
-        f'when {_literal(option)} then r."option_{option}"' for option in study.options
+        f'when {sql_literal(option)} then r."option_{option}"' for option in study.options
     )
     table = con.sql(
         f"""
         select
-            {_literal(study.task)} as task,
+            {sql_literal(study.task)} as task,
             r.source_row::varchar as item_id,
             r.language,
             o.option_key,
@@ -154,9 +120,9 @@ def read_item_file(
             r.gold,
             r.domain_label,
             t.domain_en as domain,
-            {_literal(source.name)} as source_file,
+            {sql_literal(source.name)} as source_file,
             r.source_row,
-            {_literal(source.content_hash)} as content_hash,
+            {sql_literal(source.content_hash)} as content_hash,
             {order} as file_order
         from item_rows as r
         cross join ({options}) as o

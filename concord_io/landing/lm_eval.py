@@ -43,6 +43,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from concord_common.sql import sql_literal
 from concord_io.errors import ConcordError, printable
 from concord_io.landing.identities import (
     ITEM_ID_MAX,
@@ -50,18 +51,20 @@ from concord_io.landing.identities import (
     item_id_broken,
     item_id_refused,
 )
-from concord_io.landing.long import refuse_json_shape
 from concord_io.landing.registries import Line
-from concord_io.landing.sources import Check, SourceFile, first_row, json_lines, refuse_first
+from concord_io.landing.sources import (
+    Check,
+    SourceFile,
+    first_row,
+    json_lines,
+    refuse_first,
+    refuse_json_shape,
+)
 from concord_io.landing.study import Study
 from concord_io.landing.task_names import split_task
 
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
 FINITE_HINT = "the run is not landed: check the model's dtype and the harness's output"
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,7 @@ def _without_delimiter(expression: str, delimiter: str) -> str:
     text: the delimiter the results file records, removed once, never assumed a space."""
     if not delimiter:
         return expression
-    literal = _literal(delimiter)
+    literal = sql_literal(delimiter)
     return (
         f"(case when starts_with({expression}, {literal}) "
         f"then substr({expression}, {len(delimiter) + 1}) else {expression} end)"
@@ -116,7 +119,7 @@ def task_of(source: SourceFile, line: Line) -> tuple[str, str, str]:
     return harness_task, harness_task, language
 
 
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+def unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     keys = [key for key, _ in pairs]
     repeated = sorted({key for key in keys if keys.count(key) > 1})
     if repeated:
@@ -142,7 +145,7 @@ def provenance(folder: Path, harness_task: str, label: str) -> Provenance:
     found = []
     for path in sorted(folder.glob("results_*.json")):  # a loop per results file (RESULTS)
         try:
-            results = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_unique_keys)
+            results = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=unique_keys)
         except (OSError, UnicodeDecodeError, ValueError) as error:
             raise ConcordError(
                 f"{printable(path.name)} (beside {printable(label)}): not a readable results "
@@ -314,9 +317,9 @@ def read_samples(
     parents = tuple("$." + ".".join(names[:i]) for i in range(1, len(names)))
     con.register("sample_lines", json_lines(source))
     refuse_json_shape(con, "sample_lines", source.name, parents)
-    item_path = _literal("$." + item_key)
+    item_path = sql_literal("$." + item_key)
     domain_field = "doc." + (line["domain_field"] or "domain")
-    domain_path = _literal("$." + domain_field)
+    domain_path = sql_literal("$." + domain_field)
     con.execute(
         f"""
         create or replace temp table samples as
@@ -366,7 +369,7 @@ def read_samples(
     checks += [
         Check(
             "domain_type is not null and domain_type not in ('VARCHAR', 'NULL')",
-            _literal(domain_field),
+            sql_literal(domain_field),
             f"'{domain_field} is ' || case domain_type when 'OBJECT' then 'an object' "
             "when 'ARRAY' then 'a list' when 'BOOLEAN' then 'true or false' "
             "else 'a number' end || ', not text'",
@@ -431,14 +434,14 @@ def read_samples(
             raise item_id_refused(f"{printable(source.name)}: line {bad[0]}", bad[1], item_key)
         item_id = "item_text"
     common = f"""
-            {_literal(task)} as task,
+            {sql_literal(task)} as task,
             {item_id} as item_id,
-            {_literal(language)} as language
+            {sql_literal(language)} as language
     """
     provenance_columns = f"""
-            {_literal(source.name)} as source_file,
+            {sql_literal(source.name)} as source_file,
             source_row,
-            {_literal(source.content_hash)} as content_hash
+            {sql_literal(source.content_hash)} as content_hash
     """
     con.execute(
         f"""
@@ -459,16 +462,16 @@ def read_samples(
             coalesce(i.domain, a.sample_domain) as domain
         from (
             select
-                {_literal(line["model"])} as model,
-                {_literal(line["run"])} as variant,
-                {_literal(order)} as presented_order,
+                {sql_literal(line["model"])} as model,
+                {sql_literal(line["run"])} as variant,
+                {sql_literal(order)} as presented_order,
                 {common},
-                case when fits then substr({_literal(order)}, position, 1) end
+                case when fits then substr({sql_literal(order)}, position, 1) end
                     as chosen_option,
                 chr(64 + position) as raw_answer,
-                case when not fits then {_literal("more choices than options " + keys)} end
+                case when not fits then {sql_literal("more choices than options " + keys)} end
                     as invalid_reason,
-                case when fits then substr({_literal(order)}, gold_position::integer, 1) end
+                case when fits then substr({sql_literal(order)}, gold_position::integer, 1) end
                     as gold_option,
                 source_column,
                 {provenance_columns},
@@ -489,7 +492,7 @@ def read_samples(
         f"""
         select
             {common},
-            substr({_literal(order)}, option_position, 1) as option_key,
+            substr({sql_literal(order)}, option_position, 1) as option_key,
             option_position::smallint as presented_position,
             lls[option_position] as loglik,
             length(option_text)::integer as option_chars,

@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from concord_common.sql import sql_literal
 from concord_io.errors import ConcordError, printable
 from concord_io.landing.identities import (
     NAME_HINT,
@@ -48,6 +49,7 @@ from concord_io.landing.sources import (
     json_lines,
     refusal,
     refuse_first,
+    refuse_json_shape,
     with_rows,
 )
 from concord_io.landing.strict_csv import check_header, read_csv
@@ -55,15 +57,10 @@ from concord_io.landing.study import Study
 
 FIELDS = ("model", "run", "task", "item_id", "language", "answer", "gold")
 REQUIRED = ["item_id", "language", "answer"]
-NOT_AN_OBJECT = "not a JSON object"
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def _or_null(text: str) -> str:
-    return _literal(text) if text else "null::varchar"
+    return sql_literal(text) if text else "null::varchar"
 
 
 def _not_parquet(source: SourceFile, error: Exception) -> ConcordError:
@@ -120,7 +117,7 @@ def _parquet_fields(source: SourceFile, name: str) -> Fields:
             raise _not_parquet(source, error) from None
         source.check_unchanged()
         return Fields(f"select source_row, {columns} from {name}", {name: table}, with_task, n_rows)
-    path = _literal(str(source.path))
+    path = sql_literal(str(source.path))
     sql = (
         f"select file_row_number + 1 as source_row, {columns} "
         f"from read_parquet({path}, file_row_number = true)"
@@ -136,9 +133,9 @@ def _jsonl_fields(con: duckdb.DuckDBPyConnection, source: SourceFile) -> tuple[p
         "json_file",
         [
             Check(
-                f"not json_exists(line, {_literal('$.' + name)})",
-                _literal(name),
-                _literal(f"no key {name} in the JSON object"),
+                f"not json_exists(line, {sql_literal('$.' + name)})",
+                sql_literal(name),
+                sql_literal(f"no key {name} in the JSON object"),
                 f"give every record its {name} (null for a record without one)",
             )
             for name in REQUIRED
@@ -146,7 +143,7 @@ def _jsonl_fields(con: duckdb.DuckDBPyConnection, source: SourceFile) -> tuple[p
         source.name,
         unit="line",
     )
-    fields = ", ".join(f"json_extract_string(line, {_literal('$.' + f)}) as {f}" for f in FIELDS)
+    fields = ", ".join(f"json_extract_string(line, {sql_literal('$.' + f)}) as {f}" for f in FIELDS)
     table = con.sql(f"select source_row, {fields} from json_file").to_arrow_table()
     # a file whose records name their task has a task column: a record without one is refused
     # an aggregate always has its one row
@@ -155,36 +152,6 @@ def _jsonl_fields(con: duckdb.DuckDBPyConnection, source: SourceFile) -> tuple[p
     )
     con.unregister("json_file")
     return table, bool(with_task)
-
-
-def refuse_json_shape(
-    con: duckdb.DuckDBPyConnection, relation: str, file: str, parents: tuple[str, ...]
-) -> None:
-    """Every line of ``relation`` (``source_row``, ``line``) is a JSON object whose keys,
-    and those of the objects at the paths ``parents`` (``$.doc``), are each given once:
-    the value of a key given twice would depend on the parser."""
-    checks = [
-        Check(
-            "not coalesce(json_valid(line), false) or json_type(line) <> 'OBJECT'",
-            "'(the line)'",
-            _literal(NOT_AN_OBJECT),
-            "write one JSON object per line",
-        )
-    ]
-    for path in ("$", *parents):
-        keys = f"json_keys(line, {_literal(path)})"
-        checks.append(
-            Check(
-                f"len({keys}) <> len(list_distinct({keys}))",
-                "'(the line)'",
-                f"'key ' || list_filter({keys}, "
-                f"lambda k: len(list_filter({keys}, lambda j: j = k)) > 1)[1]"
-                " || ' appears more than once in the JSON object' || "
-                f"{_literal('' if path == '$' else ' at ' + path)}",
-                "give each key once (which of two values counts is not defined)",
-            )
-        )
-    refuse_first(con, relation, checks, file, unit="line")
 
 
 def _record_checks(study: Study) -> list[Check]:
@@ -203,7 +170,7 @@ def _record_checks(study: Study) -> list[Check]:
             "fill in the run column, or the run on the file's registry line",
         ),
         Check(
-            f"not regexp_full_match(run, {_literal(NAME_SQL_PATTERN)})",
+            f"not regexp_full_match(run, {sql_literal(NAME_SQL_PATTERN)})",
             "'run'",
             f"'run ''' || run || ''' is not a name ({NAME_RULE})'",
             NAME_HINT,
@@ -216,7 +183,7 @@ def _record_checks(study: Study) -> list[Check]:
             f"({study.task})",
         ),
         Check(
-            f"not regexp_full_match(task, {_literal(NAME_SQL_PATTERN)})",
+            f"not regexp_full_match(task, {sql_literal(NAME_SQL_PATTERN)})",
             "'task'",
             f"'task ''' || task || ''' is not a name ({NAME_RULE})'",
             NAME_HINT,
@@ -295,7 +262,7 @@ def _records(fields: Fields, study: Study, line: Line, where: str = "") -> str:
             source_row,
             coalesce(nullif(trim(model), ''), {_or_null(line["model"])}) as model,
             coalesce(nullif(trim(run), ''), {_or_null(line["run"])}) as run,
-            {"nullif(trim(task), '')" if fields.with_task else _literal(study.task)} as task,
+            {"nullif(trim(task), '')" if fields.with_task else sql_literal(study.task)} as task,
             item_id,
             language,
             answer,
@@ -394,9 +361,10 @@ def _run_records(
     ``pushed`` columns (those the file gives as the reader takes them: :func:`_as_written`)
     are on the fields themselves, so DuckDB skips the row groups of other runs."""
     wanted = {"model": run[0], "run": run[1]}
-    raw = " and ".join(f"{column} = {_literal(wanted[column])}" for column in pushed)
+    raw = " and ".join(f"{column} = {sql_literal(wanted[column])}" for column in pushed)
     kept = _records(fields, study, line, raw)
-    return f"select * from ({kept}) where model = {_literal(run[0])} and run = {_literal(run[1])}"
+    model, run_name = sql_literal(run[0]), sql_literal(run[1])
+    return f"select * from ({kept}) where model = {model} and run = {run_name}"
 
 
 def _as_written(con: duckdb.DuckDBPyConnection, fields: Fields, column: str) -> bool:
@@ -420,11 +388,11 @@ def _answers(
     """SQL: the answers of the checked ``records``, with ``model`` and ``variant``
     (``languages``: each language tag with its canonical form; the ``items`` relation must
     be registered where it is read)."""
-    tags = ", ".join(f"({_literal(tag)}, {_literal(canonical)})" for tag, canonical in
+    tags = ", ".join(f"({sql_literal(tag)}, {sql_literal(canonical)})" for tag, canonical in
                      languages.items())  # fmt: skip
     # the option texts in the order they were presented (DCBA: the first is the item's D)
     texts = ", ".join(
-        f"max(option_text) filter (where option_key = {_literal(key)}) as text_{position}"
+        f"max(option_text) filter (where option_key = {sql_literal(key)}) as text_{position}"
         for position, key in enumerate(order, start=1)
     )
     positions = ", ".join(f"t.text_{p}" for p in range(1, len(order) + 1))
@@ -446,7 +414,7 @@ def _answers(
                 l.canonical as language,
                 coalesce(r.answer, '') as raw_answer,
                 r.gold as gold_option,
-                {_literal(order)} as presented_order,
+                {sql_literal(order)} as presented_order,
                 t.domain_label,
                 t.domain,
                 {positions}
@@ -472,8 +440,8 @@ def _answers(
             domain_label,
             domain,
             'answer' as source_column,
-            {_literal(source.name)} as source_file,
+            {sql_literal(source.name)} as source_file,
             source_row,
-            {_literal(source.content_hash)} as content_hash
+            {sql_literal(source.content_hash)} as content_hash
         from ({normalised("with_texts", study.options)})
         """

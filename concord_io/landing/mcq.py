@@ -36,6 +36,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from concord_common import warehouse_lock
+from concord_common.sql import sql_literal
 from concord_io.connect import open_duckdb
 from concord_io.errors import ConcordError, printable
 from concord_io.landing import schemas
@@ -373,10 +374,6 @@ def _scores_table(run: Run) -> pa.Table:
     )
 
 
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 @dataclass(frozen=True)
 class Split:
     """What a run's split found: its answers (``valid`` of them with a chosen option) and
@@ -429,7 +426,7 @@ def _across_records(relation: str) -> str:
 
 def _outside(languages: list[str]) -> str:
     """SQL: a record (``a``) in a language the study does not compare."""
-    listed = ", ".join(_literal(language) for language in languages)
+    listed = ", ".join(sql_literal(language) for language in languages)
     return f"a.language not in ({listed})" if languages else "false"
 
 
@@ -439,8 +436,8 @@ def _set_aside(relation: str, languages: list[str]) -> str:
     be registered)."""
     reason = f"""
             case
-                when r.task is not null then {_literal(DUPLICATE)}
-                when {_outside(languages)} then {_literal(OTHER_LANGUAGE)}
+                when r.task is not null then {sql_literal(DUPLICATE)}
+                when {_outside(languages)} then {sql_literal(OTHER_LANGUAGE)}
                 when m.task is not null then m.reason
             end"""
     return f"""
@@ -457,7 +454,7 @@ def _quarantine_sql(run: Run, relation: str) -> str:
     """SQL: the quarantine rows of the run's records set aside (``run_set_aside``)."""
     return f"""
         select
-            {_literal(run.run_id)} as run_id,
+            {sql_literal(run.run_id)} as run_id,
             a.source_file,
             a.source_row,
             a.source_file || '#' || a.source_row as record_key,
@@ -528,7 +525,7 @@ def _split(
         split = Split(found[0], found[1], aside)
     else:
         answers = f"""
-            select {_literal(run.run_id)} as run_id, a.* exclude (record_order)
+            select {sql_literal(run.run_id)} as run_id, a.* exclude (record_order)
             from {kept_records}
             order by a.record_order
             """

@@ -14,13 +14,11 @@ Reasons (published downstream: ``dq_quarantine`` says ``mcq answer <reason>``):
 
 from __future__ import annotations
 
+from concord_common.sql import sql_literal
+
 REASONS = ("empty", "letter_out_of_range", "pipeline_error", "unrecognised")
 LETTER_PATTERN = r"^(?:(?:ANSWER|OPTION|CHOICE|RISPOSTA)\s*[:.\-]?\s*)?\(?([A-Z])\)?[.):]?$"
 PIPELINE_ERROR_PATTERN = r"(invalid|error|fail|retr|timeout|n/a)"
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def _text_key(expression: str) -> str:
@@ -32,12 +30,12 @@ def normalised(relation: str, options: list[str]) -> str:
     """``relation`` (columns ``raw_answer``, ``presented_order`` and ``text_1`` ...
     ``text_<n>``, the option texts in presented order, null where not known) with
     ``chosen_option`` and ``invalid_reason`` added."""
-    keys = ", ".join(_literal(option) for option in options)
-    all_keys = _literal("".join(options))
+    keys = ", ".join(sql_literal(option) for option in options)
+    all_keys = sql_literal("".join(options))
     text_keys = [_text_key(f"text_{i}") for i in range(1, len(options) + 1)]
     matches = " + ".join(f"(answer_key = {key})::int" for key in text_keys)
     by_text = "\n".join(
-        f"            when answer_key = {key} then {_literal(option)}"
+        f"            when answer_key = {key} then {sql_literal(option)}"
         for key, option in zip(text_keys, options, strict=True)
     )
     return f"""
@@ -49,7 +47,7 @@ def normalised(relation: str, options: list[str]) -> str:
                 else regexp_extract(
                     upper(trim(regexp_replace(
                         coalesce(raw_answer, ''), '[\\s*_`"'']+', ' ', 'g'))),
-                    {_literal(LETTER_PATTERN)},
+                    {sql_literal(LETTER_PATTERN)},
                     1
                 )
             end as letter_form,
@@ -81,7 +79,7 @@ def normalised(relation: str, options: list[str]) -> str:
             when presented_answer is not null then null
             when answer_key = '' then 'empty'
             when letter_form <> '' then 'letter_out_of_range'
-            when regexp_matches(answer_key, {_literal(PIPELINE_ERROR_PATTERN)})
+            when regexp_matches(answer_key, {sql_literal(PIPELINE_ERROR_PATTERN)})
                 then 'pipeline_error'
             else 'unrecognised'
         end as invalid_reason

@@ -22,11 +22,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from concord_common.sql import sql_literal
 from concord_io.errors import ConcordError, printable
 from concord_io.landing.strict_csv import text_of
 
 #: Bytes read at a time to hash a file: its memory does not grow with the file.
 HASH_CHUNK = 4 << 20
+NOT_AN_OBJECT = "not a JSON object"
+UNKNOWN_DOMAIN_HINT = "add it to seeds/mcq/mcq_domain_translations.csv"
 
 
 def _stamp(stat: os.stat_result) -> tuple[int, int, int, int]:
@@ -208,16 +211,68 @@ def refuse_first(
             raise refusal(check, file, unit, *found)
 
 
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def gold_check(options: Sequence[str], column: str, hint: str) -> Check:
     """A gold (column ``gold`` of the relation checked) that is not one of the study's
     option keys: a record's gold is its item's own key, exactly."""
     return Check(
-        f"gold not in ({', '.join(_literal(option) for option in options)})",
-        _literal(column),
-        "'gold ''' || gold || " + _literal(f"' is not one of the options {', '.join(options)}"),
+        f"gold not in ({', '.join(sql_literal(option) for option in options)})",
+        sql_literal(column),
+        "'gold ''' || gold || " + sql_literal(f"' is not one of the options {', '.join(options)}"),
         hint,
     )
+
+
+def refuse_json_shape(
+    con: duckdb.DuckDBPyConnection, relation: str, file: str, parents: tuple[str, ...]
+) -> None:
+    """Every line of ``relation`` (``source_row``, ``line``) is a JSON object whose keys,
+    and those of the objects at the paths ``parents`` (``$.doc``), are each given once:
+    the value of a key given twice would depend on the parser."""
+    checks = [
+        Check(
+            "not coalesce(json_valid(line), false) or json_type(line) <> 'OBJECT'",
+            "'(the line)'",
+            sql_literal(NOT_AN_OBJECT),
+            "write one JSON object per line",
+        )
+    ]
+    for path in ("$", *parents):
+        keys = f"json_keys(line, {sql_literal(path)})"
+        checks.append(
+            Check(
+                f"len({keys}) <> len(list_distinct({keys}))",
+                "'(the line)'",
+                f"'key ' || list_filter({keys}, "
+                f"lambda k: len(list_filter({keys}, lambda j: j = k)) > 1)[1]"
+                " || ' appears more than once in the JSON object' || "
+                f"{sql_literal('' if path == '$' else ' at ' + path)}",
+                "give each key once (which of two values counts is not defined)",
+            )
+        )
+    refuse_first(con, relation, checks, file, unit="line")
+
+
+def refuse_unknown_domains(con: duckdb.DuckDBPyConnection, relation: str, file: str) -> None:
+    """``relation`` (``source_row``, ``language``, ``domain_label``, ``domain_column``,
+    ``answer_column``) against the registered translations: the first label with no English
+    name is refused."""
+    found = first_row(
+        con,
+        f"""
+        select r.source_row, r.domain_column, r.answer_column, r.domain_label
+        from {relation} as r
+        left join translations as t
+            on t.language = r.language and t.domain_label = r.domain_label
+        where t.domain_en is null
+        order by r.source_row, r.domain_column
+        limit 1
+        """,
+    )
+    if found:
+        row, column, answer_column, label = found
+        answers = f" (answer column {answer_column})" if answer_column else ""
+        raise ConcordError(
+            f"{printable(file)}: Unknown domain label ({UNKNOWN_DOMAIN_HINT}): "
+            f"source_row={row}, column {column}{answers}, value {printable(repr(label))}",
+            hint=f"{UNKNOWN_DOMAIN_HINT}, or correct the label",
+        )

@@ -28,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from concord_common.sql import sql_literal
 from concord_io.errors import disk_error
 from concord_io.landing import schemas
 from concord_io.landing.sources import SourceFile
@@ -153,7 +154,7 @@ class Records:
         parts = []
         paths = [p for p in pieces if isinstance(p, Path)]
         if paths:
-            files = ", ".join(_literal(str(p)) for p in paths)
+            files = ", ".join(sql_literal(str(p)) for p in paths)
             parts.append(f"select {columns} from read_parquet([{files}])")
         for k, piece in enumerate(pieces):
             if isinstance(piece, pa.Table):
@@ -174,7 +175,7 @@ class Records:
             return
         if self._folder is None:
             self._folder = self._make_folder()
-        con.execute(f"set temp_directory = {_literal(str(self._folder / 'engine'))}")
+        con.execute(f"set temp_directory = {sql_literal(str(self._folder / 'engine'))}")
 
     def _register(self, con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
         con.register(name, table)
@@ -258,7 +259,3 @@ def spill_folder(root: Path) -> Callable[[], Path]:
             raise problem from error
 
     return make
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"

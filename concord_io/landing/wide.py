@@ -14,24 +14,16 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
+from concord_common.sql import sql_identifier, sql_literal
 from concord_io.errors import ConcordError, printable
 from concord_io.landing.identities import canonical_language
-from concord_io.landing.items import refuse_unknown_domains
 from concord_io.landing.normalise import normalised
 from concord_io.landing.registries import Line
-from concord_io.landing.sources import SourceFile, first_row, with_rows
+from concord_io.landing.sources import SourceFile, first_row, refuse_unknown_domains, with_rows
 from concord_io.landing.strict_csv import check_header, read_csv
 from concord_io.landing.study import Study
 
 DOMAIN_PREFIX = "Domain_"
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def read_wide(
@@ -59,23 +51,27 @@ def read_wide(
     parts = []
     for lang, (domain, options, answer) in _columns(languages, study.options, prefix).items():
         tag_column = "mcq_languages" if study.languages else domain
-        texts = ", ".join(f"{_quoted(name)} as text_{i}" for i, name in enumerate(options, 1))
+        texts = ", ".join(
+            f"{sql_identifier(name)} as text_{i}" for i, name in enumerate(options, 1)
+        )
         prompt_column = f"Prompt_{lang.upper()}"
-        prompt = _quoted(prompt_column) if prompt_column in checked.header else "null::varchar"
+        prompt = (
+            sql_identifier(prompt_column) if prompt_column in checked.header else "null::varchar"
+        )
         parts.append(
             f"""
             select
                 source_row,
-                {_literal(canonical_language(lang, where, column=tag_column))} as language,
-                {_literal(lang)} as language_as_written,
-                {_quoted(domain)} as domain_label,
-                {_literal(domain)} as domain_column,
-                {_literal(answer)} as answer_column,
-                {_quoted(answer)} as raw_answer,
+                {sql_literal(canonical_language(lang, where, column=tag_column))} as language,
+                {sql_literal(lang)} as language_as_written,
+                {sql_identifier(domain)} as domain_label,
+                {sql_literal(domain)} as domain_column,
+                {sql_literal(answer)} as answer_column,
+                {sql_identifier(answer)} as raw_answer,
                 {texts},
                 {prompt} as prompt,
-                {_literal(prompt_column)} as prompt_column,
-                {_literal(order)} as presented_order
+                {sql_literal(prompt_column)} as prompt_column,
+                {sql_literal(order)} as presented_order
             from wide_file
             """
         )
@@ -87,7 +83,7 @@ def read_wide(
     table = con.sql(
         f"""
         select
-            {_literal(study.task)} as task,
+            {sql_literal(study.task)} as task,
             n.source_row::varchar as item_id,
             n.language,
             n.chosen_option,
@@ -97,9 +93,9 @@ def read_wide(
             n.domain_label,
             t.domain_en as domain,
             n.answer_column as source_column,
-            {_literal(source.name)} as source_file,
+            {sql_literal(source.name)} as source_file,
             n.source_row,
-            {_literal(source.content_hash)} as content_hash
+            {sql_literal(source.content_hash)} as content_hash
         from ({normalised("wide_rows", study.options)}) as n
         inner join translations as t
             on t.language = n.language and t.domain_label = n.domain_label
@@ -158,7 +154,7 @@ def _refuse_other_items(con: duckdb.DuckDBPyConnection, file: str, task: str) ->
         inner join (
             select item_id, language, any_value(question) as question
             from items
-            where task = {_literal(task)}
+            where task = {sql_literal(task)}
             group by item_id, language
         ) as i
             on i.item_id = w.source_row::varchar and i.language = w.language
@@ -179,7 +175,7 @@ def _refuse_other_items(con: duckdb.DuckDBPyConnection, file: str, task: str) ->
 
 
 def _refuse_misaligned(con: duckdb.DuckDBPyConnection, file: str, languages: list[str]) -> None:
-    listed = "[" + ", ".join(map(_literal, languages)) + "]"
+    listed = "[" + ", ".join(map(sql_literal, languages)) + "]"
     joined = """
         from wide_rows as w
         inner join translations as t

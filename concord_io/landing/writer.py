@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from concord_common import folders, inside_without_links
+from concord_common.sql import sql_literal
 from concord_io.errors import ConcordError, disk_error, printable
 
 #: Rows per Parquet row group (docs/landing.md): bounded memory for readers.
@@ -178,11 +179,10 @@ def copy_query(
     Returns the rows and nulls written."""
     path = folder / f"{name}.parquet"
     columns = ", ".join(f"{_cast(field.name, field.type)} as {field.name}" for field in schema)
-    literal = "'" + str(path).replace("'", "''") + "'"
-    key, value = FINGERPRINT.decode(), fingerprint.replace("'", "''")
+    key, value = sql_literal(FINGERPRINT.decode()), sql_literal(fingerprint)
     (rows, statistics) = con.execute(
-        f"copy (select {columns} from ({query})) to {literal} (format parquet, "
-        f"row_group_size {ROW_GROUP_ROWS}, kv_metadata {{'{key}': '{value}'}}, "
+        f"copy (select {columns} from ({query})) to {sql_literal(path)} (format parquet, "
+        f"row_group_size {ROW_GROUP_ROWS}, kv_metadata {{{key}: {value}}}, "
         "return_stats true)"
     ).fetchone()[1::3]  # type: ignore[index]
     found = {column.strip('"'): int(stats.get("null_count", 0)) for column, stats in

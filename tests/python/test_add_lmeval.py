@@ -1,4 +1,4 @@
-"""``concord add lmeval PATH`` (concord_io.landing.add_lmeval) and the registry's
+"""``concord add lmeval PATH`` (concord_io.add_lmeval) and the registry's
 ``task_pattern``: fake lm-evaluation-harness output folders in tmp_path (a results file and
 sample logs in the harness's JSON shape), imported into a throw-away project and landed by
 the reader. No dbt."""
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from test_landing_reader import SOURCES_HEADER, land, landed, make_project, mcq, write
 
+from concord_io.add_lmeval import add_lmeval
 from concord_io.errors import ConcordError
-from concord_io.landing.add_lmeval import add_lmeval
 from concord_io.landing.task_names import check_task_pattern, split_task
 from concord_io.project import PROJECT_ROOT
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from concord_common import folders, inside_without_links
 from concord_io.errors import ConcordError, disk_error, printable
 from concord_io.landing.identities import canonical_language, check_name, slug
-from concord_io.landing.lm_eval import SAMPLES_NAME, _unique_keys
+from concord_io.landing.lm_eval import SAMPLES_NAME, unique_keys
 from concord_io.landing.mcq import read_source_runs
 from concord_io.landing.registries import Line, check_answer_source, file_pattern, item_registry
 from concord_io.landing.seed_sources import declared_seeds
@@ -89,7 +89,7 @@ def _shown(path: Path, base: Path) -> str:
 
 def _read_json(path: Path, shown: str) -> object:
     try:
-        return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_unique_keys)
+        return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=unique_keys)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise ConcordError(
             f"{printable(shown)}: not a readable results file ({printable(error)})",
