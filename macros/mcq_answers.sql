@@ -73,15 +73,24 @@
     ''
 {%- endmacro %}
 
-{#- Every file version that int_mcq_answers_normalised holds after a build, from staging. -#}
+{#- Every file version that int_mcq_answers_normalised holds after a build, from staging:
+    one row per file of a run (run_id, source_file, content_hash) with its file_version.
+    Built on the files, not on each answer: the version's text is made once a file (at 10⁷
+    answers, made for each answer and then made distinct, it cost a build with nothing new
+    a full pass over every answer). -#}
 {% macro mcq_answer_file_versions() -%}
-    select distinct
-        answers.source_file,
-        {{ mcq_file_version('runs', 'answers') }} as file_version
-    from {{ ref('stg_mcq__answers') }} as answers
+    select
+        files.run_id,
+        files.source_file,
+        files.content_hash,
+        {{ mcq_file_version('runs', 'files') }} as file_version
+    from (
+        select distinct answers.run_id, answers.source_file, answers.content_hash
+        from {{ ref('stg_mcq__answers') }} as answers
+        where {{ mcq_is_answer('answers.invalid_reason') }}
+    ) as files
     inner join {{ ref('stg_mcq__runs') }} as runs
-        on answers.run_id = runs.run_id
-    where {{ mcq_is_answer('answers.invalid_reason') }}
+        on files.run_id = runs.run_id
 {%- endmacro %}
 
 {#- Post-hook of int_mcq_answers_normalised (incremental by file version, appending the
@@ -93,10 +102,16 @@
 {% endmacro %}
 
 {% macro default__mcq_delete_stale_file_versions(relation, current) %}
+    {#- the stale versions found first among the few versions held, then their rows -#}
     delete from {{ relation }} as held
-    where not exists (
-        select 1 from ({{ current }}) as now
-        where now.source_file = held.source_file and now.file_version = held.file_version
+    where exists (
+        select 1 from (
+            select source_file, file_version from {{ relation }}
+            group by source_file, file_version
+            except
+            select source_file, file_version from ({{ current }}) as now
+        ) as stale
+        where stale.source_file = held.source_file and stale.file_version = held.file_version
     )
 {% endmacro %}
 

@@ -16,43 +16,52 @@
     post_hook="{{ mcq_delete_stale_file_versions(this, mcq_answer_file_versions()) }}",
 ) }}
 
-with answers as (
+with files as (
 
-    select * from {{ ref('stg_mcq__answers') }} as staged
-    where {{ mcq_is_answer('staged.invalid_reason') }}
-        -- an answer in a language its task does not compare is quarantined instead
-        and {{ mcq_in_task_languages('staged', ref('int_mcq_task_languages_declared')) }}
+    -- each file of a run with its version: the few files, not every answer
+    {{ mcq_answer_file_versions() }}
+
+),
+
+new_files as (
+
+    select * from files
+    {% if is_incremental() %}
+    -- only the file versions not held yet; older versions go in the post-hook
+    where not exists (
+        select 1 from (
+            select source_file, file_version from {{ this }}
+            group by source_file, file_version
+        ) as held
+        where held.source_file = files.source_file
+            and held.file_version = files.file_version
+    )
+    {% endif %}
 
 ),
 
 runs as (select * from {{ ref('stg_mcq__runs') }}),
 
-versioned as (
+new_versions as (
 
+    -- the answers of the new files alone (none read when nothing is new)
     select
-        answers.*,
+        staged.*,
         runs.model,
         runs.model_revision,
         runs.variant,
         runs.presented_option_order,
-        {{ mcq_file_version('runs', 'answers') }} as file_version
-    from answers
+        new_files.file_version
+    from {{ ref('stg_mcq__answers') }} as staged
+    inner join new_files
+        on staged.run_id = new_files.run_id
+        and staged.source_file = new_files.source_file
+        and staged.content_hash = new_files.content_hash
     inner join runs
-        on answers.run_id = runs.run_id
-
-),
-
-new_versions as (
-
-    select * from versioned
-    {% if is_incremental() %}
-    -- only the file versions not held yet; older versions go in the post-hook
-    where not exists (
-        select 1 from {{ this }} as held
-        where held.source_file = versioned.source_file
-            and held.file_version = versioned.file_version
-    )
-    {% endif %}
+        on staged.run_id = runs.run_id
+    where {{ mcq_is_answer('staged.invalid_reason') }}
+        -- an answer in a language its task does not compare is quarantined instead
+        and {{ mcq_in_task_languages('staged', ref('int_mcq_task_languages_declared')) }}
 
 ),
 
