@@ -75,8 +75,10 @@ def read_wide(
             from wide_file
             """
         )
-    con.execute("create or replace temp table wide_rows as " + " union all ".join(parts))
-    con.unregister("wide_file")
+    # a view over the parsed file, not a table: the checks and the answers each read the
+    # rows they need from Arrow's columns (a copy of every row's option texts cost 0.29 s
+    # of a 100 000-row file's 0.9 s)
+    con.execute("create or replace temp view wide_rows as " + " union all ".join(parts))
     refuse_unknown_domains(con, "wide_rows", source.name)
     _refuse_misaligned(con, source.name, languages)
     _refuse_other_items(con, source.name, study.task)
@@ -102,7 +104,8 @@ def read_wide(
         order by n.source_row, n.language
         """
     ).to_arrow_table()
-    con.execute("drop table wide_rows")
+    con.execute("drop view wide_rows")
+    con.unregister("wide_file")
     return table
 
 
