@@ -49,7 +49,7 @@ from concord_io.landing.registries import Line, answer_registry, answer_sources,
 from concord_io.landing.sources import SourceFile, first_row, load
 from concord_io.landing.spill import Deferred, Pieces, Records, spill_folder
 from concord_io.landing.study import Study, load_study
-from concord_io.landing.wide import read_wide
+from concord_io.landing.wide import read_wide, release_wide
 from concord_io.landing.writer import (
     Written,
     checked_path,
@@ -235,7 +235,8 @@ def _wide_runs(
         if _landed_alike(root, run, _fingerprint(run.row, run.inputs, context)):
             run.unchanged = True
         else:
-            records.add(run.answers, read_wide(con, study, line, source))
+            records.add_query(con, run.answers, *read_wide(con, study, line, source))
+            release_wide(con)
         runs.append(run)
     return runs
 

@@ -271,6 +271,7 @@ def read_csv(
             raise
     check_header(header, label, declared=declared, required=required)
     if quoted:
+        assert text is not None  # decoded above: the file holds a quote
         check_records(text, header, label)
     if one_line_ending and text is not None:
         check_line_endings(text, label, quoted=quoted)

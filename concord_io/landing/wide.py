@@ -12,7 +12,6 @@ is refused naming the row.
 from __future__ import annotations
 
 import duckdb
-import pyarrow as pa
 
 from concord_common.sql import sql_identifier, sql_literal
 from concord_io.errors import ConcordError, printable
@@ -28,12 +27,14 @@ DOMAIN_PREFIX = "Domain_"
 
 def read_wide(
     con: duckdb.DuckDBPyConnection, study: Study, line: Line, source: SourceFile
-) -> pa.Table:
-    """The file's answers: ``task``, ``item_id``, ``language``, ``chosen_option``,
-    ``raw_answer``, ``invalid_reason``, ``domain_label`` (the row's label in that language),
-    ``domain`` (its English name), ``source_column`` (``<PREFIX>_<LANG>``), ``source_file``,
-    ``source_row``, ``content_hash`` (the ``translations`` relation must be registered on
-    ``con``)."""
+) -> tuple[str, int, str]:
+    """The file parsed and checked: the SQL of its answers on ``con`` (in no order), their
+    number and the SQL of each one's place in reading order (by row, then language, from 0);
+    :func:`release_wide` lets the file go once they are taken. The answers: ``task``,
+    ``item_id``, ``language``, ``chosen_option``, ``raw_answer``, ``invalid_reason``,
+    ``domain_label`` (the row's label in that language), ``domain`` (its English name),
+    ``source_column`` (``<PREFIX>_<LANG>``), ``source_file``, ``source_row``,
+    ``content_hash`` (the ``translations`` relation must be registered on ``con``)."""
     prefix, order = line["prefix"], line["presented_option_order"]
     data = source.read_bytes()
     if study.languages:
@@ -82,7 +83,7 @@ def read_wide(
     refuse_unknown_domains(con, "wide_rows", source.name)
     _refuse_misaligned(con, source.name, languages)
     _refuse_other_items(con, source.name, study.task)
-    table = con.sql(
+    return (
         f"""
         select
             {sql_literal(study.task)} as task,
@@ -101,12 +102,24 @@ def read_wide(
         from ({normalised("wide_rows", study.options)}) as n
         inner join translations as t
             on t.language = n.language and t.domain_label = n.domain_label
-        order by n.source_row, n.language
-        """
-    ).to_arrow_table()
+        """,
+        checked.table.num_rows * len(languages),
+        _position(languages, where),
+    )
+
+
+def _position(languages: list[str], where: str) -> str:
+    """SQL: an answer's place among its file's, from 0, in reading order (by row, then
+    language)."""
+    ordered = sorted(canonical_language(lang, where) for lang in languages)
+    listed = "[" + ", ".join(map(sql_literal, ordered)) + "]"
+    return f"(source_row - 1) * {len(ordered)} + list_position({listed}, language) - 1"
+
+
+def release_wide(con: duckdb.DuckDBPyConnection) -> None:
+    """Let go of the file :func:`read_wide` read (its answers taken)."""
     con.execute("drop view wide_rows")
     con.unregister("wide_file")
-    return table
 
 
 def _columns(
