@@ -1,21 +1,18 @@
-"""Benchmark: `dbt build` of the cross-lingual marts vs the study's own pandas code.
+"""Benchmark: the reader's landing and `dbt build` of the cross-lingual marts on wide CSV
+files, against the same-output floor and the study's own pandas code.
 
-Sizes: the shipped 60 items x 8 files, then generated files of N items x 20 files. Both
-sides run in subprocesses on the same files in one run; we report wall time, peak memory
-(max RSS) and time per answer row. The baseline's bootstrap loop (1000 iterations of
-df.sample per function, two functions per file) is timed on a subset of iterations at the
-large sizes and extrapolated linearly (each iteration does the same work); the rest of the
-baseline is timed in full. Ours draws 10 000 resamples (the dbt var default), the baseline
-1000. After the full build, one more model's file is added and the build run again
-(incremental: only that file is read and normalised, only its model and run are classified
-and paired; goal <= 20% of the full build); a rebuild with nothing new, timed before it,
-reads no answer file and computes no group: what is left is dbt's fixed cost for the
-selection, the tests over whole tables and the counts, bootstrap and marts. The
-same files are also answered by one hand-written DuckDB query (the items'
-disagreement types and option counts per model and run, no bootstrap, no checks; best of
-three runs): the floor an engine sets, which the build should stay within 2.5x of. Each
-build's time is also split, from dbt's run_results.json, into start-up, models and tests,
-beside `dbt --version` (dbt's cost before it reads the project).
+Sizes: the shipped 60 items x 8 files (the start cost: the same commands with no work to
+speak of), then generated files of 100 000 items x 20 files. Per size, in fresh processes on
+the same files: the landing alone, the build (its plugin finds the landing unchanged), the
+build again with nothing new, the three floors (each best of three): the landing's (every
+file hashed, one typed Parquet copy of the answers), the facts' (the answers and the items
+with their types written as tables) and the figures' (one query of the type and option
+counts); the study's code (`bench/study_baseline.py`: its bootstrap loop of 1000 iterations
+of df.sample per function is timed at 10 and 30 iterations and extrapolated from the slope;
+ours draws 10 000 resamples); then one more model's file added, landed and built
+(incremental: its bound is the build with nothing new plus 3x that file's share of the
+same-output floor). DuckDB's memory limit is 700 MB (CONCORD_MEMORY_LIMIT) on every side.
+Each build's time is split, from dbt's run_results.json, into start-up, models and tests.
 
 `--long` measures the long-format path instead: generated Parquet answer files of 10^3
 (the start cost), 10^6, 10^7 and 10^8 answer rows (`generate_mcq.generate_long`); per size
@@ -40,6 +37,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from concord_common.sql import sql_literal  # noqa: E402
 from concord_io.project import DBT, copy_project  # noqa: E402
 
 BASELINE_ITERATIONS = 1000
@@ -98,13 +96,6 @@ def hand_written_query(project: Path) -> str:
         "count(*) filter (where it = 'A') as it_a, count(*) filter (where fa = 'A') as fa_a "
         "from typed group by all"
     )
-
-
-def run_duckdb_query(project: Path) -> dict:
-    """Time :func:`hand_written_query` in a fresh interpreter: best of three runs (one run
-    swung from 2.5 s to 8.6 s between benchmark runs; the best is the engine's floor, and the
-    ratio against it the strictest)."""
-    return _best_of_three("hand_written_query", project, {})
 
 
 def _best_of_three(
@@ -233,39 +224,6 @@ def append_one_file(project: Path) -> None:
         )
 
 
-def bench_size(n_items: int | None, n_files: int, iterations: int) -> dict:
-    from generate_mcq import generate
-
-    with tempfile.TemporaryDirectory() as tmp:
-        project = copy_project(Path(tmp) / "project")
-        (project / "warehouse").mkdir()
-        if n_items is not None:
-            generate(project, n_items, n_files, seed=0)
-        ours = run_ours(project)
-        unchanged = run_ours(project)  # nothing new: dbt's fixed cost, the floor of any rebuild
-        append_one_file(project)
-        incremental = run_ours(project)  # the same database: an incremental build
-        engine = run_duckdb_query(project)
-        baseline = run_baseline(project, iterations)
-    items = 60 if n_items is None else n_items
-    rows = items * n_files * 3
-    return {
-        "items": items,
-        "files": n_files,
-        "answer_rows": rows,
-        "shipped_data": n_items is None,
-        "ours": ours,
-        "baseline": baseline,
-        "duckdb_query": engine,
-        "rebuild_unchanged": unchanged,
-        "incremental_after_one_file": incremental,
-        "incremental_share": incremental["seconds"] / ours["seconds"],
-        "speedup": baseline["seconds"] / ours["seconds"],
-        "vs_duckdb_query": ours["seconds"] / engine["seconds"],
-        "ours_us_per_row": 1e6 * ours["seconds"] / rows,
-    }
-
-
 def hand_written_long_query(project: Path) -> str:
     """The floor of the long-format path: one DuckDB query over the generated Parquet files
     computing what the selection computes before its bootstraps. Per model, run and item
@@ -383,11 +341,30 @@ def run_landing(project: Path) -> dict:
     return _measure(code)
 
 
-def bench_long(n_rows: int, build: bool = True, rebuild: bool = False) -> dict:
+def add_long_file(project: Path) -> int:
+    """One more answer file, the first generated file's runs as two new models (``Model 20``
+    and up): what a user adds to a landed warehouse. Returns its rows."""
+    import duckdb
+
+    sources = project / "seeds" / "mcq" / "answer_sources"
+    first, added = sources / "answers_000.parquet", sources / "answers_added.parquet"
+    with duckdb.connect() as con:
+        con.execute(
+            f"copy (select 'Model ' || (20 + right(model, 2)::int)::varchar as model, "
+            f"* exclude (model) from read_parquet({sql_literal(first)})) "
+            f"to {sql_literal(added)} (format parquet)"
+        )
+        return con.execute(f"select count(*) from read_parquet({sql_literal(added)})").fetchone()[0]
+
+
+def bench_long(
+    n_rows: int, build: bool = True, rebuild: bool = False, incremental: bool = False
+) -> dict:
     """One size of the long-format curve: the reader's landing, then `dbt build` of the
     selection (whose plugin finds the landing unchanged; not with ``build=False``), with
     ``rebuild`` the same build again with nothing new, then the floors, on the same
-    files."""
+    files; with ``incremental``, also the build with nothing new, then one more file
+    (:func:`add_long_file`) landed and built on that warehouse."""
     from generate_mcq import generate_long
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -396,13 +373,21 @@ def bench_long(n_rows: int, build: bool = True, rebuild: bool = False) -> dict:
         generate_long(project, n_rows)
         landing = run_landing(project)
         ours = run_ours(project, memory_limit=LONG_MEMORY_LIMIT) if build else None
+        rebuild = rebuild or incremental
         again = run_ours(project, memory_limit=LONG_MEMORY_LIMIT) if rebuild else None
         floor = run_long_query(project)
         facts = run_long_facts(project)
         hashing = run_hash_floor(sorted((project / "seeds" / "mcq").rglob("*.parquet")))
         landing_floor = _with_hashing(run_long_landing_floor(project), hashing)
+        added_rows = landing_added = added = None
+        if incremental:
+            added_rows = add_long_file(project)
+            landing_added = run_landing(project)
+            added = run_ours(project, memory_limit=LONG_MEMORY_LIMIT)
     total = landing["seconds"] + (ours["seconds"] if ours else 0.0)
+    same = landing_floor["seconds"] + facts["seconds"] + floor["seconds"]
     return {
+        "label": f"{n_rows:,} rows",
         "answer_rows": n_rows,
         "landing": landing,
         "ours": ours,
@@ -410,10 +395,17 @@ def bench_long(n_rows: int, build: bool = True, rebuild: bool = False) -> dict:
         "facts_floor": facts,
         "landing_floor": landing_floor,
         # what any design must land, write and compute: the issue's floor for the work
-        "same_output_floor_seconds": (
-            landing_floor["seconds"] + facts["seconds"] + floor["seconds"]
-        ),
+        "same_output_floor_seconds": same,
         "rebuild_unchanged": again,
+        "landing_after_one_file": landing_added,
+        "incremental_after_one_file": added,
+        "added_rows": added_rows,
+        "incremental_seconds": landing_added["seconds"] + added["seconds"] if added else None,
+        # the issue's bound: the build with nothing new plus 3x the file's same-output floor
+        # (the floors grow with the rows: its share of them)
+        "incremental_bound_seconds": (
+            again["seconds"] + 3 * same * added_rows / n_rows if added else None
+        ),
         "total_seconds": total if ours else None,
         "ours_us_per_row": 1e6 * total / n_rows if ours else None,
     }
@@ -434,7 +426,12 @@ def main_long(quick: bool, out: Path) -> None:
     for n_rows in [*sizes, *landing_only]:
         print(f"long format, {n_rows:,} answer rows ...", flush=True)
         results.append(
-            bench_long(n_rows, build=n_rows not in landing_only, rebuild=n_rows == sizes[0])
+            bench_long(
+                n_rows,
+                build=n_rows not in landing_only,
+                rebuild=n_rows == sizes[0],
+                incremental=n_rows == sizes[-1],
+            )
         )
         print(json.dumps(results[-1]), flush=True)
     write_long_report(results, quick, out, dbt_start)
@@ -501,6 +498,19 @@ def write_long_report(
             f"{r['ours_us_per_row']:.3f} | {floors} | "
             f"{work / floor:.1f}× | {work / facts:.1f}× | {work / same:.1f}× |"
         )
+    for r in results:
+        if r.get("incremental_seconds") is not None:
+            lines += [
+                "",
+                f"Incremental at {r['answer_rows']:,} rows: one more file of "
+                f"{r['added_rows']:,} rows landed and built on that warehouse in "
+                f"{r['incremental_seconds']:.1f} s (landing "
+                f"{r['landing_after_one_file']['seconds']:.1f} s, build "
+                f"{r['incremental_after_one_file']['seconds']:.1f} s); the build with nothing "
+                f"new {r['rebuild_unchanged']['seconds']:.1f} s; the bound (nothing new + 3× the "
+                f"file's share of the same-output floor) {r['incremental_bound_seconds']:.1f} s.",
+            ]
+    lines += _time_breakdown([r for r in results if r["ours"]], dbt_version_seconds)
     _write_results(out, name, report, lines)
 
 
@@ -681,6 +691,186 @@ def main_landing(quick: bool, out: Path, sizes: list[int]) -> None:
     _write_results(out, "landing_quick" if quick else "landing", report, lines)
 
 
+def hand_written_wide_facts(project: Path) -> str:
+    """The facts' floor for the wide files: each registered file read once by DuckDB (every
+    column as text) into a table, then the two fact tables the selection publishes written from
+    it: one row per answer (its validity beside it) and one per item (its three answers and
+    the disagreement type). A wide row already holds an item's three answers, so the item
+    table needs no grouping; a row's place in the table read (``read_csv`` gives no row
+    numbers) stands for the item's number."""
+    root = project / "seeds" / "mcq"
+    with (root / "mcq_answer_registry.csv").open(encoding="utf-8") as handle:
+        lines = list(csv.DictReader(handle))
+    valid = "('A', 'B', 'C', 'D')"
+    parts = []
+    for line in lines:
+        path = sql_literal(root / "answers" / line["file"])
+        p = line["prefix"]
+        parts.append(
+            f"select {sql_literal(line['model'])} as model, {sql_literal(line['run'])} as run, "
+            f'upper(trim("{p}_EN")) as en, upper(trim("{p}_IT")) as it, '
+            f'upper(trim("{p}_FA")) as fa '
+            f"from read_csv({path}, all_varchar = true)"
+        )
+    return f"""
+        create or replace temp table wide as {" union all ".join(parts)};
+        create or replace table answers_fact as
+        select model, run, item_row, language, answer, answer in {valid} as is_valid
+        from (unpivot (select rowid as item_row, * from wide) on en, it, fa
+            into name language value answer);
+        create or replace table items_fact as
+        select model, run, rowid as item_row,
+            case when en in {valid} then en end as en,
+            case when it in {valid} then it end as it,
+            case when fa in {valid} then fa end as fa,
+            case
+                when en not in {valid} or it not in {valid} or fa not in {valid}
+                    or en is null or it is null or fa is null then 'incomplete'
+                when en = it and it = fa then 'all_same' when en = it then 'fa_diverged'
+                when en = fa then 'it_diverged' when it = fa then 'en_diverged'
+                else 'all_different' end as type
+        from wide;
+        select count(*) from items_fact
+    """
+
+
+#: DuckDB's memory limit for the wide files (the issue's: 700 MB; the process peak goal 1 GB)
+WIDE_MEMORY_LIMIT = "700MB"
+
+
+def wide_floors(project: Path) -> dict:
+    """The three floors over the project's wide files, each best of three under the wide
+    memory limit: the landing's (every file hashed, plus one typed Parquet copy of the
+    answers), the facts' (:func:`hand_written_wide_facts`, into a database file) and the
+    figures' (:func:`hand_written_query`); added, the same-output floor."""
+    config = {"memory_limit": WIDE_MEMORY_LIMIT}
+    hashing = run_hash_floor(sorted((project / "seeds" / "mcq").rglob("*.csv")))
+    landing = _with_hashing(_best_of_three("hand_written_wide_landing", project, config), hashing)
+    database = str(project / "warehouse" / "facts_floor.duckdb")
+    facts = _best_of_three("hand_written_wide_facts", project, config, database)
+    figures = _best_of_three("hand_written_query", project, config)
+    return {
+        "landing_floor": landing,
+        "facts_floor": facts,
+        "floor": figures,
+        "same_output_floor_seconds": landing["seconds"] + facts["seconds"] + figures["seconds"],
+    }
+
+
+def bench_wide(n_items: int | None, n_files: int, iterations: int | None) -> dict:
+    """One size of the wide files (``None`` items: the shipped 60 x 8, the start cost): the
+    reader's landing, `dbt build` of the selection, the same build with nothing new, the
+    three floors, the study's pandas code (not with ``iterations=None``), then one more
+    model's file added, landed and built (incremental)."""
+    from generate_mcq import generate
+
+    with tempfile.TemporaryDirectory() as tmp:
+        project = copy_project(Path(tmp) / "project")
+        (project / "warehouse").mkdir()
+        if n_items is not None:
+            generate(project, n_items, n_files, seed=0)
+        landing = run_landing(project)
+        ours = run_ours(project, memory_limit=WIDE_MEMORY_LIMIT)
+        unchanged = run_ours(project, memory_limit=WIDE_MEMORY_LIMIT)
+        floors = wide_floors(project)
+        baseline = run_baseline(project, iterations) if iterations else None
+        append_one_file(project)
+        landing_added = run_landing(project)
+        added = run_ours(project, memory_limit=WIDE_MEMORY_LIMIT)
+    items = 60 if n_items is None else n_items
+    rows = items * n_files * 3
+    total = landing["seconds"] + ours["seconds"]
+    incremental = landing_added["seconds"] + added["seconds"]
+    # the one file's share of the same-output floor: the floors grow with the rows
+    file_floor = floors["same_output_floor_seconds"] / n_files
+    return {
+        "label": f"{items:,} x {n_files}",
+        "items": items,
+        "files": n_files,
+        "answer_rows": rows,
+        "shipped_data": n_items is None,
+        "landing": landing,
+        "ours": ours,
+        "total_seconds": total,
+        "peak_rss_mb": max(landing["peak_rss_mb"], ours["peak_rss_mb"]),
+        **floors,
+        "rebuild_unchanged": unchanged,
+        "baseline": baseline,
+        "study_ratio": baseline["seconds"] / total if baseline else None,
+        "landing_after_one_file": landing_added,
+        "incremental_after_one_file": added,
+        "incremental_seconds": incremental,
+        # the issue's bound: the build with nothing new plus 3x the file's same-output floor
+        "incremental_bound_seconds": unchanged["seconds"] + 3 * file_floor,
+    }
+
+
+def main_wide(quick: bool, out: Path) -> None:
+    """bench/results/mcq.{json,md}: the wide files, the shipped 60 x 8 first (the start
+    cost), against the three floors and the study's code."""
+    os.environ["CONCORD_MEMORY_LIMIT"] = WIDE_MEMORY_LIMIT  # the reader's, as the build's
+    os.environ.setdefault("CONCORD_THREADS", "2")
+    plan = [(None, 8, None), (300, 4, 5)] if quick else [(None, 8, None), (100_000, 20, 10)]
+    dbt_start = run_dbt_version()["seconds"]
+    results = []
+    for n_items, n_files, iterations in plan:
+        print(f"wide files, {n_items or 60} items x {n_files} files ...", flush=True)
+        results.append(bench_wide(n_items, n_files, iterations))
+        print(json.dumps(results[-1]), flush=True)
+    start = results[0]["total_seconds"]
+    report = {
+        "benchmark": "mcq",
+        "quick": quick,
+        "machine": {
+            "python": platform.python_version(),
+            "cpu_count": os.cpu_count(),
+            "platform": platform.platform(),
+        },  # fmt: skip
+        "memory_limit": WIDE_MEMORY_LIMIT,
+        "threads": os.environ["CONCORD_THREADS"],
+        "dbt_version_seconds": dbt_start,
+        "start_cost_seconds": start,
+        "results": results,
+    }
+    lines = [
+        f"Wide CSV files: the reader's landing, then `dbt build --select "
+        f"+path:models/marts/mcq`, against the same-output floor (the landing's: every file "
+        f"hashed and one typed Parquet copy of the answers; the facts': the answers and the "
+        f"items with their types written as tables; the figures': the type and option counts; "
+        f"each best of three), DuckDB's memory limit {WIDE_MEMORY_LIMIT} and "
+        f"{os.environ['CONCORD_THREADS']} threads on every side. The start cost: the same "
+        f"commands on the shipped 60 x 8 files, {start:.1f} s ({start / dbt_start:.1f}× "
+        f"`dbt --version`, {dbt_start:.2f} s). The study: its pandas code "
+        f"(`bench/study_baseline.py`, 1 000 bootstrap iterations, extrapolated), against our "
+        f"landing and build (10 000 resamples).",
+        "",
+        "| items x files | answer rows | landing (s) | dbt build (s) | total (s) | peak MB | "
+        "landing's floor (s) | facts' floor (s) | figures' floor (s) | same-output floor (s) | "
+        "(total − start) / same-output floor | nothing new (s) | +1 file, landed and built (s) "
+        "| its bound (s) | study (s) | study / total |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        same = r["same_output_floor_seconds"]
+        work = f"{(r['total_seconds'] - start) / same:.1f}×" if r is not results[0] else "(start)"
+        study = (
+            f"{r['baseline']['seconds']:.1f} | {r['study_ratio']:.1f}×"
+            if r["baseline"]
+            else "— | —"
+        )
+        lines.append(
+            f"| {r['items']:,} x {r['files']}{' (shipped)' if r['shipped_data'] else ''} | "
+            f"{r['answer_rows']:,} | {r['landing']['seconds']:.1f} | {r['ours']['seconds']:.1f} | "
+            f"{r['total_seconds']:.1f} | {r['peak_rss_mb']:.0f} | "
+            f"{r['landing_floor']['seconds']:.2f} | {r['facts_floor']['seconds']:.2f} | "
+            f"{r['floor']['seconds']:.2f} | {same:.2f} | {work} | "
+            f"{r['rebuild_unchanged']['seconds']:.1f} | {r['incremental_seconds']:.1f} | "
+            f"{r['incremental_bound_seconds']:.1f} | {study} |"
+        )
+    lines += _time_breakdown(results, dbt_start)
+    _write_results(out, "mcq_quick" if quick else "mcq", report, lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="tiny sizes, seconds")
@@ -693,88 +883,43 @@ def main() -> None:
     args = parser.parse_args()
     if args.landing is not None:
         main_landing(args.quick, args.out, args.landing or [1_000_000, 10_000_000])
-        return
-    if args.long:
+    elif args.long:
         main_long(args.quick, args.out)
-        return
-    if args.quick:
-        plan = [(None, 8, 10), (300, 4, 5)]
     else:
-        plan = [
-            (None, 8, BASELINE_ITERATIONS),
-            (25_000, 20, 10),
-            (50_000, 20, 10),
-            (100_000, 20, 10),
-        ]
-    dbt_start = run_dbt_version()
-    results = []
-    for n_items, n_files, iterations in plan:
-        print(f"size {n_items or 60} items x {n_files} files ...", flush=True)
-        results.append(bench_size(n_items, n_files, iterations))
-        print(json.dumps(results[-1]), flush=True)
-    report = {
-        "benchmark": "mcq",
-        "quick": args.quick,
-        "machine": {
-            "python": platform.python_version(),
-            "cpu_count": __import__("os").cpu_count(),
-            "platform": platform.platform(),
-        },
-        "dbt_version_seconds": dbt_start["seconds"],
-        "results": results,
-    }
-    name = "mcq_quick" if args.quick else "mcq"
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"{name}.json").write_text(json.dumps(report, indent=2))
-    lines = [
-        "| items x files | answer rows | dbt build (s) | peak MB | study pandas (s) | "
-        "peak MB | speed-up | one DuckDB query (s) | build / query | "
-        "rebuild, nothing new (s) | +1 file, incremental (s) | share of full | "
-        "µs per row (ours) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in results:
-        lines.append(
-            f"| {r['items']:,} x {r['files']}{' (shipped)' if r['shipped_data'] else ''} | "
-            f"{r['answer_rows']:,} | {r['ours']['seconds']:.1f} | {r['ours']['peak_rss_mb']:.0f} | "
-            f"{r['baseline']['seconds']:.1f} | {r['baseline']['peak_rss_mb']:.0f} | "
-            f"{r['speedup']:.1f}x | {r['duckdb_query']['seconds']:.2f} | "
-            f"{r['vs_duckdb_query']:.1f}x | {r['rebuild_unchanged']['seconds']:.1f} | "
-            f"{r['incremental_after_one_file']['seconds']:.1f} | "
-            f"{100 * r['incremental_share']:.0f}% | {r['ours_us_per_row']:.2f} |"
-        )
-    lines += _time_breakdown(results, dbt_start["seconds"])
-    (args.out / f"{name}.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+        main_wide(args.quick, args.out)
 
 
 def _time_breakdown(results: list[dict], dbt_version_seconds: float) -> list[str]:
-    """Where each build's time went, from dbt's run_results.json: the process's start
-    (wall time less dbt's own elapsed time: importing dbt, reading the parsed project,
-    opening the database) and the summed time of the nodes by kind (two threads run
+    """Where each build's time went, from dbt's run_results.json: the landing before it, the
+    process's start (wall time less dbt's own elapsed time: importing dbt, reading the parsed
+    project, opening the database) and the summed time of the nodes by kind (two threads run
     nodes side by side, so the sums can exceed the elapsed time)."""
     lines = [
         "",
         f"Where the time goes (`dbt --version` alone: {dbt_version_seconds:.1f} s). Node "
         "times are sums over dbt's two threads.",
         "",
-        "| items x files | build | wall (s) | start-up (s) | nodes | models (s) | "
-        "data and unit tests (s) | seeds and hooks (s) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| size | build | landing (s) | dbt wall (s) | start-up (s) | nodes | "
+        "models (s) | data and unit tests (s) | seeds and hooks (s) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     builds = [
-        ("full", "ours"),
-        ("nothing new", "rebuild_unchanged"),
-        ("+1 file", "incremental_after_one_file"),
+        ("full", "landing", "ours"),
+        ("nothing new", None, "rebuild_unchanged"),
+        ("+1 file", "landing_after_one_file", "incremental_after_one_file"),
     ]
     for r in results:
-        for label, key in builds:
-            build = r[key]
+        for label, landing_key, key in builds:
+            build = r.get(key)
+            if build is None:  # not run at this size
+                continue
             nodes = build["node_seconds"]
             tests = nodes.get("test", 0.0) + nodes.get("unit_test", 0.0)
             other = nodes.get("seed", 0.0) + nodes.get("operation", 0.0)
+            landed = f"{r[landing_key]['seconds']:.1f}" if landing_key else "—"
             lines.append(
-                f"| {r['items']:,} x {r['files']} | {label} | {build['seconds']:.1f} | "
+                f"| {r['label']} | {label} | {landed} | "
+                f"{build['seconds']:.1f} | "
                 f"{build['seconds'] - build['dbt_elapsed_seconds']:.1f} | {build['nodes']} | "
                 f"{nodes.get('model', 0.0):.1f} | {tests:.1f} | {other:.1f} |"
             )
