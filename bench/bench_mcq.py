@@ -67,31 +67,45 @@ def _measure(code: str) -> dict:
     return json.loads(lines[-1])
 
 
-def hand_written_query(project: Path) -> str:
-    """One DuckDB query over the registered wide files: per model, run and disagreement
-    type, the items and how many chose A in each language."""
+#: The options of the generated and shipped answers
+VALID = "('A', 'B', 'C', 'D')"
+
+#: SQL: an item's disagreement type from its columns ``en``, ``it`` and ``fa`` (incomplete
+#: where one is null or not an option), as the floors compute it
+DISAGREEMENT_TYPE = f"""case
+    when en not in {VALID} or it not in {VALID} or fa not in {VALID}
+        or en is null or it is null or fa is null then 'incomplete'
+    when en = it and it = fa then 'all_same' when en = it then 'fa_diverged'
+    when en = fa then 'it_diverged' when it = fa then 'en_diverged'
+    else 'all_different' end"""
+
+
+def wide_rows(project: Path) -> str:
+    """SQL: every registered wide file read once by DuckDB (every column as text), one row per
+    item with the model, the run and the three answers (``en``, ``it``, ``fa``), upper-cased
+    and trimmed; the files' rows one after the other, in the registry's order."""
     root = project / "seeds" / "mcq"
     with (root / "mcq_answer_registry.csv").open(encoding="utf-8") as handle:
         lines = list(csv.DictReader(handle))
     parts = []
     for line in lines:
-        path = str(root / "answers" / line["file"]).replace("'", "''")
+        path = sql_literal(root / "answers" / line["file"])
         p = line["prefix"]
         parts.append(
-            f"select '{line['model']}' as model, '{line['run']}' as run, "
+            f"select {sql_literal(line['model'])} as model, {sql_literal(line['run'])} as run, "
             f'upper(trim("{p}_EN")) as en, upper(trim("{p}_IT")) as it, '
             f'upper(trim("{p}_FA")) as fa '
-            f"from read_csv('{path}', all_varchar = true)"
+            f"from read_csv({path}, all_varchar = true)"
         )
-    valid = "('A', 'B', 'C', 'D')"
-    union = " union all ".join(parts)
+    return " union all ".join(parts)
+
+
+def hand_written_query(project: Path) -> str:
+    """One DuckDB query over the registered wide files: per model, run and disagreement
+    type, the items and how many chose A in each language."""
     return (
-        f"with answers as ({union}), "
-        "typed as (select *, case "
-        f"when en not in {valid} or it not in {valid} or fa not in {valid} then 'incomplete' "
-        "when en = it and it = fa then 'all_same' when en = it then 'fa_diverged' "
-        "when en = fa then 'it_diverged' when it = fa then 'en_diverged' "
-        "else 'all_different' end as type from answers) "
+        f"with answers as ({wide_rows(project)}), "
+        f"typed as (select *, {DISAGREEMENT_TYPE} as type from answers) "
         "select model, run, type, count(*) as n, count(*) filter (where en = 'A') as en_a, "
         "count(*) filter (where it = 'A') as it_a, count(*) filter (where fa = 'A') as fa_a "
         "from typed group by all"
@@ -231,7 +245,6 @@ def hand_written_long_query(project: Path) -> str:
     counts (full agreement is the all_same share); per model, run, language and option the
     counts. Both results in one statement (a union of the two groupings)."""
     files = str(project / "seeds" / "mcq" / "answer_sources" / "answers_*.parquet")
-    valid = "('A', 'B', 'C', 'D')"
     return f"""
         with answers as (
             select model, run, item_id, language, upper(trim(answer)) as answer
@@ -245,19 +258,14 @@ def hand_written_long_query(project: Path) -> str:
             from answers group by all
         ),
         typed as (
-            select model, run, case
-                when en not in {valid} or it not in {valid} or fa not in {valid}
-                    or en is null or it is null or fa is null then 'incomplete'
-                when en = it and it = fa then 'all_same' when en = it then 'fa_diverged'
-                when en = fa then 'it_diverged' when it = fa then 'en_diverged'
-                else 'all_different' end as type
+            select model, run, {DISAGREEMENT_TYPE} as type
             from items
         )
         select 'type' as grouping, model, run, type as what, count(*) as n
         from typed group by all
         union all
         select 'option', model, run, language || ':' || answer, count(*)
-        from answers where answer in {valid} group by all
+        from answers where answer in {VALID} group by all
     """
 
 
@@ -267,11 +275,10 @@ def hand_written_long_facts(project: Path) -> str:
     item (the three answers and the disagreement type) as tables, from the same files. The
     figures' floor (:func:`hand_written_long_query`) does not write them."""
     files = str(project / "seeds" / "mcq" / "answer_sources" / "answers_*.parquet")
-    valid = "('A', 'B', 'C', 'D')"
     return f"""
         create or replace table answers_fact as
         select model, run, item_id, language, upper(trim(answer)) as answer,
-            upper(trim(answer)) in {valid} as is_valid
+            upper(trim(answer)) in {VALID} as is_valid
         from read_parquet('{files.replace("'", "''")}');
         create or replace table items_fact as
         with items as (
@@ -281,11 +288,7 @@ def hand_written_long_facts(project: Path) -> str:
                 any_value(answer) filter (where language = 'fa' and is_valid) as fa
             from answers_fact group by all
         )
-        select *, case
-            when en is null or it is null or fa is null then 'incomplete'
-            when en = it and it = fa then 'all_same' when en = it then 'fa_diverged'
-            when en = fa then 'it_diverged' when it = fa then 'en_diverged'
-            else 'all_different' end as type
+        select *, {DISAGREEMENT_TYPE} as type
         from items;
         select count(*) from items_fact
     """
@@ -296,11 +299,10 @@ def hand_written_long_landing(project: Path) -> str:
     them, from the same files (what the reader must at least write)."""
     files = str(project / "seeds" / "mcq" / "answer_sources" / "answers_*.parquet")
     target = str(project / "warehouse" / "landing_floor.parquet")
-    valid = "('A', 'B', 'C', 'D')"
     return f"""
         copy (
             select model, run, item_id, language, upper(trim(answer)) as answer,
-                upper(trim(answer)) in {valid} as is_valid
+                upper(trim(answer)) in {VALID} as is_valid
             from read_parquet('{files.replace("'", "''")}')
         ) to '{target.replace("'", "''")}' (format parquet)
     """
@@ -521,13 +523,12 @@ def hand_written_long_landing_shape(project: Path) -> str:
     reader of this contract must at least write; the landing's floor writes six columns."""
     files = str(project / "seeds" / "mcq" / "answer_sources" / "answers_*.parquet")
     target = str(project / "warehouse" / "landing_shape_floor.parquet")
-    valid = "('A', 'B', 'C', 'D')"
     return f"""
         copy (
             select model || '--' || run as run_id, 'xcloze' as task, item_id::varchar as item_id,
-                language, case when upper(trim(answer)) in {valid} then upper(trim(answer))
+                language, case when upper(trim(answer)) in {VALID} then upper(trim(answer))
                 end as chosen_option, answer as raw_answer,
-                case when upper(trim(answer)) not in {valid} then 'unrecognised' end
+                case when upper(trim(answer)) not in {VALID} then 'unrecognised' end
                     as invalid_reason,
                 null::varchar as gold_option, null::varchar as domain_label,
                 null::varchar as domain, 'answer' as source_column,
@@ -540,28 +541,15 @@ def hand_written_long_landing_shape(project: Path) -> str:
 
 
 def hand_written_wide_landing(project: Path) -> str:
-    """The landing's floor for the wide files: each registered file read once by DuckDB (every
-    column as text), its answer columns unpivoted to one row per item and language, and one
-    typed Parquet copy of those answers, their validity beside them."""
-    root = project / "seeds" / "mcq"
-    with (root / "mcq_answer_registry.csv").open(encoding="utf-8") as handle:
-        lines = list(csv.DictReader(handle))
-    valid = "('A', 'B', 'C', 'D')"
-    parts = []
-    for line in lines:
-        path = str(root / "answers" / line["file"]).replace("'", "''")
-        columns = ", ".join(
-            f'"{line["prefix"]}_{lang.upper()}" as {lang}' for lang in "en it fa".split()
-        )
-        # each file read once, its answer columns unpivoted
-        parts.append(
-            f"select '{line['model']}' as model, '{line['run']}' as run, language, "
-            f"upper(trim(answer)) as answer, upper(trim(answer)) in {valid} as is_valid "
-            f"from (unpivot (select {columns} from read_csv('{path}', all_varchar = true)) "
-            "on en, it, fa into name language value answer)"
-        )
-    target = str(project / "warehouse" / "wide_landing_floor.parquet").replace("'", "''")
-    return f"copy ({' union all '.join(parts)}) to '{target}' (format parquet)"
+    """The landing's floor for the wide files: each registered file read once by DuckDB
+    (:func:`wide_rows`), its answer columns unpivoted to one row per item and language, and
+    one typed Parquet copy of those answers, their validity beside them."""
+    target = sql_literal(project / "warehouse" / "wide_landing_floor.parquet")
+    return (
+        f"copy (select model, run, language, answer, answer in {VALID} as is_valid "
+        f"from (unpivot ({wide_rows(project)}) on en, it, fa into name language value answer)) "
+        f"to {target} (format parquet)"
+    )
 
 
 def run_hash_floor(files: list[Path]) -> dict:
@@ -698,37 +686,18 @@ def hand_written_wide_facts(project: Path) -> str:
     the disagreement type). A wide row already holds an item's three answers, so the item
     table needs no grouping; a row's place in the table read (``read_csv`` gives no row
     numbers) stands for the item's number."""
-    root = project / "seeds" / "mcq"
-    with (root / "mcq_answer_registry.csv").open(encoding="utf-8") as handle:
-        lines = list(csv.DictReader(handle))
-    valid = "('A', 'B', 'C', 'D')"
-    parts = []
-    for line in lines:
-        path = sql_literal(root / "answers" / line["file"])
-        p = line["prefix"]
-        parts.append(
-            f"select {sql_literal(line['model'])} as model, {sql_literal(line['run'])} as run, "
-            f'upper(trim("{p}_EN")) as en, upper(trim("{p}_IT")) as it, '
-            f'upper(trim("{p}_FA")) as fa '
-            f"from read_csv({path}, all_varchar = true)"
-        )
     return f"""
-        create or replace temp table wide as {" union all ".join(parts)};
+        create or replace temp table wide as {wide_rows(project)};
         create or replace table answers_fact as
-        select model, run, item_row, language, answer, answer in {valid} as is_valid
+        select model, run, item_row, language, answer, answer in {VALID} as is_valid
         from (unpivot (select rowid as item_row, * from wide) on en, it, fa
             into name language value answer);
         create or replace table items_fact as
         select model, run, rowid as item_row,
-            case when en in {valid} then en end as en,
-            case when it in {valid} then it end as it,
-            case when fa in {valid} then fa end as fa,
-            case
-                when en not in {valid} or it not in {valid} or fa not in {valid}
-                    or en is null or it is null or fa is null then 'incomplete'
-                when en = it and it = fa then 'all_same' when en = it then 'fa_diverged'
-                when en = fa then 'it_diverged' when it = fa then 'en_diverged'
-                else 'all_different' end as type
+            case when en in {VALID} then en end as en,
+            case when it in {VALID} then it end as it,
+            case when fa in {VALID} then fa end as fa,
+            {DISAGREEMENT_TYPE} as type
         from wide;
         select count(*) from items_fact
     """
