@@ -6,7 +6,13 @@
     to spread the languages over the options. One aggregation over the answers counts each
     item's languages on each option of var mcq_options (every valid answer is one: the test
     on int_mcq_answers_normalised.chosen_option); the lists are made per pattern, not per
-    item (a list per item took twice as long at 10^7 answers). -#}
+    item (a list per item took twice as long at 10^7 answers). Incremental by run: a run's
+    patterns depend on its answers alone, so only the runs whose answers changed are
+    counted again (macros/mcq_incremental_groups.sql). -#}
+{{ config(**mcq_incremental_by_group(
+    "ref('int_mcq_runs_versioned')",
+    ['run_id'],
+)) }}
 {%- set options = var('mcq_options') | sort -%}
 
 with item_counts as (
@@ -21,6 +27,7 @@ with item_counts as (
         {%- endfor %}
     from {{ ref('int_mcq_answers_normalised') }}
     where is_valid
+        and {{ mcq_in_groups_to_compute(ref('int_mcq_runs_versioned'), ['run_id']) }}
     group by run_id, task, item_id
 
 ),

@@ -11,7 +11,14 @@
     (int_mcq_items_classified). Any other run pairs its languages item by item (780 pairs at 40 languages).
     Either way the same bits on every build: integers until the last division, and each
     paired term rounded to a decimal before it is summed, so no sum depends on the order
-    the threads add in. -#}
+    the threads add in. Incremental by run: a run's influences depend on its answers alone,
+    so only the runs whose answers changed are computed again
+    (macros/mcq_incremental_groups.sql). -#}
+{{ config(**mcq_incremental_by_group(
+    "ref('int_mcq_runs_versioned')",
+    ['run_id'],
+)) }}
+
 with runs_checked as (
 
     select
@@ -19,6 +26,7 @@ with runs_checked as (
         task,
         bool_and(n_valid = n_languages) and max(n_languages) >= 2 as is_complete
     from {{ ref('int_mcq_items_classified') }}
+    where {{ mcq_in_groups_to_compute(ref('int_mcq_runs_versioned'), ['run_id']) }}
     group by run_id, task
 
 ),
