@@ -2,10 +2,18 @@
     on the items both answered validly: the sufficient statistics of their agreement and
     Cohen's kappa (int_mcq_language_pairs_compared). Each language's items of each option are
     a set of bits (macros/cross_db/bits.sql), so a cell is a sum of popcounts over the run's
-    chunks of 63 items (numbered within the task: mcq_item_numbers). -#}
+    chunks of 63 items (numbered within the task: mcq_item_numbers). Incremental by run: a
+    run's tables depend on its answers alone, and its bits are only ever met by its own, so
+    only the runs whose answers changed are counted again (macros/mcq_incremental_groups.sql). -#}
+{{ config(**mcq_incremental_by_group(
+    "ref('int_mcq_runs_versioned')",
+    ['run_id'],
+)) }}
+
 with option_sets as (
 
-    {{ mcq_option_item_sets() }}
+    {{ mcq_option_item_sets(
+        where=mcq_in_groups_to_compute(ref('int_mcq_runs_versioned'), ['run_id'])) }}
 
 ),
 
