@@ -20,14 +20,17 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from concord_io.errors import ConcordError, printable
 from concord_io.landing.mcq import (
     LandingReport,
+    Outcome,
     checked_landing_folder,
     land_folder,
     locked_landing,
@@ -37,6 +40,7 @@ from concord_io.landing.mcq import (
 from concord_io.landing.seed_sources import Seed, declared_seeds, seed_folders
 from concord_io.landing.sources import read_regular
 from concord_io.landing.strict_csv import NOTHING_LOADED, read_csv
+from concord_io.landing.writer import landed_with
 
 #: Bumped when the reader lands the same seed files differently: every seed lands again.
 SEEDS_FORMAT = 1
@@ -111,9 +115,13 @@ def _unlisted(project: Path, seeds: list[Seed]) -> list[str]:
     ]
 
 
-def read_seeds(project: Path | str) -> dict[str, tuple[Seed, pa.Table, str]]:
+def read_seeds(
+    project: Path | str, landed: Callable[[Seed, str], bool] = lambda seed, fingerprint: False
+) -> dict[str, tuple[Seed, pa.Table | None, str]]:
     """Every declared seed file of ``project`` read (nothing written): by name, its
-    declaration, its table and its fingerprint. Raises one
+    declaration, its table and its fingerprint; the table is None for a file ``landed``
+    already holds with that fingerprint (an unchanged file is hashed, not parsed: it was
+    checked when it landed, by a reader of the same version). Raises one
     :class:`ConcordError` whose message names every refused file, one line each."""
     project = Path(project)
     seeds = declared_seeds(project)
@@ -122,7 +130,7 @@ def read_seeds(project: Path | str) -> dict[str, tuple[Seed, pa.Table, str]]:
         "(a table of the folder's source, with its columns' data_type) or remove the file"
         for relative in _unlisted(project, seeds)
     ]
-    tables: dict[str, tuple[Seed, pa.Table, str]] = {}
+    tables: dict[str, tuple[Seed, pa.Table | None, str]] = {}
     for seed in seeds:
         try:
             if not seed.path.exists():
@@ -131,7 +139,9 @@ def read_seeds(project: Path | str) -> dict[str, tuple[Seed, pa.Table, str]]:
                     hint="put the file there, or remove its table from the source",
                 )
             data = read_regular(seed.path, seed.label)
-            tables[seed.name] = (seed, read_seed(seed, data), _fingerprint(seed, data))
+            fingerprint = _fingerprint(seed, data)
+            table = None if landed(seed, fingerprint) else read_seed(seed, data)
+            tables[seed.name] = (seed, table, fingerprint)
         except ConcordError as error:
             hint = (error.hint or "").replace(NOTHING_LOADED, SEED_NOT_LOADED)
             problems.append(f"{error.message}. {hint}".rstrip(". "))
@@ -142,20 +152,32 @@ def read_seeds(project: Path | str) -> dict[str, tuple[Seed, pa.Table, str]]:
     return tables
 
 
+def _folder(seed: Seed) -> str:
+    return f"{AREA}/{KEY}={seed.name}"
+
+
 def land_seeds(project: Path | str, landing_dir: Path | str) -> LandingReport:
     """Land every declared seed file of ``project`` under ``landing_dir``; see the module's
     doc."""
     checked_landing_folder(landing_dir)  # before a seed is read
-    tables = read_seeds(project)
     report = LandingReport()
-    kept = set()
     with locked_landing(landing_dir) as root:
+        tables = read_seeds(
+            project,
+            lambda seed, fingerprint: landed_with(root, _folder(seed), [seed.name], fingerprint),
+        )
         for seed, table, fingerprint in tables.values():
-            relative = f"{AREA}/{KEY}={seed.name}"
-            kept.add(relative)
-            rows = "row" if table.num_rows == 1 else "rows"
-            detail = f"{table.num_rows} {rows} from {seed.relative}"
-            outcome = land_folder(root, relative, {seed.name: table}, fingerprint, detail)
-            report.outcomes.append(outcome)
+            folder = _folder(seed)
+            if table is None:  # landed already: its row count from the Parquet footer
+                n_rows = pq.read_metadata(root / folder / f"{seed.name}.parquet").num_rows
+            else:
+                n_rows = table.num_rows
+            detail = f"{n_rows} {'row' if n_rows == 1 else 'rows'} from {seed.relative}"
+            report.outcomes.append(
+                Outcome("unchanged", folder, detail)
+                if table is None
+                else land_folder(root, folder, {seed.name: table}, fingerprint, detail)
+            )
+        kept = {_folder(seed) for seed, _, _ in tables.values()}
         report.outcomes += remove_others(root, AREA, KEY, kept, "no longer declared")
     return report
