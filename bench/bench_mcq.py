@@ -340,15 +340,16 @@ def run_long_query(project: Path) -> dict:
 
 
 def run_landing(project: Path) -> dict:
-    """Time the reader alone (``land_mcq``, what the dbt plugin runs before the build) on
-    the project's files, into the landing folder the build reads; its peak memory."""
+    """Time the reader alone (``land``: the seed files and the study's inputs, what
+    `concord build`'s land stage and the dbt plugin run before the build) on the project's
+    files, into the landing folder the build reads; its peak memory."""
     code = (
         "import time\n"
         "from pathlib import Path\n"
-        "from concord_io.landing import land_mcq\n"
+        "from concord_io.landing import land\n"
         f"project = Path({str(project)!r})\n"
         "start = time.perf_counter()\n"
-        "report = land_mcq(project, project / 'warehouse' / 'landing')\n"
+        "report = land(project, project / 'warehouse' / 'landing')\n"
         "result = {'seconds': time.perf_counter() - start, 'folders': len(report.outcomes)}\n"
     )
     return _measure(code)
@@ -667,7 +668,7 @@ def main_landing(quick: bool, out: Path, sizes: list[int]) -> None:
     report = {"benchmark": "landing", "quick": quick, "memory_limit": LONG_MEMORY_LIMIT,
               "threads": os.environ.get("CONCORD_THREADS", "2"), "results": results}  # fmt: skip
     lines = [
-        f"The reader (`land_mcq`, a fresh process) on long Parquet files (10 files, 40 runs) "
+        f"The reader (`land`, a fresh process) on long Parquet files (10 files, 40 runs) "
         f"and on wide CSV files, against the landing's floor: every input file read once to "
         f"hash it, plus one typed Parquet copy of the answers (six columns; for the wide files "
         f"each file read once by DuckDB and unpivoted) and, for the long files, the same floor "
