@@ -8,6 +8,9 @@ import json
 import pytest
 from bench_modules import bench_module
 
+from concord_io.landing.seed_sources import declared_seeds
+from concord_io.paths import project_root
+
 pytestmark = pytest.mark.slow  # the benchmark's quick mode
 
 
@@ -17,11 +20,12 @@ def test_bench_landing_quick_mode(tmp_path):
     report = json.loads((tmp_path / "landing_quick.json").read_text())
     long_sizes, wide = report["results"][:-1], report["results"][-1]
     assert [r["answer_rows"] for r in long_sizes] == [1_000]
+    seeds = len(declared_seeds(project_root()))  # landed too, as concord build lands them
     for result in long_sizes:
-        assert result["landing"]["folders"] == 41  # 40 runs and the items
-        assert result["landing_unchanged"]["folders"] == 41
+        assert result["landing"]["folders"] == 41 + seeds  # 40 runs and the items
+        assert result["landing_unchanged"]["folders"] == 41 + seeds
         assert result["landing_floor"]["seconds"] > 0
         assert result["landing_shape_floor"]["seconds"] > 0
-    assert wide["answer_rows"] == 3 * 300 * 4 and wide["landing"]["folders"] == 5
+    assert wide["answer_rows"] == 3 * 300 * 4 and wide["landing"]["folders"] == 5 + seeds
     table = (tmp_path / "landing_quick.md").read_text()
     assert "| 1,000 |" in table and "(wide, 300 x 4)" in table
