@@ -66,3 +66,43 @@
         {%- endfor %}
     )
 {%- endmacro %}
+
+{#- An item's valid answers as one string (an aggregate, in no order): each answer's
+    `language` and `option` joined by the unit separator (chr(31)), the answers by the record
+    separator (chr(30)); neither is in a language tag or an option key. The departing
+    languages are read from it after the majority is known (answers_departing), so the
+    answers pass once: one string per item costs less than a list per item, or reading the
+    answers again (int_mcq_items_classified). -#}
+{% macro answers_as_text(language, option) -%}
+    string_agg(
+        case when {{ option }} is not null then {{ language }} || chr(31) || {{ option }} end,
+        chr(30)
+    )
+{%- endmacro %}
+
+{#- The languages of `answers` (answers_as_text) whose option is not `leading`, sorted and
+    joined by ','. A language tag sorts before any tag it prefixes (chr(31) before every
+    printable character), so the order is the languages' own. -#}
+{% macro answers_departing(answers, leading) -%}
+    {{ return(adapter.dispatch('answers_departing', 'concord')(answers, leading)) }}
+{%- endmacro %}
+
+{% macro default__answers_departing(answers, leading) -%}
+    array_to_string(list_transform(
+        list_sort(list_filter(
+            string_split({{ answers }}, chr(30)),
+            lambda answer: not ends_with(answer, chr(31) || {{ leading }})
+        )),
+        lambda answer: split_part(answer, chr(31), 1)
+    ), ',')
+{%- endmacro %}
+
+{% macro spark__answers_departing(answers, leading) -%}
+    array_join(transform(
+        array_sort(filter(
+            split({{ answers }}, chr(30)),
+            answer -> not endswith(answer, concat(chr(31), {{ leading }}))
+        )),
+        answer -> split_part(answer, chr(31), 1)
+    ), ',')
+{%- endmacro %}

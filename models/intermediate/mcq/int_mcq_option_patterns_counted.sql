@@ -3,10 +3,10 @@
     and how many items show it. These are the sufficient statistic of Fleiss' kappa with the
     languages as raters (int_mcq_metrics_bootstrapped): which language chose what does not
     enter it, so however many items there are, there are at most as many patterns as ways
-    to spread the languages over the options. One aggregation over the answers counts each
-    item's languages on each option of var mcq_options (every valid answer is one: the test
-    on int_mcq_answers_normalised.chosen_option); the lists are made per pattern, not per
-    item (a list per item took twice as long at 10^7 answers). Incremental by run: a run's
+    to spread the languages over the options. Read from the items (int_mcq_items_classified
+    counts each item's languages on each option of var mcq_options in its one pass over the
+    answers), not the answers; the lists are made per pattern, not per item (a list per
+    item took twice as long at 10^7 answers). Incremental by run: a run's
     patterns depend on its answers alone, so only the runs whose answers changed are
     counted again (macros/mcq_incremental_groups.sql). -#}
 {{ config(**mcq_incremental_by_group(
@@ -15,20 +15,28 @@
 )) }}
 {%- set options = var('mcq_options') | sort -%}
 
-with item_counts as (
+with patterns as (
+
+    -- each pattern once per run and task, with its items (those with a valid answer)
+    select run_id, task, option_counts, count(*) as n_items
+    from {{ ref('int_mcq_items_classified') }}
+    where n_valid > 0
+        and {{ mcq_in_groups_to_compute(ref('int_mcq_runs_versioned'), ['run_id']) }}
+    group by run_id, task, option_counts
+
+),
+
+item_counts as (
 
     select
         run_id,
         task,
-        item_id,
         {%- for option in options %}
-        count(*) filter (where chosen_option = '{{ option }}') as n_option_{{ loop.index }}
-        {{- ',' if not loop.last }}
+        cast({{ dbt.split_part('option_counts', "','", loop.index) }} as {{ dbt.type_int() }})
+            as n_option_{{ loop.index }},
         {%- endfor %}
-    from {{ ref('int_mcq_answers_normalised') }}
-    where is_valid
-        and {{ mcq_in_groups_to_compute(ref('int_mcq_runs_versioned'), ['run_id']) }}
-    group by run_id, task, item_id
+        n_items
+    from patterns
 
 ),
 
@@ -38,14 +46,8 @@ final as (
         run_id,
         task,
         {{ repeated_list(options, 'n_option_') }} as pattern,
-        count(*) as n_items
+        n_items
     from item_counts
-    group by
-        run_id,
-        task,
-        {%- for option in options %}
-        n_option_{{ loop.index }}{{ ',' if not loop.last }}
-        {%- endfor %}
 
 )
 
