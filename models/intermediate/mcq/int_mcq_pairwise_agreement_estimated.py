@@ -1,11 +1,13 @@
 """Per run and task: the mean pairwise agreement with its normal-approximation interval,
-from each item's influence (int_mcq_pairwise_agreement_linearised): SE² = M/(M − 1) · Σ u_i²
-over the M items entering any pair. math.fsum rounds the sum exactly once, so the figure
-does not depend on the order the rows arrive in; z from statistics.NormalDist (no scipy in
-a dbt Python model). The items are read one run at a time (concord_io.frames.frames_by):
-at 10^8 answers the whole table, one row per item, took 15 GB in pandas."""
+from the items' influences (int_mcq_pairwise_agreement_linearised: each influence with its
+items): SE² = M/(M − 1) · Σ u_i² over the M items entering any pair. The sum is exact
+(each influence's square, a float, times its items, added as fractions) and rounded once,
+the float math.fsum gives over every item's square, so the figure does not depend on the
+order the rows arrive in; z from statistics.NormalDist (no scipy in a dbt Python model).
+Read one run at a time (concord_io.frames.frames_by)."""
 
 import math
+from fractions import Fraction
 from statistics import NormalDist
 
 import pandas as pd
@@ -26,13 +28,21 @@ COLUMNS = {
 }
 
 
+def sum_of_squares(influences, n_items) -> float:
+    """Σ u_i² over every item, the ``n_items[k]`` items of influence ``influences[k]``
+    each: every square (rounded to a float, as numpy squares) times its items, summed
+    exactly, rounded once (what math.fsum over each item's square returns)."""
+    pairs = zip(influences, n_items, strict=True)
+    return float(sum((Fraction(float(u) * float(u)) * int(n) for u, n in pairs), Fraction(0)))
+
+
 def agreement(run: pd.DataFrame, z: float, confidence: float) -> dict:
-    """One run and task, from its items' influences (every row carries the task's
-    estimate): the estimate with its standard error and interval."""
-    m = len(run)
+    """One run and task, from its items' influences, each with its items (every row
+    carries the task's estimate): the estimate with its standard error and interval."""
+    m = int(run["n_items"].sum())
     estimate = float(run["mean_pairwise_agreement_pct"].iloc[0])
     se = (
-        100 * math.sqrt(m / (m - 1) * math.fsum(run["influence"].to_numpy() ** 2))
+        100 * math.sqrt(m / (m - 1) * sum_of_squares(run["influence"], run["n_items"]))
         if m > 1
         else math.nan
     )
@@ -52,7 +62,7 @@ def model(dbt, session):
     dbt.config(materialized="table")
     (confidence,) = dbt_vars(dbt.config.get("vars"), "bootstrap_confidence")
     z = NormalDist().inv_cdf((1 + confidence) / 2)
-    columns = ["task", "influence", "n_language_pairs", "mean_pairwise_agreement_pct"]
+    columns = ["task", "influence", "n_items", "n_language_pairs", "mean_pairwise_agreement_pct"]
     runs = frames_by(dbt.ref("int_mcq_pairwise_agreement_linearised"), "run_id", columns)
     cells = [
         per_cell(items, ["run_id", "task"], lambda run: agreement(run, z, confidence), COLUMNS)

@@ -1,5 +1,5 @@
-{#- Per run, task and item entering any language pair: the item's influence on the mean
-    pairwise agreement (docs/formulas.md), beside the run's point figure. The figure is a mean
+{#- Per run, task and influence: the items entering any language pair with that influence on
+    the mean pairwise agreement (docs/formulas.md), beside the run's point figure. The figure is a mean
     over the P pairs of ratios a_p / m_p over items, so its variance is taken by
     linearisation (the delta method, items as the resampled unit): item i's influence is
     u_i = (1/P) Σ over the pairs p it enters of (agree_ip − a_p/m_p) / m_p, and
@@ -132,17 +132,35 @@ influences as (
 
 ),
 
-final as (
+influenced as (
 
     select
         influences.run_id,
         influences.task,
-        influences.item_id,
         influences.influence_sum / run_pairs.n_language_pairs as influence,
         run_pairs.n_language_pairs,
         100 * cast(run_pairs.agreement as double) as mean_pairwise_agreement_pct
     from influences
     inner join run_pairs using (run_id, task)
+
+),
+
+final as (
+
+    -- the items of a run with the same influence, counted: a complete run's items have at
+    -- most one influence per count of agreeing pairs (0 to P), so the table holds a few rows
+    -- per run, not one per item (3.3 M rows at 10^7 answers, read one run at a time by
+    -- int_mcq_pairwise_agreement_estimated); the same float on every item alike, so the sum
+    -- of squares is the same to the bit
+    select
+        run_id,
+        task,
+        influence,
+        count(*) as n_items,
+        n_language_pairs,
+        mean_pairwise_agreement_pct
+    from influenced
+    group by run_id, task, influence, n_language_pairs, mean_pairwise_agreement_pct
 
 )
 
