@@ -143,6 +143,7 @@ test-fast: install
 
 bench: install
 	$(BIN)/python bench/bench_mcq.py
+	$(BIN)/python bench/bench_mcq.py --long  # about 30 minutes and 5 GB of disk (10^8 rows)
 	$(BIN)/python bench/bench_start.py
 	$(BIN)/python bench/bench_kendall.py
 	$(BIN)/python bench/bench_rater.py
