@@ -131,7 +131,8 @@ def _option(args: list[str], *names: str) -> str:
 
 class _PartialParses:
     """Partial-parse files of pristine project copies, one per parse state, kept in a
-    private folder that goes with the process."""
+    private folder that goes with the process, or in a folder that processes share (see
+    :func:`share_parse_templates`)."""
 
     def __init__(self) -> None:
         self.root: Path | None = None
@@ -142,6 +143,15 @@ class _PartialParses:
             self.root = Path(tempfile.mkdtemp(prefix="concord-dbt-parse-"))
             atexit.register(shutil.rmtree, self.root, True)
         return self.root
+
+    @contextlib.contextmanager
+    def _holding(self, key: str):
+        """One process at a time makes or adopts the template of ``key``."""
+        import fcntl
+
+        with (self._folder() / f"{key}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield self._folder() / f"{key}.msgpack"
 
     @staticmethod
     def key(args: list[str], env: dict[str, str]) -> str | None:
@@ -164,7 +174,10 @@ class _PartialParses:
     def seed(self, key: str, args: list[str], env: dict[str, str], target: Path) -> None:
         """Start ``target`` from the template of ``key``, parsing one first if need be."""
         if key not in self.made:
-            self.made[key] = self._parse(key, args, env)
+            with self._holding(key) as kept:
+                if not kept.is_file():
+                    self._parse(key, args, env, kept)
+                self.made[key] = kept if kept.is_file() else None
         template = self.made[key]
         if template is not None:
             target.mkdir(parents=True, exist_ok=True)
@@ -174,23 +187,33 @@ class _PartialParses:
         """The partial parse a call on a pristine copy just wrote becomes the template."""
         written = target / PARTIAL_PARSE
         if key not in self.made and written.is_file():
-            kept = self._folder() / f"{key}.msgpack"
-            shutil.copyfile(written, kept)
+            with self._holding(key) as kept:
+                if not kept.is_file():
+                    shutil.copyfile(written, kept)
             self.made[key] = kept
 
-    def _parse(self, key: str, args: list[str], env: dict[str, str]) -> Path | None:
+    def _parse(self, key: str, args: list[str], env: dict[str, str], kept: Path) -> None:
         project = copy_project(self._folder() / key / "sub" / "project")
-        flags = ["parse", "--quiet"]
+        flags = ["parse", "--quiet", "--no-write-json"]  # the template is the partial parse
         for name in ("--vars", "--target", "--profile"):
             if _option(args, name):
                 flags += [name, _option(args, name)]
         argv, _, _ = dbt_invocation(flags, project, project / "concord.duckdb")
         result = invoke_dbt(argv, env, project)
         made = project / "target" / PARTIAL_PARSE
-        return made if result.returncode == 0 and made.is_file() else None
+        if result.returncode == 0 and made.is_file():
+            shutil.copyfile(made, kept)
 
 
 _PARSES = _PartialParses()
+
+
+def share_parse_templates(folder: Path) -> None:
+    """Keep the partial-parse templates in ``folder``, shared by every process that calls
+    this with it (pytest's workers: a parse state is parsed once per test run, not once per
+    worker). The folder outlives the processes; its owner removes it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    _PARSES.root = folder
 
 
 @contextlib.contextmanager
@@ -261,10 +284,15 @@ def run_dbt(
     *,
     check: bool = True,
     extra_env: dict[str, str] | None = None,
+    artifacts: bool = False,
 ) -> DbtResult:
     """Run dbt in this process (see :func:`dbt_invocation`); raises with the end of its
-    output when it fails and ``check`` is set."""
+    output when it fails and ``check`` is set. dbt writes its JSON artifacts (manifest,
+    semantic manifest, run results) only with ``artifacts``: writing them costs about half
+    a second a call, and most callers read dbt's result or the database instead."""
     argv, env, project = dbt_invocation(args, project_dir, database, extra_env)
+    if not artifacts:
+        argv.append("--no-write-json")
     target = Path(database).absolute().parent / "target"
     key = _PARSES.key(args, env)
     pristine = Path(project_dir).absolute().resolve() == PROJECT_ROOT
@@ -290,8 +318,14 @@ def start_dbt(
     args: list[str], project_dir: Path, database: Path, extra_env: dict[str, str] | None = None
 ) -> subprocess.Popen:
     """dbt as its own process, in the background and its own process group (for the tests
-    that kill a build); its output, line by line, on ``stdout``."""
+    that kill a build); its output, line by line, on ``stdout``. It starts from the
+    template of its parse state, as :func:`run_dbt`'s calls do, so it does not parse the
+    project in full (the template lives as long as this process)."""
     argv, env, project = dbt_invocation(args, project_dir, database, extra_env)
+    key = _PARSES.key(args, env)
+    target = Path(database).absolute().parent / "target"
+    if key is not None and not (target / PARTIAL_PARSE).exists():
+        _PARSES.seed(key, args, env, target)
     # PYTHONUNBUFFERED: each log line as it happens
     return subprocess.Popen(
         [str(DBT), *argv],

@@ -202,3 +202,13 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem):
         return (yield)
     finally:
         _ALLOWED = set(GUARDED)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _parse_templates_shared_by_the_workers(tmp_path_factory):
+    """dbt parses each parse state once per test run, not once per worker: the workers keep
+    their partial-parse templates in the run's folder (concord_io.project)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is not None:
+        from concord_io.project import share_parse_templates
+
+        share_parse_templates(tmp_path_factory.getbasetemp().parent / "dbt-parse-templates")

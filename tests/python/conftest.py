@@ -37,7 +37,7 @@ def _build_warehouse(folder: Path):
     from concord_io.quality import run_quality
 
     database = folder / "concord.duckdb"
-    run_dbt(["build"], PROJECT_ROOT, database)
+    run_dbt(["build"], PROJECT_ROOT, database, artifacts=True)
     out = folder / "quality"
     return database, run_quality(database, out), out
 

@@ -213,7 +213,7 @@ def check_quarantine_warned(con, spec: dict, output: str, database: Path) -> Non
 class Outcome:
     result: subprocess.CompletedProcess
     database: Path
-    node_status: dict[str, str]  # node name -> status in run_results.json
+    node_status: dict[str, str]  # node name -> its status in dbt's result
 
 
 def run_cases(cases: list[dict], command: list[str], destination: Path) -> Outcome:
@@ -240,11 +240,11 @@ def run_cases(cases: list[dict], command: list[str], destination: Path) -> Outco
         )
     else:
         result = run_dbt(command, project, database, check=False)
-    results_file = project / "target" / "run_results.json"
-    node_status = {}
-    if results_file.is_file():
-        for node in json.loads(results_file.read_text())["results"]:
-            node_status[node["unique_id"].split(".")[-1]] = node["status"]
+    # what each node did, as dbt returned it (none where dbt stopped before its nodes)
+    node_status = {
+        node.node.unique_id.split(".")[-1]: str(node.status)
+        for node in getattr(getattr(result, "result", None), "results", None) or []
+    }
     return Outcome(result, database, node_status)
 
 
@@ -405,6 +405,7 @@ def test_probe_names_and_messages_with_quotes_semicolons_newlines_and_rtl(projec
         project_copy,
         database,
         extra_env={"CONCORD_LANDING_DIR": str(landing)},
+        artifacts=True,  # the manifest that publish reads
     )
     with duckdb.connect(str(database), read_only=True) as con:
         (seeded,) = con.execute(
@@ -675,9 +676,8 @@ def test_hardening_case(case, request, tmp_path, monkeypatch, capsys):
             )
             code, output = result.returncode, result.stdout
             if expect.get("no_model_ran"):
-                results = database.parent / "target" / "run_results.json"
-                ran = json.loads(results.read_text())["results"] if results.is_file() else []
-                assert not [r for r in ran if r["unique_id"].startswith("model.")], ran
+                ran = getattr(result.result, "results", None) or []
+                assert not [r for r in ran if r.node.unique_id.startswith("model.")], ran
         else:
             code, output = run_entry_point(case["runner"], folder.fill(case["args"]), capsys)
         for text in folder.fill(expect.get("messages", [])):

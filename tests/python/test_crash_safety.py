@@ -76,7 +76,7 @@ def test_dbt_build_killed_mid_model_leaves_database_and_serving_version_intact(p
 
     database = project_copy / "concord.duckdb"
     serving = project_copy / "serving"
-    run_dbt(["build", *SELECT], project_copy, database)
+    run_dbt(["build", *SELECT], project_copy, database, artifacts=True)
     first = publish(
         database, serving, project_copy / "target" / "manifest.json", skip_quality_gate=True
     )
@@ -96,7 +96,7 @@ def test_dbt_build_killed_mid_model_leaves_database_and_serving_version_intact(p
     assert (serving / CURRENT_DB).resolve() == first.database.resolve()
     assert marts_fingerprint(serving / CURRENT_DB) == published_before
     # ... and the next build succeeds and carries the change
-    run_dbt(["build", *SELECT], project_copy, database)
+    run_dbt(["build", *SELECT], project_copy, database, artifacts=True)
     built_after = marts_fingerprint(database)
     with duckdb.connect(str(database), read_only=True) as con:
         models = {

@@ -423,7 +423,7 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
     only the file versions it does not hold, drops the others, recomputes only the models
     and runs whose answers changed, and leaves every table as a full rebuild would."""
     write_sources(project_copy)
-    incremental, full = tmp_path / "incremental.duckdb", tmp_path / "full.duckdb"
+    incremental = project_copy / "concord.duckdb"
     build_marts(project_copy, incremental, *NO_DATA_TESTS)
     seeds = project_copy / "seeds" / "mcq"
     registry = seeds / "mcq_answer_registry.csv"
@@ -512,8 +512,11 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
     # one full rebuild of the final inputs: what the four incremental builds left (a file
     # added, one changed, one removed, a run unregistered, a model renamed in the registry,
     # another by an alias) is what it makes
-    build_marts(project_copy, full)
-    assert_same_tables(incremental, full)
+    # (in the same copy and landing, the incremental build's database moved aside: the same
+    # parse state, parsed once)
+    kept = incremental.rename(tmp_path / "incremental.duckdb")
+    build_marts(project_copy, incremental)
+    assert_same_tables(kept, incremental)
 
 
 def test_a_key_answered_twice_is_quarantined_in_both_files_and_recovers_when_one_goes(
@@ -626,7 +629,7 @@ def test_a_file_the_reader_refuses_stops_dbt_build_in_one_line(project_copy):
     result = run_dbt(
         ["build", "--select", "+dq_quarantine"],
         project_copy,
-        project_copy / "x.duckdb",
+        project_copy / "concord.duckdb",
         check=False,
     )
     assert result.returncode != 0

@@ -336,7 +336,14 @@ def test_two_sources_that_give_one_item_different_golds_fail_the_build_naming_bo
     database = project / "concord.duckdb"
     selection = ["stg_mcq__runs", "stg_mcq__answers", "stg_mcq__items", "int_mcq_golds_gathered"]
     result = run_dbt(
-        ["build", "--select", *selection, "--vars", "{mcq_languages: []}"],
+        # the module's vars (its parse state: parsed once)
+        [
+            "build",
+            "--select",
+            *selection,
+            "--vars",
+            "{mcq_languages: [], bootstrap_resamples: 200}",
+        ],
         project,
         database,
         check=False,

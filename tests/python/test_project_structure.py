@@ -42,7 +42,7 @@ MART_NAME = re.compile(r"^(fct_|dim_)?[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 @pytest.fixture(scope="module")
 def manifest(tmp_path_factory) -> dict:
     database = tmp_path_factory.mktemp("structure") / "parse.duckdb"
-    run_dbt(["parse"], PROJECT_ROOT, database)
+    run_dbt(["parse"], PROJECT_ROOT, database, artifacts=True)
     return json.loads((database.parent / "target" / "manifest.json").read_text())
 
 

@@ -258,7 +258,7 @@ def test_reader_holds_serving_file_while_build_and_publish_run(warehouse, tmp_pa
         before = json.loads(reader.stdout.readline())
         assert before["version"] == first.version
         # the reader holds the serving file open while dbt writes the build file ...
-        run_dbt(["build", "--select", "mcq_agreement_summary"], PROJECT_ROOT, build)
+        run_dbt(["build", "--select", "mcq_agreement_summary"], PROJECT_ROOT, build, artifacts=True)
         # ... and while the new version is published
         second = publish(build, serving, manifest_of(build), skip_quality_gate=True)
         reader.stdin.write("\n")

@@ -117,7 +117,7 @@ def builds(tmp_path_factory) -> Builds:
     # tables only: every data and unit test runs on the session's shared warehouse (the same
     # models, the default resamples); Spark's tables are compared with these value by value,
     # so on Spark each kind of test needs to run only once (below)
-    run_dbt(["build", "--vars", VARS, *NO_DATA_TESTS], project, duck, extra_env=env)
+    run_dbt(["build", "--vars", VARS, *NO_DATA_TESTS], project, duck, extra_env=env, artifacts=True)
     manifest_path = duck.parent / "target" / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
     python_results = work / "python_results"
@@ -156,6 +156,7 @@ def builds(tmp_path_factory) -> Builds:
         spark_work / "unused.duckdb",
         extra_env=spark_env,
         check=False,
+        artifacts=True,
     )
     run_results = json.loads((spark_work / "target" / "run_results.json").read_text())
     return Builds(
