@@ -19,6 +19,7 @@ Each rule lists every offender, so one run shows all that is wrong.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -306,6 +307,22 @@ def test_project_yaml_repeats_no_key():
         yaml.load(path.read_text(), StrictLoader)
 
 
+# A check constraint's bound (`x between 0 and 100`; a computed figure's `x between 0 - 1e-9
+# and 1 + 1e-9` or `x >= 0 - 1e-9`, the floating point's margin) or value set (`x in ('a')`)
+TOLERANCE = r"(?: [-+] 1e-9)?"
+NUMBER = r"(-?[\d.]+)" + TOLERANCE
+
+
+def check_rule(rule: dict, column: str, expression: str) -> None:
+    """Adds what a column's check constraint states to ``rule``."""
+    if bounds := re.fullmatch(rf"{column} between {NUMBER} and {NUMBER}", expression):
+        rule["between"][column] = (float(bounds[1]), float(bounds[2]))
+    elif bound := re.fullmatch(rf"{column} >= {NUMBER}", expression):
+        rule["between"][column] = (float(bound[1]), math.inf)
+    elif in_set := re.fullmatch(rf"{column} in \((.*)\)", expression):
+        rule["in_set"][column] = set(re.findall(r"'([^']*)'", in_set[1]))
+
+
 def dbt_rules(manifest: dict) -> dict[str, dict]:
     """relation ("schema.name") -> the column rules its dbt tests and contract constraints
     state: not-null columns, unique column sets, accepted values and bounds per column."""
@@ -329,11 +346,8 @@ def dbt_rules(manifest: dict) -> dict[str, dict]:
                     rule["not_null"].add(name)
                 if constraint["type"] in ("unique", "primary_key"):
                     rule["unique"].append({name})
-                bounds = re.fullmatch(
-                    rf"{name} between (-?[\d.]+) and (-?[\d.]+)", constraint.get("expression") or ""
-                )
-                if constraint["type"] == "check" and bounds:
-                    rule["between"][name] = (float(bounds[1]), float(bounds[2]))
+                if constraint["type"] == "check":
+                    check_rule(rule, name, constraint.get("expression") or "")
         for constraint in node.get("constraints", []) if enforced else ():
             if constraint["type"] == "primary_key":
                 rule["not_null"] |= set(constraint["columns"])

@@ -169,12 +169,15 @@ PLANTED = {
         ],
     ),
     "ranking_pair_kendall": (
-        "(select * from values ('a', 'b', 1), ('a', 'b', 2), ('a', null, null)"
-        " as t(rater_id, other_rater_id, n_scenarios))",
+        "(select * from values ('a', 'b', 1, 0.5, 0.4, 0.6), ('a', 'b', 2, 0.5, 0.4, 0.6),"
+        " ('a', null, null, 0.5, 0.6, 0.7), ('c', 'd', 1, 2.0, 0.4, 0.6)"
+        " as t(rater_id, other_rater_id, n_scenarios, mean_tau_b, ci_low, ci_high))",
         [
             "not_null(other_rater_id): 1 row(s)",
             "not_null(n_scenarios): 1 row(s)",
             "primary_key(rater_id, other_rater_id) has duplicates: 1 row(s)",
+            "check(mean_tau_b between -1 - 1e-9 and 1 + 1e-9): 1 row(s)",
+            "check(ci_low <= mean_tau_b + 1e-9 and mean_tau_b <= ci_high + 1e-9): 2 row(s)",
         ],
     ),
 }
