@@ -233,7 +233,7 @@ def _environment(env: dict[str, str], cwd: Path):
                 os.environ[key] = value
 
 
-def _close_duckdb() -> None:
+def close_duckdb() -> None:
     """dbt-duckdb keeps the database open in a class attribute after a run: close it, so the
     caller (or the next call, with other settings) can open the file."""
     try:
@@ -264,7 +264,7 @@ def invoke_dbt(
         try:
             ran = dbtRunner(manifest=manifest, callbacks=callbacks or []).invoke(argv)
         finally:
-            _close_duckdb()
+            close_duckdb()
             # the warehouse lock the plugin took for the build: a dbt process gives it back
             # when it ends, dbt in this process when it returns
             warehouse_lock.release_all()

@@ -21,6 +21,7 @@ are set aside in the run's ``quarantine`` table with their reason, not refused.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Iterator
@@ -73,6 +74,7 @@ OTHER_LANGUAGE = "language not one of mcq_languages"
 RUN_TABLES = ("runs", "answers", "option_scores", "quarantine")
 
 
+@functools.cache  # asked once per run; reading the package metadata takes 1-2 ms each time
 def reader_version() -> str:
     try:
         return metadata.version("concord")

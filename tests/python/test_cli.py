@@ -20,6 +20,7 @@ import pytest
 from rich.console import Console
 
 from concord_io.cli import STAGE_NAMES, Stage, build_stages, run_build, status_report
+from concord_io.dbt_sequence import THEN, split
 from concord_io.errors import ConcordError
 from concord_io.project import copy_project, run_dbt
 
@@ -72,23 +73,45 @@ def test_build_stages_are_the_pipeline_in_order(tmp_path):
     # prints its one line per folder; dbt builds from the landing
     assert stages[0].steps == [[sys.executable, "-m", "concord_io.landing"]]
     assert stages[0].show_output
-    assert [" ".join(s[1:3]) for s in stages[1].steps] == ["build --profiles-dir"]
     # the inputs land once: the dbt build after the land stage does not land them again,
     # and alone (--stage dbt-build) it lands through the plugin, as plain dbt build does
     assert stages[1].env == {"CONCORD_LANDED": "1"}
     assert build_stages(tmp_path / "concord.duckdb", lands_first=False)[1].env == {}
-    # a data build leaves the unit tests (the models' code on fixed rows) to make test
+    # a data build leaves the unit tests (the models' code on fixed rows) to make test;
+    # dbt docs follow in the same process, from the manifest the build wrote
     (dbt_build,) = stages[1].steps
-    assert dbt_build[1] == "build"
-    assert dbt_build[-2:] == ["--exclude-resource-type", "unit_test"]
+    assert dbt_build[:4] == [sys.executable, "-m", "concord_io.dbt_sequence", "build"]
+    build, docs = split(dbt_build[3:])
+    assert build[-2:] == ["--exclude-resource-type", "unit_test"]
+    assert docs[:2] == ["docs", "generate"] and "--no-compile" in docs
     publish = " ".join(stages[3].steps[0])
     assert "concord_io.publish" in publish and "--keep 2" in publish
     assert str(tmp_path / "serving") in publish
-    docs = next(" ".join(s) for s in stages[4].steps if isinstance(s, list))
-    # dbt docs reuse the manifest the dbt-build stage wrote; alone, the report compiles
-    assert "docs generate" in docs and "--no-compile" in docs
-    alone = build_stages(tmp_path / "concord.duckdb", docs_from_build=False)[4].steps[0]
-    assert "docs" in alone and "--no-compile" not in alone
+    assert not any("docs" in step for step in stages[4].steps if isinstance(step, list))
+    # each stage alone: dbt build in a dbt process of its own; the report writes the docs,
+    # compiling
+    alone = build_stages(tmp_path / "concord.duckdb", docs_from_build=False)
+    assert alone[1].steps[0][1:2] == ["build"]
+    assert alone[4].steps[0][1:3] == ["docs", "generate"]
+    assert "--no-compile" not in alone[4].steps[0]
+
+
+def test_dbt_sequence_runs_each_command_in_one_process_and_stops_at_the_first_failure():
+    def sequence(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "concord_io.dbt_sequence", *args],
+            capture_output=True,
+            text=True,
+        )
+
+    both = sequence("--version", THEN, "--version")
+    assert both.returncode == 0, both.stderr
+    assert both.stdout.count("Core:") == 2
+    failed = sequence("--no-such-flag", THEN, "--version")
+    assert failed.returncode == 2
+    assert "Core:" not in failed.stdout
+    with pytest.raises(SystemExit, match="usage"):
+        split(["build", THEN])
 
 
 def test_build_stops_at_the_first_failing_stage_and_logs_plain_text(tmp_path):

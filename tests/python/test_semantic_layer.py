@@ -48,7 +48,7 @@ def mf_query(project: Path, database: Path, metrics: str, group_by: str) -> list
     from click.testing import CliRunner
     from dbt_metricflow.cli.main import cli
 
-    from concord_io.project import _close_duckdb, _environment
+    from concord_io.project import close_duckdb, _environment
 
     out = project / "out.csv"
     env = {
@@ -63,7 +63,7 @@ def mf_query(project: Path, database: Path, metrics: str, group_by: str) -> list
                 cli, ["query", "--metrics", metrics, *grouping, "--csv", str(out)]
             )
         finally:
-            _close_duckdb()  # MetricFlow opened the database through dbt-duckdb
+            close_duckdb()  # MetricFlow opened the database through dbt-duckdb
     assert ran.exit_code == 0, (ran.output, ran.exception)
     with out.open(encoding="utf-8", newline="") as f:
         return list(csv.DictReader(f))

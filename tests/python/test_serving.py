@@ -450,7 +450,7 @@ def test_make_build_publishes_only_after_the_build_and_its_checks():
     def first(fragment: str) -> int:
         return next(i for i, line in enumerate(commands) if fragment in line)
 
-    build = first("dbt build")
+    build = first(" build --profiles-dir")
     published = first("concord_io.publish")
     report = first("concord_io.report")
     assert build < published < report
