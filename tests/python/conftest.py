@@ -37,7 +37,9 @@ def _build_warehouse(folder: Path):
     from concord_io.quality import run_quality
 
     database = folder / "concord.duckdb"
-    run_dbt(["build"], PROJECT_ROOT, database, artifacts=True)
+    # every data test and every unit test, once in a test run (other builds leave the unit
+    # tests out: run_dbt)
+    run_dbt(["build"], PROJECT_ROOT, database, artifacts=True, unit_tests=True)
     out = folder / "quality"
     return database, run_quality(database, out), out
 

@@ -157,6 +157,7 @@ def builds(tmp_path_factory) -> Builds:
         extra_env=spark_env,
         check=False,
         artifacts=True,
+        unit_tests=True,
     )
     run_results = json.loads((spark_work / "target" / "run_results.json").read_text())
     return Builds(
