@@ -48,7 +48,7 @@ def mf_query(project: Path, database: Path, metrics: str, group_by: str) -> list
     from click.testing import CliRunner
     from dbt_metricflow.cli.main import cli
 
-    from concord_io.project import close_duckdb, _environment
+    from concord_io.project import _environment, close_duckdb
 
     out = project / "out.csv"
     env = {
