@@ -355,7 +355,7 @@ def build(
     stages = build_stages(
         database,
         keep,
-        docs_from_build=not stage or "dbt-build" in stage,
+        docs_from_build=not stage or {"dbt-build", "report"} <= set(stage),
         lands_first=not stage or "land" in stage,
     )
     if stage:

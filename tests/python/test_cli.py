@@ -96,6 +96,28 @@ def test_build_stages_are_the_pipeline_in_order(tmp_path):
     assert "--no-compile" not in alone[4].steps[0]
 
 
+def test_dbt_docs_follow_the_build_in_its_process_only_when_the_report_runs_too(
+    tmp_path, monkeypatch
+):
+    from concord_io import cli
+
+    ran: dict[tuple[str, ...], list[Stage]] = {}
+
+    def record(database, stages, log_path, console):
+        ran[tuple(s.name for s in stages)] = stages
+
+    monkeypatch.setattr(cli, "run_build", record)
+    for names in (["dbt-build"], ["dbt-build", "report"], ["report"]):
+        cli.build(database=tmp_path / "concord.duckdb", stage=names)
+    alone = ran[("dbt-build",)][0].steps[0]
+    assert alone[1] == "build" and THEN not in alone
+    together = ran[("dbt-build", "report")]
+    assert together[0].steps[0][1:3] == ["-m", "concord_io.dbt_sequence"]
+    assert not any("docs" in step for step in together[1].steps if isinstance(step, list))
+    (report,) = ran[("report",)]
+    assert report.steps[0][1:3] == ["docs", "generate"]
+
+
 def test_dbt_sequence_runs_each_command_in_one_process_and_stops_at_the_first_failure():
     def sequence(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run(
