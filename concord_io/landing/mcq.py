@@ -24,9 +24,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import queue
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -724,42 +722,17 @@ def _land(root: Path, study: Study, records: Records) -> LandingReport:
 
     now = datetime.now(UTC)
     kept: dict[str, set[str]] = {"mcq": set(), "items": set()}
-    ordered = sorted(runs, key=lambda r: r.run_id)
-    kept["mcq"] = {f"mcq/run_id={run.run_id}" for run in ordered}
-    # runs land side by side, as many as DuckDB has threads, each split and written by DuckDB
-    # on one thread of a connection of its own, from where its records lie, then let go. A
-    # run's copy is a join, then a sort back into reading order: its pipeline does not
-    # spread well over two threads (one run on two threads 0.14-0.19 s at 10^7 rows, two runs
-    # each on one thread 0.16-0.20 s, side by side)
+    # one connection writes every run, one at a time: split and written by DuckDB from
+    # where its records lie, then let go
     with open_duckdb() as con:
         records.engine_spill(con)
-        (threads,) = first_row(con, "select current_setting('threads')") or (1,)
-        con.execute("set threads = 1")
-        idle: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
-        cursors = [con.cursor() for _ in range(max(1, int(threads)))]
-        for cursor in cursors:
-            idle.put(cursor)
-
-        def land_one(run: Run) -> Outcome:
-            cursor = idle.get()
-            try:
-                relative = f"mcq/run_id={run.run_id}"
-                return _land_run(cursor, root, relative, run, records, languages, now, context)
-            finally:
-                idle.put(cursor)
-                records.forget(run.answers)
-                run.answers, run.option_scores = [], []
-
-        pool = ThreadPoolExecutor(max_workers=len(cursors))
-        try:
-            landing = [pool.submit(land_one, run) for run in ordered]
-            # in run order; the first run that fails raises, and the runs not yet begun do
-            # not land, as one at a time
-            report.outcomes += [future.result() for future in landing]
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-            for cursor in cursors:
-                cursor.close()
+        for run in sorted(runs, key=lambda r: r.run_id):
+            relative = f"mcq/run_id={run.run_id}"
+            kept["mcq"].add(relative)
+            report.outcomes.append(_land_run(con, root, relative, run, records, languages, now,
+                                             context))  # fmt: skip
+            records.forget(run.answers)
+            run.answers, run.option_scores = [], []
     if items.num_rows:
         relative = f"items/task={study.task}"
         kept["items"].add(relative)

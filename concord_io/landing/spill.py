@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,10 +95,8 @@ class Records:
         self._held = 0
         self._next_order = 0
         self._files = 0
-        #: the tables :meth:`relation` registered on each connection (by its id), let go by
-        #: :meth:`release`: runs land side by side, each on a connection of its own
-        self._registered: dict[int, set[str]] = {}
-        self._lock = threading.Lock()
+        #: the tables :meth:`relation` registered, let go by :meth:`release`
+        self._registered: set[str] = set()
 
     def pieces(self) -> Pieces:
         """A new list of pieces, whose tables are spilled with the others'."""
@@ -110,14 +107,13 @@ class Records:
     def forget(self, pieces: Pieces) -> None:
         """``pieces`` are no longer waiting (their run landed): let go of their tables and
         delete their spill files."""
-        with self._lock:
-            self._lists = [p for p in self._lists if p is not pieces]
-            for piece in pieces:
-                if isinstance(piece, pa.Table):
-                    self._held -= piece.num_rows
-                elif isinstance(piece, Path):
-                    piece.unlink(missing_ok=True)
-            pieces.clear()
+        self._lists = [p for p in self._lists if p is not pieces]
+        for piece in pieces:
+            if isinstance(piece, pa.Table):
+                self._held -= piece.num_rows
+            elif isinstance(piece, Path):
+                piece.unlink(missing_ok=True)
+        pieces.clear()
 
     def move(self, source: Pieces, target: Pieces) -> None:
         """Append ``source``'s pieces to ``target`` (a file's records to their run)."""
@@ -229,15 +225,13 @@ class Records:
 
     def _register(self, con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
         con.register(name, table)
-        with self._lock:
-            self._registered.setdefault(id(con), set()).add(name)
+        self._registered.add(name)
 
     def release(self, con: duckdb.DuckDBPyConnection) -> None:
         """Let go of every table :meth:`relation` registered on ``con`` (a run written)."""
-        with self._lock:
-            names = self._registered.pop(id(con), set())
-        for name in names:
+        for name in self._registered:
             con.unregister(name)
+        self._registered.clear()
 
     @staticmethod
     def check_unchanged(pieces: Pieces) -> None:
