@@ -792,7 +792,32 @@ def main_landing(quick: bool, out: Path, sizes: list[int]) -> None:
             + f" | {landing / floor:.1f}× | "
             + (f"{landing / shape:.1f}× |" if shape else "— |")
         )
+    lines += _landing_per_row(results)
     _write_results(out, "landing_quick" if quick else "landing", report, lines)
+
+
+def _landing_per_row(results: list[dict]) -> list[str]:
+    """The long landings split into a cost per row and a fixed cost (the line through the
+    smallest and the largest size, as for the shape floor): where a landing spends per row
+    more than twice what the floor does, no cut of its fixed costs meets 2× the floor."""
+    long = [r for r in results if "wide" not in r and "landing_shape_floor" in r]
+    if len(long) < 2:
+        return []
+    small, large = long[0], long[-1]
+    rows = large["answer_rows"] - small["answer_rows"]
+
+    def line(key: str) -> tuple[float, float]:
+        per_row = (large[key]["seconds"] - small[key]["seconds"]) / rows
+        return per_row, small[key]["seconds"] - per_row * small["answer_rows"]
+
+    (ours, fixed), (floor, floor_fixed) = line("landing"), line("landing_shape_floor")
+    return [
+        "",
+        f"Between {small['answer_rows']:,} and {large['answer_rows']:,} rows the landing "
+        f"spends {ours * 1e6:.2f} µs a row and {fixed:.2f} s fixed (40 runs: "
+        f"{fixed / 40:.3f} s a run), the shape floor {floor * 1e6:.2f} µs a row and "
+        f"{floor_fixed:.2f} s: per row {ours / floor:.1f}× the floor.",
+    ]
 
 
 def hand_written_wide_facts(project: Path) -> str:
