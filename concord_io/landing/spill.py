@@ -3,13 +3,14 @@
 Everything is read and checked before anything lands (a refused input lands nothing), and a
 run may take records from several files: the records read wait for their run to be split
 and written. A long file's are not held at all: DuckDB reads them where they lie when their
-run is written (:class:`Deferred`). The records of the formats parsed in Python (wide CSV,
-sample logs) wait as Arrow tables while there are at most :data:`SPILL_ROWS` of them in
-all; beyond, every table waiting is written to a Parquet file in a hidden folder of the
-landing folder (``.spill-*``, removed when the landing ends; DuckDB spills there too),
-which the run's split reads back with DuckDB (:meth:`Records.relation`). The landing's
-memory therefore does not grow with the size of its inputs: the tables waiting, and
-DuckDB's memory limit.
+run is written (:class:`Deferred`); a wide file is one run, written into its hidden folder
+as soon as it is read (``concord_io.landing.mcq.Staged``), its records read where they lie
+in the parsed file. The records of sample logs, parsed in Python, wait as Arrow tables
+while there are at most :data:`SPILL_ROWS` of them in all; beyond, every table waiting is
+written to a Parquet file in a hidden folder of the landing folder (``.spill-*``, removed
+when the landing ends; DuckDB spills there too), which the run's split reads back with
+DuckDB (:meth:`Records.relation`). The landing's memory therefore does not grow with the
+size of its inputs: the tables waiting, and DuckDB's memory limit.
 
 Each record carries ``record_order``, its place in the order records were read: a run's
 records, sorted by it, are in the order the landing writes them (by file, then row).
@@ -43,9 +44,6 @@ RECORDS = pa.schema(
     + [pa.field("record_order", pa.int64())]
 )
 
-#: DuckDB's name of each Arrow type of :data:`RECORDS`
-_DUCKDB_TYPES = {pa.string(): "varchar", pa.int64(): "bigint"}
-
 #: Columns of few values, dictionary-encoded in a spill file (the others are written plain:
 #: encoding an item id or a row number costs time and saves nothing).
 REPEATING = [
@@ -74,6 +72,8 @@ class Deferred:
     sources: tuple[SourceFile, ...]
     #: the ``record_order`` of its file's record 1
     first_order: int
+    #: SQL: each record's place among the file's, from 0, in reading order
+    position: str = "source_row - 1"
 
 
 #: A run's records: tables in memory, spill files and records read where they lie, in the
@@ -145,49 +145,6 @@ class Records:
             for waiting in self._lists:
                 self._spill(waiting)
 
-    def add_query(
-        self,
-        con: duckdb.DuckDBPyConnection,
-        pieces: Pieces,
-        sql: str,
-        n_rows: int,
-        position: str,
-    ) -> None:
-        """Append the ``n_rows`` records ``sql`` selects on ``con`` (as :meth:`add` takes
-        them; ``position``: the SQL of each one's place among them in reading order, from 0)
-        to ``pieces``. Where they are more than an eighth of :data:`SPILL_ROWS`, or would take
-        the records held past it, DuckDB writes them to a spill file itself, unsorted (the
-        split sorts a run's records): they never pass through Python (at 100 000 x 20 wide
-        files, handing them to Arrow and writing them from there took 5.6 s of the
-        landing's 25 s)."""
-        limit = self._limit
-        if limit is None or (n_rows <= limit // 8 and self._held + n_rows <= limit):
-            table = con.sql(f"select * from ({sql}) order by {position}").to_arrow_table()
-            self.add(pieces, table)
-            return
-        for waiting in self._lists:
-            self._spill(waiting)
-        first = self._next_order
-        self._next_order += n_rows
-        columns = ", ".join(
-            f"cast({f.name} as {_DUCKDB_TYPES[f.type]}) as {f.name}"
-            for f in RECORDS
-            if f.name != "record_order"
-        )
-        path = self._path()
-        try:
-            (written,) = con.execute(
-                f"copy (select {columns}, {first} + ({position}) as record_order from ({sql})) "
-                f"to {sql_literal(str(path))} (format parquet)"
-            ).fetchone()  # type: ignore[misc]
-        except duckdb.IOException as error:
-            problem = self._disk_error(error)
-            if problem is None:
-                raise
-            raise problem from error
-        assert written == n_rows, (written, n_rows)
-        pieces.append(path)
-
     def relation(self, con: duckdb.DuckDBPyConnection, pieces: Pieces, name: str) -> str:
         """SQL naming ``pieces``' records on ``con``: the table ``name`` registered, when they
         are all in memory, or else the union of their tables (registered as ``name_<k>``),
@@ -209,7 +166,7 @@ class Records:
             elif isinstance(piece, Deferred):
                 for table_name, table in piece.tables.items():
                     self._register(con, table_name, table)
-                order = f"{piece.first_order - 1} + source_row as record_order"
+                order = f"{piece.first_order} + ({piece.position}) as record_order"
                 parts.append(f"select {columns.removesuffix(', record_order')}, {order} "
                              f"from ({piece.sql})")  # fmt: skip
         return "(" + "\nunion all\n".join(parts) + ")"

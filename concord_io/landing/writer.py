@@ -125,24 +125,48 @@ class TableWriter:
 def staged_folder(root: Path, relative: str) -> Iterator[Path]:
     """A hidden folder to write ``<root>/<relative>``'s files in: renamed into place, replacing
     an earlier version, when the block ends; removed if it raises."""
-    final = checked_path(root, relative)
+    with disk_errors(root, relative):
+        staging = open_staging(root, relative)
+        try:
+            yield staging
+            commit_staging(root, relative, staging)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+
+
+@contextmanager
+def disk_errors(root: Path, relative: str) -> Iterator[None]:
+    """A full disk or a refused permission while ``<root>/<relative>`` is written: one line
+    naming the folder and what to do."""
     try:
+        yield
+    except OSError as error:
+        fix = "free space or fix the landing folder's permissions"
+        problem = disk_error(error, root / relative, fix)
+        if problem is None:
+            raise
+        raise problem from error
+
+
+def open_staging(root: Path, relative: str) -> Path:
+    """A new hidden folder beside ``<root>/<relative>`` to write its files in, until
+    :func:`commit_staging` renames it into place (the caller removes it if it never does)."""
+    final = checked_path(root, relative)
+    with disk_errors(root, relative):
         final.parent.mkdir(parents=True, exist_ok=True)
         folders.recover(final)
         staging = folders.hidden_sibling(final, "tmp")
         staging.mkdir()
-        try:
-            yield staging
-            folders.fsync(staging)
-            folders.swap_into_place(staging, final)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-    except OSError as error:
-        problem = disk_error(error, final, "free space or fix the landing folder's permissions")
-        if problem is None:
-            raise
-        raise problem from error
+    return staging
+
+
+def commit_staging(root: Path, relative: str, staging: Path) -> None:
+    """The written ``staging`` folder made durable and renamed into ``<root>/<relative>``,
+    replacing an earlier version."""
+    with disk_errors(root, relative):
+        folders.fsync(staging)
+        folders.swap_into_place(staging, checked_path(root, relative))
 
 
 #: The DuckDB type of each Arrow type a landing table declares (concord_io.landing.schemas).

@@ -155,6 +155,35 @@ def test_the_wide_file_lands_as_answers_with_the_chosen_option(project):
     assert set(answers.source_file) == {"w.csv"} and answers.source_row.tolist() == [1, 1, 2, 2]
 
 
+def test_a_wide_file_refused_after_another_was_written_lands_nothing(project):
+    """A wide file's run is written into a hidden folder as soon as the file is read; a
+    later file refused removes it: nothing lands, no hidden folder is left, and a run
+    landed before stays byte for byte as it was."""
+    landing = project.parent / "landing"
+    unknown = "Sport,Sport,Red,Blue,Green,Gray,Rosso,Blu,Verde,Grigio,C,D"  # no translation
+    bad = "\n".join([HEADER.replace("P_", "Q_"), WIDE_ROWS[0], unknown]) + "\n"
+
+    def hidden() -> list[Path]:
+        return [p for p in landing.rglob(".*") if p.is_dir()]
+
+    registry(project, "w.csv,M,P,base,ABCD\nx.csv,N,Q,base,ABCD\n")
+    write(mcq(project) / "answers" / "x.csv", bad)
+    refused(project, "x.csv")  # w.csv, read first, was written: the area is removed too
+    assert hidden() == []
+
+    (mcq(project) / "answers" / "x.csv").unlink()
+    registry(project, "w.csv,M,P,base,ABCD\n")
+    land(project)
+    before = {p: p.read_bytes() for p in sorted((landing / "mcq").rglob("*.parquet"))}
+    wide(project, rows=[WIDE_ROWS[0].replace(",B,A", ",C,A"), WIDE_ROWS[1]])  # w changed
+    registry(project, "w.csv,M,P,base,ABCD\nx.csv,N,Q,base,ABCD\n")
+    write(mcq(project) / "answers" / "x.csv", bad)
+    with pytest.raises(ConcordError, match="x.csv"):
+        land(project)
+    assert {p: p.read_bytes() for p in sorted((landing / "mcq").rglob("*.parquet"))} == before
+    assert hidden() == []
+
+
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
