@@ -250,6 +250,9 @@ class LongFile:
     n_rows: int
     run_answers: dict[tuple[str, str], str]
     tables: dict[str, pa.Table]
+    #: no record of the file is set aside by a rule within it: no key (run, task, item,
+    #: language) given twice, no language outside the study's
+    clean: bool = False
 
 
 def _records(fields: Fields, study: Study, line: Line, where: str = "") -> str:
@@ -325,6 +328,13 @@ def read_long(
             f"select language, model, run, min(source_row) as first from ({records}) "
             "group by all order by first"
         ).fetchall()
+        # keys given twice, over the file's own columns (no join): where there are none, a
+        # run of this file alone needs no set-aside query of its own (mcq._split)
+        (repeated,) = first_row(
+            con,
+            f"select count(*) from (select 1 from ({records}) "
+            "group by model, run, task, item_id, language having count(*) > 1)",
+        ) or (0,)
     except duckdb.Error as error:
         if source.suffix != ".parquet":
             raise
@@ -337,6 +347,15 @@ def read_long(
     for tag, _, _, row in found:
         if tag not in canonical:
             canonical[tag] = canonical_language(tag, f"{printable(source.name)}: {unit} {row}")
+    compared = {
+        canonical_language(lang, "dbt_project.yml: vars", column="mcq_languages")
+        for lang in study.languages
+    }
+    clean = (
+        not repeated
+        and len(set(canonical.values())) == len(canonical)  # one tag a language: keys alike
+        and (not compared or set(canonical.values()) <= compared)
+    )
     order = line["presented_option_order"] or "".join(study.options)
     runs = list(dict.fromkeys((model, run, order) for _, model, run, _ in found))
     # a file of several runs: each run's records read apart, by the columns that allow it
@@ -351,7 +370,8 @@ def read_long(
         )
         for model, run, _ in runs
     }
-    return LongFile(source, runs, fields.n_rows, run_answers, {**fields.tables, "items": items})
+    tables = {**fields.tables, "items": items}
+    return LongFile(source, runs, fields.n_rows, run_answers, tables, clean)
 
 
 def _run_records(

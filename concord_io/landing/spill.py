@@ -74,6 +74,9 @@ class Deferred:
     first_order: int
     #: SQL: each record's place among the file's, from 0, in reading order
     position: str = "source_row - 1"
+    #: checked as the file was read: no record of it is set aside by a rule within one file
+    #: (``concord_io.landing.long.LongFile.clean``)
+    clean: bool = False
 
 
 #: A run's records: tables in memory, spill files and records read where they lie, in the
