@@ -52,6 +52,7 @@ from concord_io.landing.sources import (
     refuse_json_shape,
     with_rows,
 )
+from concord_io.landing.spill import FileCheck
 from concord_io.landing.strict_csv import check_header, read_csv
 from concord_io.landing.study import Study
 
@@ -250,9 +251,9 @@ class LongFile:
     n_rows: int
     run_answers: dict[tuple[str, str], str]
     tables: dict[str, pa.Table]
-    #: no record of the file is set aside by a rule within it: no key (run, task, item,
-    #: language) given twice, no language outside the study's
-    clean: bool = False
+    #: whether no record of the file is set aside by a rule within it, found when the
+    #: first of its runs is written (an unchanged file is not checked for it)
+    clean: FileCheck | None = None
 
 
 def _records(fields: Fields, study: Study, line: Line, where: str = "") -> str:
@@ -328,13 +329,6 @@ def read_long(
             f"select language, model, run, min(source_row) as first from ({records}) "
             "group by all order by first"
         ).fetchall()
-        # keys given twice, over the file's own columns (no join): where there are none, a
-        # run of this file alone needs no set-aside query of its own (mcq._split)
-        (repeated,) = first_row(
-            con,
-            f"select count(*) from (select 1 from ({records}) "
-            "group by model, run, task, item_id, language having count(*) > 1)",
-        ) or (0,)
     except duckdb.Error as error:
         if source.suffix != ".parquet":
             raise
@@ -351,10 +345,16 @@ def read_long(
         canonical_language(lang, "dbt_project.yml: vars", column="mcq_languages")
         for lang in study.languages
     }
+    # a record set aside by a rule within the file: a key given twice, counted over the
+    # file's own columns (no join), where every tag is a language of its own and compared
     clean = (
-        not repeated
-        and len(set(canonical.values())) == len(canonical)  # one tag a language: keys alike
+        FileCheck(
+            f"select count(*) = 0 from (select 1 from ({records}) "
+            "group by model, run, task, item_id, language having count(*) > 1)"
+        )
+        if len(set(canonical.values())) == len(canonical)
         and (not compared or set(canonical.values()) <= compared)
+        else None
     )
     order = line["presented_option_order"] or "".join(study.options)
     runs = list(dict.fromkeys((model, run, order) for _, model, run, _ in found))

@@ -60,6 +60,22 @@ REPEATING = [
 ]
 
 
+@dataclass(eq=False)
+class FileCheck:
+    """A check over one file's records that holds for all its runs (``sql``: one boolean,
+    over the relations its Deferred pieces name), made when the first of them is written
+    and kept for the others: an unchanged file is never checked."""
+
+    sql: str
+    result: bool | None = None
+
+    def holds(self, con: duckdb.DuckDBPyConnection) -> bool:
+        if self.result is None:
+            ((holds,),) = con.execute(self.sql).fetchall()
+            self.result = bool(holds)
+        return self.result
+
+
 @dataclass(frozen=True)
 class Deferred:
     """Records DuckDB reads where they lie, when their run is split and written: ``sql``
@@ -74,9 +90,9 @@ class Deferred:
     first_order: int
     #: SQL: each record's place among the file's, from 0, in reading order
     position: str = "source_row - 1"
-    #: checked as the file was read: no record of it is set aside by a rule within one file
-    #: (``concord_io.landing.long.LongFile.clean``)
-    clean: bool = False
+    #: whether no record of its file is set aside by a rule within the file
+    #: (``concord_io.landing.long.LongFile.clean``); None: not known
+    clean: FileCheck | None = None
 
 
 #: A run's records: tables in memory, spill files and records read where they lie, in the

@@ -857,6 +857,31 @@ def test_an_item_whose_options_differ_between_languages_is_set_aside_in_every_la
     assert set(landed(project, "option_scores").item_id) == {"2"}
 
 
+@pytest.mark.parametrize(
+    "rows",
+    [
+        # in one file, beside a run with none: the file's check finds the key given twice
+        ("M2,base,1,en,A", "M3,base,1,en,C", "M2,base,1,en,B"),
+        # two tags of one language: the same key, though the file's own columns differ
+        ("M2,base,1,en,A", "M3,base,1,en,C", "M2,base,1,EN,B"),
+    ],
+    ids=["one file", "two tags of one language"],
+)
+def test_a_key_given_twice_in_one_file_is_set_aside_and_the_files_other_run_lands(project, rows):
+    """A run whose records all come from one file is set aside by the file's own check
+    (made once, as its first run is written); its other run is not touched."""
+    no_wide_file(project)
+    sources(project, "a.csv,long,,,,,,,\n", **{"a.csv": long_csv(*rows)})
+    land(project)
+    aside = landed(project, "quarantine")
+    assert aside[["record_key", "reason"]].values.tolist() == [
+        ["a.csv#1", DUPLICATE],
+        ["a.csv#3", DUPLICATE],
+    ]
+    answers = landed(project)
+    assert answers[["source_row", "chosen_option"]].values.tolist() == [[2, "C"]]
+
+
 def test_a_record_in_a_language_the_study_does_not_compare_is_set_aside(project):
     sources(
         project,
