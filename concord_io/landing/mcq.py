@@ -49,7 +49,7 @@ from concord_io.landing.long import read_long
 from concord_io.landing.placeholders import PLACEHOLDER, keep_placeholders
 from concord_io.landing.registries import Line, answer_registry, answer_sources, item_registry
 from concord_io.landing.sources import SourceFile, first_row, load
-from concord_io.landing.spill import Deferred, Pieces, Records, spill_folder
+from concord_io.landing.spill import Deferred, FileCheck, Pieces, Records, spill_folder
 from concord_io.landing.study import Study, load_study
 from concord_io.landing.wide import read_wide, release_wide
 from concord_io.landing.writer import (
@@ -246,9 +246,10 @@ def _wide_runs(
         if _landed_alike(root, run, _fingerprint(run.row, run.inputs, context)):
             run.unchanged = True
         else:
-            query, n_rows, position = read_wide(con, study, line, source)
+            query, n_rows, position, clean = read_wide(con, study, line, source)
             first = records.reserve(n_rows)
-            records.defer(run.answers, Deferred(query, {}, (source,), first, position))
+            check = FileCheck.known() if clean else None  # nothing a set-aside query could find
+            records.defer(run.answers, Deferred(query, {}, (source,), first, position, check))
             staged.write(con, run, records)
             records.forget(run.answers)
             run.answers = []
@@ -529,10 +530,10 @@ def _split(
     relation = records.relation(con, run.answers, "run_answers")
     scored = _scores_table(run)
     (piece,) = run.answers if len(run.answers) == 1 else (None,)
-    # the records of one long file with no key given twice, every language compared, and
-    # no option scores (whose options may differ across languages): nothing to set aside,
-    # no query of the run's own (0.23 µs a row over the joined records, and about 18 ms of
-    # planning a run); the file's check is made once, for all its runs
+    # the records of one file with no key given twice and every language compared (a long
+    # file's check, made once for all its runs; a wide file's shape), and no option scores
+    # (whose options may differ across languages): nothing to set aside, no query of the
+    # run's own (0.23 µs a row over the joined records, and about 18 ms of planning a run)
     checked = (
         isinstance(piece, Deferred)
         and piece.clean is not None

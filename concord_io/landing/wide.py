@@ -27,9 +27,11 @@ DOMAIN_PREFIX = "Domain_"
 
 def read_wide(
     con: duckdb.DuckDBPyConnection, study: Study, line: Line, source: SourceFile
-) -> tuple[str, int, str]:
+) -> tuple[str, int, str, bool]:
     """The file parsed and checked: the SQL of its answers on ``con`` (in no order), their
-    number and the SQL of each one's place in reading order (by row, then language, from 0);
+    number, the SQL of each one's place in reading order (by row, then language, from 0),
+    and whether no answer can be set aside (its languages all compared, each a language of
+    its own: an item is a row, so no key is given twice);
     :func:`release_wide` lets the file go once they are taken. The answers: ``task``,
     ``item_id``, ``language``, ``chosen_option``, ``raw_answer``, ``invalid_reason``,
     ``domain_label`` (the row's label in that language), ``domain`` (its English name),
@@ -105,6 +107,9 @@ def read_wide(
         """,
         checked.table.num_rows * len(languages),
         _position(languages, where),
+        # the languages read are the study's (or, when it names none, every one the file
+        # has: then none is outside it)
+        len({canonical_language(lang, where) for lang in languages}) == len(languages),
     )
 
 
