@@ -149,6 +149,7 @@ bench: install
 	$(BIN)/python bench/bench_rater.py
 	$(BIN)/python bench/bench_probe.py
 	$(BIN)/python bench/bench_probe_scale.py
+	$(BIN)/python bench/bench_probe_imports.py
 	$(BIN)/python bench/bench_constraints.py
 	$(BIN)/python bench/bench_mcq_languages.py
 
