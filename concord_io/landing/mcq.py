@@ -221,11 +221,16 @@ def _wide_runs(
     root: Path,
     context: str,
     staged: Staged,
+    items_fingerprint: str,
 ) -> list[Run]:
     """The runs of the wide files, one a file. Each run is written into its hidden folder
     (``staged``) as soon as its file is read and checked, from the parsed file itself: its
     records are written once, not held until every input is checked (they waited in a spill
-    file, written and read again: at 100 000 x 20 files 3.9 s of an 18 s landing)."""
+    file, written and read again: at 100 000 x 20 files 3.9 s of an 18 s landing).
+
+    A run's fingerprint covers the item files (``items_fingerprint``) as a long run's does:
+    its rows are checked against their prompts, and the task's languages come from them, so
+    a changed or unregistered item file lands the run again (and checks it again)."""
     runs: list[Run] = []
     seen: dict[tuple, str] = {}
     for line in lines:  # a loop per file
@@ -240,7 +245,8 @@ def _wide_runs(
             folder=study.relative(source.path),
             order=line["presented_option_order"],
         )
-        run = Run(row, answers=records.pieces(), inputs=[source.name, source.content_hash, way])
+        inputs = [source.name, source.content_hash, way, items_fingerprint]
+        run = Run(row, answers=records.pieces(), inputs=inputs)
         # a wide file is one run: its fingerprint is known before it is parsed, so an
         # unchanged file costs one pass of hashing, not a parse (and no memory)
         if _landed_alike(root, run, _fingerprint(run.row, run.inputs, context)):
@@ -619,7 +625,9 @@ def _prepare(
             translations.to_pydict(),
         )
         staged.context = context
-        runs = _wide_runs(con, study, wide_lines, notes, records, root, context, staged)
+        runs = _wide_runs(
+            con, study, wide_lines, notes, records, root, context, staged, items_fingerprint
+        )
         runs += _record_runs(con, study, source_lines, items, items_fingerprint, notes, records)
     ids = [run.run_id for run in runs]
     repeated = sorted({i for i in ids if ids.count(i) > 1})

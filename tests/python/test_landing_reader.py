@@ -1379,6 +1379,32 @@ def test_landing_again_finds_the_same_runs_and_rewrites_only_what_changed(projec
     assert [p.name for p in folder.iterdir()] == ["run_id=_empty"]
 
 
+def test_a_wide_run_lands_again_and_is_checked_again_when_its_item_files_change(project):
+    """A wide file's rows are checked against the item files' prompts and its task's
+    languages come from them: an unchanged wide file is landed again (and checked again)
+    when an item file changes or is unregistered, as a fresh landing of the same inputs
+    would; its run is not kept as it was."""
+    wide(
+        project,
+        header=HEADER + ",Prompt_EN",
+        rows=[WIDE_ROWS[0] + ",A nurse is [ADJ].", WIDE_ROWS[1] + ",A painter likes [ADJ]."],
+    )
+    land(project)
+    (run,) = (project.parent / "landing" / "mcq").glob("run_id=*")
+    # the Italian item file unregistered: the run lands again from the new item files
+    italian = (mcq(project) / "items" / "it.csv").rename(project.parent / "it.csv")
+    item_files(project, "en.csv,en,base,\n")
+    assert land(project).status_of(f"mcq/{run.name}") == "replaced"
+    # an English prompt changed: the unchanged wide file's row 2 is no longer that item
+    italian.rename(mcq(project) / "items" / "it.csv")
+    item_files(project, "en.csv,en,base,\nit.csv,it,base,\n")
+    items = mcq(project) / "items" / "en.csv"
+    items.write_text(ITEMS["en.csv"].replace("A painter likes", "A baker likes"), "utf-8")
+    expected = "w.csv: row 2, column Prompt_EN: the prompt is not item 2"
+    with pytest.raises(ConcordError, match=expected):
+        land(project)
+
+
 def test_the_same_bytes_under_two_names_land_once(project):
     shutil.copyfile(mcq(project) / "answers" / "w.csv", mcq(project) / "answers" / "w2.csv")
     registry(project, "w.csv,M,P,base,ABCD\nw2.csv,M,P,base,ABCD\n")

@@ -509,6 +509,26 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
     assert served == [("mBERT base",)]
     page = build_report(published.database, tmp_path / "report").read_text(encoding="utf-8")
     assert "mBERT base" in page and not re.search(r"mBERT(?! base)", page)
+    # the Persian item files unregistered (and moved out): the task no longer compares
+    # Persian, so every wide run lands again and its Persian answers are set aside, none
+    # of them counted (the wide files themselves are unchanged)
+    items = seeds / "items"
+    for name in ("Low.csv", "Low - Shfl.csv"):
+        (items / name).rename(tmp_path / name)
+    item_registry = seeds / "mcq_item_files.csv"
+    item_registry.write_text(
+        "".join(
+            line
+            for line in item_registry.read_text().splitlines(keepends=True)
+            if not line.startswith("Low")
+        )
+    )
+    build_marts(project_copy, incremental, *NO_DATA_TESTS)
+    with duckdb.connect(str(incremental), read_only=True) as con:
+        (n_fa,) = con.execute(
+            "select count(*) from intermediate.int_mcq_answers_normalised where language = 'fa'"
+        ).fetchone()
+    assert n_fa == 0
     # one full rebuild of the final inputs: what the four incremental builds left (a file
     # added, one changed, one removed, a run unregistered, a model renamed in the registry,
     # another by an alias) is what it makes
