@@ -22,7 +22,10 @@ An item's domain is the item files' where they hold the task's item in the log's
 else the sample's own ``doc.domain`` (or the document's field the registry line's
 ``domain_field`` names; text, as the harness's document carries it: belebele's and the
 Concord-exported tasks' documents name one); a ``doc.domain`` that is not text
-refuses the file.
+refuses the file. Its English name (``domain``) is the item files', else the label's line in
+``mcq_domain_translations`` for the log's language, else the label as written (a harness's
+own subject names are written alike in every language); the languages of one item must
+agree on it (checked across the logs by the landing).
 
 The run's provenance comes from the harness's ``results_<date>.json`` in the same folder,
 where there is one for the task: the model revision (``model_args``), the harness version,
@@ -308,7 +311,8 @@ def read_samples(
 ) -> tuple[pa.Table, pa.Table]:
     """The log's answers in ``task`` and ``language`` (canonical) (with ``model``,
     ``variant`` and ``presented_order``; the domain of each item from the ``items`` relation
-    registered on ``con``) and its option scores (without ``run_id``); ``delimiter``: the
+    registered on ``con``, else the sample's own, in English through the ``translations``
+    relation) and its option scores (without ``run_id``); ``delimiter``: the
     task's ``target_delimiter`` (:class:`Provenance`), before each option's text."""
     keys = "".join(study.options)
     order = line["presented_option_order"] or keys
@@ -459,7 +463,11 @@ def read_samples(
         select
             a.* exclude (sample_domain),
             coalesce(i.domain_label, a.sample_domain) as domain_label,
-            coalesce(i.domain, a.sample_domain) as domain
+            -- the English name: the item files', else the sample's label translated
+            -- (mcq_domain_translations), else the label as written (a harness's own
+            -- subjects, written alike in every language); the engine checks that an
+            -- item's languages agree on it
+            coalesce(i.domain, t.domain_en, a.sample_domain) as domain
         from (
             select
                 {sql_literal(line["model"])} as model,
@@ -485,6 +493,8 @@ def read_samples(
             from items
             group by all
         ) as i using (task, item_id, language)
+        left join translations as t
+            on t.language = a.language and t.domain_label = a.sample_domain
         order by a.source_row
         """
     ).to_arrow_table()

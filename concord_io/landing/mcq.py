@@ -245,7 +245,7 @@ def _wide_runs(
             folder=study.relative(source.path),
             order=line["presented_option_order"],
         )
-        inputs = [source.name, source.content_hash, way, items_fingerprint]
+        inputs: list[object] = [source.name, source.content_hash, way, items_fingerprint]
         run = Run(row, answers=records.pieces(), inputs=inputs)
         # a wide file is one run: its fingerprint is known before it is parsed, so an
         # unchanged file costs one pass of hashing, not a parse (and no memory)
@@ -297,6 +297,7 @@ def _record_runs(
                 answers, scores = read_samples(
                     con, study, line, source, task, language, prov.target_delimiter
                 )
+                _refuse_other_domains(con, answers)
                 kind = "lm_eval"
                 for model, variant, order in _groups(answers):
                     pieces = found[(model, variant, order)] = records.pieces()
@@ -366,6 +367,54 @@ def _refuse_same_task(
             f"{printable(line['task_pattern'])})",
             hint="keep one harness run per folder (move the other's files to another folder), "
             "or set a task_pattern that tells the tasks apart",
+        )
+
+
+def _refuse_other_domains(con: duckdb.DuckDBPyConnection, answers: pa.Table) -> None:
+    """The languages of one item are one domain: a sample log's items (``answers``) must
+    have the English domain the logs read before gave them (``sample_domains``, on ``con``,
+    one row per task and item); refused naming both records. A wide file's row and an item
+    file's are checked where they are read."""
+    con.execute(
+        "create temp table if not exists sample_domains (task varchar, item_id varchar, "
+        "language varchar, domain_label varchar, domain varchar, source_file varchar, "
+        "source_row bigint)"
+    )
+    con.register(
+        "log_domains",
+        answers.select(list(con.table("sample_domains").columns)).filter(
+            pc.is_valid(answers.column("domain"))
+        ),
+    )
+    found = first_row(
+        con,
+        """
+        select n.*, o.*
+        from log_domains as n
+        inner join sample_domains as o using (task, item_id)
+        where n.domain <> o.domain
+        order by n.source_row
+        limit 1
+        """,
+    )
+    if found is None:
+        con.execute(
+            "insert into sample_domains select * from log_domains "
+            "anti join sample_domains using (task, item_id) qualify row_number() over "
+            "(partition by task, item_id order by source_row) = 1"
+        )
+    con.unregister("log_domains")
+    if found is not None:
+        task, item, lang, label, domain, file, row = found[:7]
+        _, _, first_lang, first_label, first_domain, first_file, first_row_ = found[7:]
+        raise ConcordError(
+            f"{printable(file)}: line {row}: item {printable(item)} of task {printable(task)} "
+            f"has domain {printable(domain)} ({lang} label {printable(label)}), but "
+            f"{printable(first_file)}: line {first_row_} gives it {printable(first_domain)} "
+            f"({first_lang} label {printable(first_label)}): the languages of one item are "
+            "one domain",
+            hint="map each label to its English name in seeds/mcq/mcq_domain_translations.csv "
+            f"(a line {lang},<label>,<English name>), or correct the log",
         )
 
 
@@ -654,8 +703,8 @@ def _collect(
 
 def read_source_runs(study: Study, lines: list[Line], notes: list[str]) -> list[Run]:
     """The runs of answer source ``lines`` (their ``paths`` set), read and checked as the
-    reader lands them, with their answers and quarantine (every answer without its item's
-    domain: the item files are not read), and ``notes`` on what the landing would read once:
+    reader lands them, with their answers and quarantine (each answer with its sample's
+    own domain: the item files are not read), and ``notes`` on what the landing would read once:
     what ``concord add`` checks before it registers a folder. Refused as the landing would
     be."""
     languages = [
@@ -666,6 +715,7 @@ def read_source_runs(study: Study, lines: list[Line], notes: list[str]) -> list[
     with open_duckdb() as con:
         items = schemas.ITEMS.empty_table()
         con.register("items", items)
+        con.register("translations", read_translations(study))
         runs = _record_runs(con, study, lines, items, "", notes, records)
         for run in runs:
             tables: dict[str, pa.Table] = {}

@@ -1093,6 +1093,50 @@ def test_sample_logs_land_the_argmax_answer_and_every_options_score(project):
     assert runs.source_folder.item().endswith("answer_sources/lm_eval/org__model")
 
 
+def with_domain(line: str, domain: str) -> str:
+    return json.dumps({**json.loads(line), "doc": {"domain": domain}}, ensure_ascii=False)
+
+
+def test_a_samples_domain_lands_as_its_english_name_and_its_languages_must_agree(project):
+    """An lm-eval run whose logs carry each item's domain in each language (items the item
+    files do not hold): ``domain`` is the label's English name (mcq_domain_translations),
+    ``domain_label`` the label as written; a label with no line is its own English name (a
+    harness's subjects, alike in every language). Two languages that give one item two
+    English domains refuse the landing, naming both records and the line to add."""
+    scores = [-1.0, -2.0, -3.0, -4.0]
+    translations = mcq(project) / "mcq_domain_translations.csv"
+    write(translations, translations.read_text(encoding="utf-8") + "it,Legge,Law\n")
+    logs(
+        project,
+        {
+            "en": [with_domain(sample(4, scores), "Law"), with_domain(sample(5, scores), "Art")],
+            "it": [with_domain(sample(4, scores), "Legge"), with_domain(sample(5, scores), "Arte")],
+        },
+    )
+    land(project)
+    answers = landed(project).query("item_id in ('5', '6')").sort_values(["item_id", "language"])
+    assert answers[["item_id", "language", "domain_label", "domain"]].values.tolist() == [
+        ["5", "en", "Law", "Law"],
+        ["5", "it", "Legge", "Law"],
+        ["6", "en", "Art", "Art"],
+        ["6", "it", "Arte", "Art"],
+    ]
+    # an Italian label with no English name: the item's languages disagree
+    logs(
+        project,
+        {
+            "en": [with_domain(sample(4, scores), "Law")],
+            "it": [with_domain(sample(4, scores), "Diritto")],
+        },
+    )
+    refusal = pytest.raises(ConcordError, land, project).value
+    message = refusal.message
+    assert "samples_xcloze_it_2025-05-05T10-00-00.123456.jsonl: line 1: item 5 of task " in message
+    assert "has domain Diritto (it label Diritto), but " in message
+    assert "line 1 gives it Law (en label Law): the languages of one item are one domain" in message
+    assert "a line it,<label>,<English name>" in refusal.hint
+
+
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
