@@ -68,7 +68,7 @@ from concord_io.landing.writer import (
 from concord_io.paths import serving_folder_of
 
 #: Bumped when the reader lands the same inputs differently: every folder is written again.
-LANDING_FORMAT = 5  # 5: gold (a sample's target, an item file's or long file's gold column)
+LANDING_FORMAT = 6  # 6: a sample's own domain in English; 5: gold
 #: Why a record of a run is set aside (the run's quarantine table).
 DUPLICATE = "more than one answer for this model, run, item and language"
 OTHER_LANGUAGE = "language not one of mcq_languages"
