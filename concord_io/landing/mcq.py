@@ -279,18 +279,24 @@ def _record_runs(
     seen: dict[tuple, str] = {}
     #: (folder, task, language) -> the log a task_pattern line read it from
     by_task: dict[tuple[str, str, str], str] = {}
+    #: a sample log's bytes -> its name, task and language
+    logs_read: dict[str, tuple[str, str, str]] = {}
     for line in lines:
         way = tuple(sorted(line.values.items() - {("file", line.file)}))
         for relative in line.paths:  # a loop per file
             source = load(study.sources_dir, relative)
-            if not _once(seen, (source.content_hash, way), source, notes):
+            # a sample log's task and language come from its name and line
+            read_as = task_of(source, line) if line["format"] == "lm_eval" else None
+            if read_as is not None:
+                _refuse_same_bytes(logs_read, source, read_as[1:])
+            if not _once(seen, (source.content_hash, way, read_as), source, notes):
                 continue
             folder = study.relative(source.path.parent)
             # the file's records by (model, variant, presented order), in the order met: a
             # file may hold several runs
             found: dict[tuple[str, str, str], Pieces] = {}
-            if line["format"] == "lm_eval":
-                harness_task, task, language = task_of(source, line)
+            if read_as is not None:
+                harness_task, task, language = read_as
                 if line["task_pattern"]:
                     _refuse_same_task(by_task, (folder, task, language), source, line)
                 prov = provenance(source.path.parent, harness_task, source.name)
@@ -352,6 +358,24 @@ def _groups(answers: pa.Table) -> list[tuple[str, str, str]]:
     keys = ["model", "variant", "presented_order"]
     groups = answers.select(keys).group_by(keys, use_threads=False).aggregate([])
     return list(zip(*(groups.column(c).to_pylist() for c in keys), strict=True))
+
+
+def _refuse_same_bytes(
+    logs_read: dict[str, tuple[str, str, str]], source: SourceFile, read_as: tuple[str, str]
+) -> None:
+    """A sample log holds one task's answers in one language: the same bytes read as
+    another task or language (a log copied under another language's name) would land one
+    model's answers as two languages' and agree with themselves."""
+    first = logs_read.setdefault(source.content_hash, (source.name, *read_as))
+    if first[1:] != read_as:
+        raise ConcordError(
+            f"mcq_answer_sources: {printable(source.name)} (task {printable(read_as[0])}, "
+            f"language {read_as[1]}) has the same bytes as {printable(first[0])} (task "
+            f"{printable(first[1])}, language {first[2]}): one log cannot be the answers of "
+            "two tasks or languages",
+            hint="one of them was copied under the other's name: restore the harness's own "
+            "log of that task and language, or remove the copy",
+        )
 
 
 def _refuse_same_task(

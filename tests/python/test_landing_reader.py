@@ -1457,6 +1457,26 @@ def test_the_same_bytes_under_two_names_land_once(project):
     assert report.notes == ["w2.csv: the same bytes as w.csv, read the same way; landed once"]
 
 
+def test_a_sample_log_with_the_same_bytes_as_another_languages_log_is_refused(project):
+    """A log copied under another language's name (one task_pattern line reads both) is no
+    second language: landing it once dropped the other language and published agreement of
+    100 %; landing it twice would compare one model's answers with themselves."""
+    english = [sample(0, [-1.0, -2.0, -3.0, -4.0]), sample(1, [-2.0, -1.0, -3.0, -4.0])]
+    logs(project, {"en": english})
+    log = mcq(project) / "answer_sources" / LOG.format(lang="en")
+    shutil.copyfile(log, log.with_name(log.name.replace("_en_", "_it_")))
+    write(
+        mcq(project) / "mcq_answer_sources.csv",
+        SOURCES_HEADER + "lm_eval/org__model/samples_*.jsonl,lm_eval,Org Model,base,,,,auto,\n",
+    )
+    refused(
+        project,
+        "samples_xcloze_it_2025-05-05T10-00-00.123456.jsonl (task xcloze, language it) has the "
+        "same bytes as lm_eval/org__model/samples_xcloze_en_",
+        "(task xcloze, language en): one log cannot be the answers of two tasks or languages",
+    )
+
+
 def test_nothing_is_written_through_a_link(project, tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
