@@ -2,15 +2,18 @@
 probe's runs, the reader's runs and items) and the publish's durable writes.
 
 A folder is written under a hidden name, its files fsynced, then renamed into place; a
-folder already there is first renamed aside (``.old-<name>-<id>``) and deleted after, and a
-replacement cut off between the two renames is undone by :func:`recover` (the ``.old-``
-folder is put back). A reader of the visible names therefore sees a folder whole or not at
-all. Both ``concord_io`` and ``probe`` use this module; they never import each other.
+folder already there is first renamed aside (``.old-<name>-<id>``) and deleted after, and
+what a write cut short leaves (a replacement cut off between the two renames, an unfinished
+write or removal) is resolved by :func:`settle` before the folder is read again (the
+``.old-`` folder is put back; the rest deleted). A reader of the visible names therefore
+sees a folder whole or not at all. Both ``concord_io`` and ``probe`` use this module; they
+never import each other.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Callable, Mapping
@@ -32,14 +35,41 @@ def hidden_sibling(final: Path, kind: str) -> Path:
     return final.with_name(f".{kind}-{final.name}-{uuid.uuid4().hex}")
 
 
-def recover(final: Path) -> None:
-    """Undo a replacement cut off between its two renames: the folder is gone and its
-    previous version waits under ``.old-*``; put that back (the newest, if several)."""
-    if final.exists():
-        return
-    aside = sorted(final.parent.glob(f".old-{final.name}-*"), key=lambda p: p.stat().st_mtime)
-    if aside:
-        aside[-1].rename(final)
+#: What a write cut short leaves beside the folders it writes (:func:`hidden_sibling`), and
+#: the spill folders of a landing (``tempfile.mkdtemp(prefix=".spill-")``).
+LEFT_BEHIND = re.compile(r"^\.(?P<kind>tmp|old|removed)-(?P<name>.+)-[0-9a-f]+$|^\.spill-")
+
+
+def settle(folder: Path) -> list[str]:
+    """Resolve what writes cut short left in ``folder`` (killed, or the machine stopped),
+    before anything reads it: a replacement cut off between its two renames is undone (its
+    previous version, ``.old-<name>-*``, put back where ``<name>`` is gone: the newest, if
+    several) or finished (the ``.old-`` folder deleted where ``<name>`` is there); an
+    unfinished write (``.tmp-*``), removal (``.removed-*``) or spill (``.spill-*``) is
+    deleted. Whoever writes ``folder`` must hold it alone meanwhile (the warehouse lock).
+    Returns what was put back."""
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    hidden = sorted(
+        (entry for entry in folder.iterdir() if LEFT_BEHIND.match(entry.name)),
+        key=lambda entry: entry.lstat().st_mtime,
+        reverse=True,  # the newest .old- first
+    )
+    restored = []
+    for entry in hidden:
+        found = LEFT_BEHIND.match(entry.name)
+        assert found is not None
+        final = folder / found["name"] if found["kind"] == "old" else None
+        if final is not None and not final.exists() and not final.is_symlink():
+            entry.rename(final)
+            restored.append(final.name)
+        elif entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+    if hidden:
+        fsync(folder)
+    return restored
 
 
 def swap_into_place(staging: Path, final: Path) -> None:

@@ -5,7 +5,9 @@ the whole build (the models read the landing from the first node to the last), p
 the probe's landing of a run all take ``<landing>/.concord.lock`` (``flock``, exclusive).
 A second one waits for the first and says once, in one line, who holds it (the holder writes
 its process id, command and start time into the file); the operating system releases the
-lock when the holder's process ends, however it ends, so no lock is ever left stale.
+lock when the holder's process ends, however it ends, so no lock is ever left stale, and
+what a killed holder left half-written is resolved by the next one as it takes the lock
+(:func:`settle_landing`).
 
 The lock is re-entrant within a process (the plugin's build holds it and its landing takes
 it again): each ``acquire`` is matched by one ``release``; :func:`release_all` lets a
@@ -24,7 +26,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from concord_common import UserError
+from concord_common import UserError, folders
 
 LOCK_FILE = ".concord.lock"
 _held: dict[Path, list[int]] = {}  # lock file -> [descriptor, depth]
@@ -98,11 +100,40 @@ def acquire(
             fcntl.flock(fd, fcntl.LOCK_EX)
         since = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         claim(fd, f"pid {os.getpid()}, {holder}, since {since}")
+        settle_landing(folder, error)
     except BaseException:
         os.close(fd)
         raise
     _held[path] = [fd, 1]
     return path
+
+
+def settle_landing(landing: Path, error: type[UserError]) -> None:
+    """What a holder killed while it wrote left in the landing, resolved by the next holder
+    before anything reads it (:func:`concord_common.folders.settle`): in the landing folder
+    (spill folders) and in each of its areas (``mcq``, ``items``, ``seeds``, ``probe``: a
+    replacement cut between its renames undone, unfinished writes deleted). An area's
+    ``<key>=<value>`` entry that is not a folder (a file or a link put in a run's place) is
+    refused (``error``): a build would read the landing without that run."""
+    areas = [p for p in sorted(landing.iterdir()) if not p.name.startswith(".") and p.is_dir()]
+    for folder in (landing, *areas):
+        folders.settle(folder)
+    for area in areas:
+        if area.is_symlink():
+            continue  # refused by the writers, which never write through a link
+        for entry in sorted(area.iterdir()):
+            if (
+                "=" in entry.name
+                and not entry.name.startswith(".")
+                and (entry.is_symlink() or not entry.is_dir())
+            ):
+                kind = "a symbolic link" if entry.is_symlink() else "not a folder"
+                raise error(
+                    f"{entry}: {kind}, where the landing holds only the folders the reader and "
+                    "the probe write (a run or a table's folder)",
+                    hint="move it out of the landing folder and run the command again (it "
+                    "lands again from its inputs); nothing was written",
+                )
 
 
 def release(path: Path) -> None:

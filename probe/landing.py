@@ -200,7 +200,8 @@ def land_run(
     """Validate, write to a hidden folder, fsync, and rename to run_id=<id>; returns the folder.
 
     A landing killed between the two renames of a replacement leaves the earlier version
-    under .old-*: the next landing of that run id puts it back before replacing it.
+    under .old-*: the next holder of the warehouse lock puts it back before anything reads
+    the landing (:func:`concord_common.warehouse_lock.settle_landing`).
     """
     if set(tables) != set(TABLES):
         raise LandingError(f"a run lands exactly the tables {TABLES}, got {sorted(tables)}")
@@ -214,7 +215,6 @@ def land_run(
     final.parent.mkdir(parents=True, exist_ok=True)
     # the warehouse lock: a build in progress reads the landing whole before the run appears
     with warehouse_lock.held(landing_dir, f"probe landing run {run_id}", error=LandingError):
-        folders.recover(final)
         if final.exists() and not replace:
             raise run_exists(run_id, final)
         return folders.write(

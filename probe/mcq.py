@@ -337,9 +337,9 @@ def output_folder(out: Path, slug: str, replace: bool) -> Path:
 def write_folder(out: Path, slug: str, files: dict[str, str], replace: bool) -> Path:
     """``out/slug`` with ``files``, whole or not at all (a hidden folder renamed into
     place; with ``replace``, an earlier folder is renamed aside first, then deleted)."""
-    final = output_folder(out, slug, replace)
     out.mkdir(parents=True, exist_ok=True)
-    folders.recover(final)
+    folders.settle(out)  # what a run killed while it wrote here left
+    final = output_folder(out, slug, replace)
     return folders.write(
         final,
         {

@@ -1,10 +1,11 @@
 """Writing a landing folder (a run, or a task's items) whole or not at all.
 
 A folder is written under a hidden name (``.tmp-...``), each file fsynced, then renamed into
-place; a folder already there is first renamed aside (``.old-...``) and deleted after, and a
-replacement cut off between the two renames is undone by the next write (the ``.old-``
-folder is put back). A reader of the ``run_id=*`` glob therefore sees a run whole or not at
-all. (The mechanics are :mod:`concord_common.folders`, which the probe's landing shares.)
+place; a folder already there is first renamed aside (``.old-...``) and deleted after; what
+a landing killed meanwhile leaves is resolved by the next holder of the warehouse lock
+before anything reads the landing (the ``.old-`` folder put back, the rest deleted). A
+reader of the ``run_id=*`` glob therefore sees a run whole or not at all. (The mechanics are
+:mod:`concord_common.folders`, which the probe's landing shares.)
 
 Every path is built inside the landing folder and refused when it leaves it or passes
 through a symbolic link. Each Parquet file carries the folder's fingerprint (a hash of
@@ -61,10 +62,9 @@ def landed_with(root: Path, relative: str, tables: Iterable[str], fingerprint: s
     """Whether ``<root>/<relative>`` is landed with ``fingerprint``: an unchanged input is not
     written again. Every one of its ``tables`` must be there and carry the fingerprint, so a
     folder with a table lost or left from another landing is written again (dbt's advice,
-    "land again", then works). A replacement cut off between its renames is undone first."""
+    "land again", then works). (A replacement cut off between its renames was undone when
+    the warehouse lock was taken: :func:`concord_common.warehouse_lock.settle_landing`.)"""
     existing = checked_path(root, relative)
-    if existing.parent.is_dir():
-        folders.recover(existing)
     return existing.is_dir() and all(
         fingerprint_of(existing, table) == fingerprint for table in tables
     )
@@ -155,7 +155,6 @@ def open_staging(root: Path, relative: str) -> Path:
     final = checked_path(root, relative)
     with disk_errors(root, relative):
         final.parent.mkdir(parents=True, exist_ok=True)
-        folders.recover(final)
         staging = folders.hidden_sibling(final, "tmp")
         staging.mkdir()
     return staging

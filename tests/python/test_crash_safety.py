@@ -191,10 +191,77 @@ def test_probe_run_killed_mid_write_is_invisible_to_the_next_build(project_copy,
     run_dbt(["build", "--select", *PROBE_STAGING], project_copy, database)
     assert landed_runs(database) == {"run-complete": expected}
 
-    # run again, it lands whole; the leftover hidden folder is still never read
+    # the build's landing deleted the killed run's hidden folder: nothing is left behind
+    assert not partial.parent.exists()
+    assert [p.name for p in (landing / "probe").iterdir()] == ["run_id=run-complete"]
+
+    # run again, it lands whole
     land_run(landing, "run-killed", killed)
     run_dbt(["build", "--select", *PROBE_STAGING], project_copy, database)
     assert landed_runs(database) == {"run-complete": expected, "run-killed": expected}
+
+
+REPLACER = """
+import sys, time
+from pathlib import Path
+import pyarrow.parquet as pq
+import probe.landing as landing
+
+source, landing_dir, run_id, marker = sys.argv[1:]
+tables = {
+    name: pq.read_table(Path(source) / f"{name}.parquet").cast(landing.SCHEMAS[name])
+    for name in landing.TABLES
+}
+rename = Path.rename
+
+def rename_then_stall(self, target):
+    moved = rename(self, target)
+    if Path(target).name.startswith(".old-"):  # the landed run renamed aside: the cut
+        Path(marker).write_text(str(target))
+        time.sleep(120)
+    return moved
+
+Path.rename = rename_then_stall
+landing.land_run(landing_dir, run_id, tables, replace=True)
+"""
+
+
+def test_probe_run_replace_killed_between_its_renames_keeps_the_run(project_copy, tmp_path):
+    """`probe run --replace` killed after the landed run was renamed aside and before the
+    new one was renamed in: the next build's landing puts the run back before anything
+    reads the area (it built and published a version without that run), and no hidden
+    folder is left."""
+    from probe.landing import land_run
+    from probe.stimuli import load_design
+
+    design = load_design(project_copy / "seeds" / "probe")
+    landing = project_copy / "landing"
+    database = project_copy / "concord.duckdb"
+    landed = fake_run_tables(design, "run-x", seed=1)
+    land_run(landing, "run-x", landed)
+    expected = {"run-x": (landed["scores"].num_rows, landed["stimuli"].num_rows)}
+    source = tmp_path / "tables"
+    source.mkdir()
+    for name, table in fake_run_tables(design, "run-x", seed=2).items():
+        pq.write_table(table, source / f"{name}.parquet")
+    marker = tmp_path / "renamed-aside"
+    child = subprocess.Popen(
+        [sys.executable, "-c", REPLACER, str(source), str(landing), "run-x", str(marker)],
+        cwd=project_copy,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while not marker.exists():
+        assert child.poll() is None, "the landing process ended before its renames"
+        assert time.monotonic() < deadline, "the landing process never renamed the run aside"
+        time.sleep(0.05)
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait(timeout=30)
+    assert not (landing / "probe" / "run_id=run-x").exists()  # the state the cut leaves
+
+    run_dbt(["build", "--select", *PROBE_STAGING], project_copy, database)
+    assert landed_runs(database) == expected
+    assert [p.name for p in (landing / "probe").iterdir()] == ["run_id=run-x"]
 
 
 # --- publish killed or failing at every step ---------------------------------------------

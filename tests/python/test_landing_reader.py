@@ -1497,6 +1497,55 @@ def test_a_landing_cut_off_between_its_renames_is_recovered(project):
     assert [p.name for p in folder.iterdir()] == [run.name]
 
 
+def test_what_a_killed_landing_leaves_is_resolved_before_the_next_one_reads(project):
+    """A landing or probe run killed while it wrote leaves hidden folders: an unfinished
+    write (``.tmp-``), removal (``.removed-``) or spill (``.spill-``) is deleted, and a
+    replacement cut off after its folder was renamed aside (``.old-``) is put back, by the
+    next holder of the warehouse lock, before anything reads the landing; no later landing
+    leaves them behind."""
+    land(project)
+    landing = project.parent / "landing"
+    (run,) = (landing / "mcq").glob("run_id=*")
+    debris = [
+        landing / "mcq" / f".tmp-{run.name}-{'a' * 32}",
+        landing / "mcq" / f".removed-run_id=gone-{'b' * 32}",
+        landing / "items" / f".tmp-task=xcloze-{'c' * 32}",
+        landing / ".spill-k2j4h5",
+        landing / "probe" / f".tmp-run_id=probe-1-{'d' * 32}",
+    ]
+    for folder in debris:
+        write(folder / "answers.parquet", b"PAR1 cut short")
+    kept = run.rename(landing / "mcq" / f".old-{run.name}-{'e' * 32}")
+    assert [o.status for o in land(project).outcomes] == ["unchanged", "unchanged"]
+    assert run.is_dir() and not kept.exists()
+    hidden = [p for p in landing.rglob(".*") if p.name != ".concord.lock"]
+    assert hidden == [], hidden
+
+
+def test_a_landed_folder_replaced_by_a_file_is_refused_before_anything_is_written(project):
+    """A run's folder replaced by a plain file (or a link) is not the reader's: refused in
+    one line naming it, before anything is renamed or written (it was renamed aside, then
+    the landing stopped on NotADirectoryError with a hidden folder left for good)."""
+    land(project)
+    landing = project.parent / "landing"
+    (run,) = (landing / "mcq").glob("run_id=*")
+    shutil.rmtree(run)
+    run.write_text("not a run")
+    wide(project, rows=[WIDE_ROWS[0], WIDE_ROWS[1].replace(",C,D", ",A,D")])
+    before = landing_tree(landing)
+    del before[".concord.lock"]  # who holds the lock, rewritten by each holder
+    with pytest.raises(ConcordError) as caught:
+        land(project)
+    assert caught.value.message == (
+        f"{run}: not a folder, where the landing holds only the folders the reader and the "
+        "probe write (a run or a table's folder)"
+    )
+    assert "move it out of the landing folder" in caught.value.hint
+    assert {k: v for k, v in landing_tree(landing).items() if k != ".concord.lock"} == before
+    run.unlink()
+    assert land(project).status_of(f"mcq/{run.name}") == "landed"
+
+
 # ------------------------------------------------------------------------- the command
 
 
