@@ -29,7 +29,13 @@ from pathlib import Path
 from concord_common import UserError, folders
 
 LOCK_FILE = ".concord.lock"
+#: What a holder sets for the processes it starts, with its descriptor passed on
+#: (:func:`handed_on`): they hold the lock already (``concord build``'s stages hold one lock
+#: from the landing to the end of the build, with no moment between them where another
+#: command could land or build).
+HANDED_ON = "CONCORD_WAREHOUSE_LOCK_FD"
 _held: dict[Path, list[int]] = {}  # lock file -> [descriptor, depth]
+_inherited: set[Path] = set()  # lock files held through a descriptor handed on (never closed)
 
 
 def _say(line: str) -> None:
@@ -88,6 +94,11 @@ def acquire(
     if path in _held:
         _held[path][1] += 1
         return path
+    inherited = _handed_on_to_me(path)
+    if inherited is not None:  # the parent holds it for this process (and settled it)
+        _held[path] = [inherited, 1]
+        _inherited.add(path)
+        return path
     fd = open_lock_file(path, error=error, what="the warehouse lock", again="run it again")
     try:
         try:
@@ -144,7 +155,8 @@ def release(path: Path) -> None:
     entry[1] -= 1
     if entry[1] == 0:
         del _held[path]
-        os.close(entry[0])  # releases the lock
+        if path not in _inherited:  # the parent's holding outlasts this process's
+            os.close(entry[0])  # releases the lock
 
 
 def release_all() -> None:
@@ -152,6 +164,27 @@ def release_all() -> None:
     for path in list(_held):
         _held[path][1] = 1
         release(path)
+
+
+def handed_on(path: Path) -> tuple[int, dict[str, str]]:
+    """The descriptor of the lock file ``path`` this process holds, and the environment that
+    tells a process it starts (given the descriptor: ``pass_fds``) that it holds it too."""
+    fd = _held[path][0]
+    return fd, {HANDED_ON: f"{fd}:{path}"}
+
+
+def _handed_on_to_me(path: Path) -> int | None:
+    """The descriptor of ``path`` a parent holding its lock handed on (:func:`handed_on`),
+    checked to be that very file (a name is not an identity); None where none was."""
+    fd_text, _, named = os.environ.get(HANDED_ON, "").partition(":")
+    if not fd_text.isdigit() or Path(named) != path:
+        return None
+    try:
+        mine, theirs = os.fstat(int(fd_text)), os.stat(path)
+    except OSError:  # not passed on (a process the holder did not start itself)
+        return None
+    same = (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino)
+    return int(fd_text) if same else None
 
 
 @contextmanager

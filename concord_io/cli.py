@@ -41,6 +41,7 @@ from rich.text import Text
 from typer import completion as typer_completion
 from typer._click.exceptions import NoArgsIsHelpError
 
+from concord_common import warehouse_lock
 from concord_common.sql import sql_identifier
 from concord_io import paths
 from concord_io.dbt_sequence import THEN
@@ -218,7 +219,11 @@ STAGE_NAMES = ("land", "dbt-build", "quality", "publish", "report", "summary")
 
 
 def _run_step(
-    step, env: dict[str, str], log, progress: Callable[[str], None] | None = None
+    step,
+    env: dict[str, str],
+    log,
+    progress: Callable[[str], None] | None = None,
+    pass_fds: tuple[int, ...] = (),
 ) -> tuple[int, str]:
     """Run one step; its output is appended to ``log`` line by line as it comes (so that
     ``tail -f`` follows a build) and returned; ``progress`` gets each dbt ``n of N`` line."""
@@ -241,6 +246,7 @@ def _run_step(
         stderr=subprocess.STDOUT,
         text=True,
         errors="replace",
+        pass_fds=pass_fds,
     ) as process:
         assert process.stdout is not None
         for line in process.stdout:
@@ -257,8 +263,30 @@ def run_build(
     stages: list[Stage],
     log_path: Path,
     console: Console,
+    landing: Path | None = None,
 ) -> list[tuple[str, float]]:
-    """Run ``stages`` in order; stop at the first that fails (nothing after it runs)."""
+    """Run ``stages`` in order; stop at the first that fails (nothing after it runs).
+
+    ``landing``: the warehouse lock of that landing folder is held from the first stage to
+    the end of the last, and handed on to every stage's process (which holds it through
+    this one's), so no other command lands or builds between the landing and the build
+    that reads it (a ``dbt run --vars ...`` in between was built and published as this
+    build's)."""
+    if landing is None:
+        return _run_stages(database, stages, log_path, console, {}, ())
+    with warehouse_lock.held(landing, "concord build", error=ConcordError):
+        fd, handed_on = warehouse_lock.handed_on(landing.resolve() / warehouse_lock.LOCK_FILE)
+        return _run_stages(database, stages, log_path, console, handed_on, (fd,))
+
+
+def _run_stages(
+    database: Path,
+    stages: list[Stage],
+    log_path: Path,
+    console: Console,
+    lock_env: dict[str, str],
+    pass_fds: tuple[int, ...],
+) -> list[tuple[str, float]]:
     log_path.parent.mkdir(parents=True, exist_ok=True)
     database.parent.mkdir(parents=True, exist_ok=True)
     # unbuffered: a Python child (dbt) writes each line as it goes, not in blocks at its end
@@ -267,6 +295,7 @@ def run_build(
         "CONCORD_DB_PATH": str(database),
         "NO_COLOR": "1",
         "PYTHONUNBUFFERED": "1",
+        **lock_env,
     }
     timings = []
     with log_path.open("w", encoding="utf-8") as log:
@@ -287,7 +316,11 @@ def run_build(
 
                 for step in stage.steps:
                     status, output = _run_step(
-                        step, {**env, **stage.env}, log, progress if console.is_terminal else None
+                        step,
+                        {**env, **stage.env},
+                        log,
+                        progress if console.is_terminal else None,
+                        pass_fds,
                     )
                     outputs.append(output)
                     if status != 0:
@@ -365,7 +398,9 @@ def build(
                 f"--stage {unknown[0]!r} is not a stage", hint=f"stages: {', '.join(STAGE_NAMES)}"
             )
         stages = [s for s in stages if s.name in stage]
-    run_build(database, stages, log_path, _console())
+    from concord_io.landing.mcq import checked_landing_folder
+
+    run_build(database, stages, log_path, _console(), checked_landing_folder(paths.landing_dir()))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -158,6 +158,46 @@ def test_build_stops_at_the_first_failing_stage_and_logs_plain_text(tmp_path):
     assert "first output" in text and "=== [2/3] second" in text and "third" not in text
 
 
+def test_concord_build_holds_one_warehouse_lock_from_its_landing_to_its_end(
+    project_copy, monkeypatch
+):
+    """`concord build` takes the warehouse lock before its land stage and hands it to every
+    stage's process (the landing and dbt hold it through it, and do not wait for it), so a
+    command started between its stages (here a landing, as `dbt run --vars ...` lands with
+    its own vars) waits until the build has ended: its landing was built and published as
+    the build's. The real land stage and a real dbt call through the plugin."""
+    landing = project_copy / "warehouse" / "landing"
+    monkeypatch.setenv("CONCORD_LANDING_DIR", str(landing))
+    monkeypatch.chdir(project_copy)
+    database = project_copy / "warehouse" / "concord.duckdb"
+    land, dbt_build = build_stages(database)[:2]
+    # the lock is what is tested, not the graph: one model
+    flags = ["--profiles-dir", str(project_copy), "--project-dir", str(project_copy)]
+    dbt_build.steps = [[str(CONCORD.parent / "dbt"), "run", "--select", "stg_rater__ratings",
+                        *flags]]  # fmt: skip
+    outsider: list[subprocess.Popen] = []
+
+    def start_another_landing() -> None:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "concord_io.landing", "--project", str(project_copy),
+             "--landing", str(landing)],
+            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+        )  # fmt: skip
+        outsider.append(process)
+        assert process.stderr is not None
+        waiting = process.stderr.readline()  # said at once, before it waits
+        assert f"waiting for the warehouse ({landing}): held by pid" in waiting
+        assert "concord build" in waiting
+
+    def it_still_waits() -> None:
+        assert outsider[0].poll() is None  # dbt ran and ended: the lock is the build's
+
+    stages = [land, Stage("between", [start_another_landing]), dbt_build,
+              Stage("after dbt", [it_still_waits])]  # fmt: skip
+    run_build(database, stages, project_copy / "b.log", Console(file=io.StringIO()), landing)
+    assert outsider[0].wait(timeout=120) == 0  # then it lands
+
+
 def test_build_with_all_stages_ok_reports_each_timing(tmp_path):
     stages = [Stage(n, [[sys.executable, "-c", "print(1)"]]) for n in ("a", "b")]
     stages.append(Stage("summary", [[sys.executable, "-c", "print('the summary')"]], True))
