@@ -97,6 +97,13 @@ SETTINGS = {
             "the dbt plugin then does not land the inputs a second time.",
         ),
         Setting(
+            "CONCORD_WAREHOUSE_LOCK_FD",
+            "",
+            "Set by `concord build` for each stage's process, with the descriptor of the "
+            "warehouse lock it holds passed on (`<descriptor>:<lock file>`): the stage holds "
+            "the lock through the build's, which lasts from its landing to its end.",
+        ),
+        Setting(
             "DBT_PROJECT_DIR",
             "",
             "dbt's own variable, read by Concord's commands too: the project folder. Unset, a "

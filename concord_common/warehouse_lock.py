@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from concord_common import UserError, folders
+from concord_common.settings import value
 
 LOCK_FILE = ".concord.lock"
 #: What a holder sets for the processes it starts, with its descriptor passed on
@@ -176,7 +177,7 @@ def handed_on(path: Path) -> tuple[int, dict[str, str]]:
 def _handed_on_to_me(path: Path) -> int | None:
     """The descriptor of ``path`` a parent holding its lock handed on (:func:`handed_on`),
     checked to be that very file (a name is not an identity); None where none was."""
-    fd_text, _, named = os.environ.get(HANDED_ON, "").partition(":")
+    fd_text, _, named = value(HANDED_ON).partition(":")
     if not fd_text.isdigit() or Path(named) != path:
         return None
     try:

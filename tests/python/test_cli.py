@@ -103,7 +103,7 @@ def test_dbt_docs_follow_the_build_in_its_process_only_when_the_report_runs_too(
 
     ran: dict[tuple[str, ...], list[Stage]] = {}
 
-    def record(database, stages, log_path, console):
+    def record(database, stages, log_path, console, landing):
         ran[tuple(s.name for s in stages)] = stages
 
     monkeypatch.setattr(cli, "run_build", record)
