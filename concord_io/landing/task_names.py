@@ -17,11 +17,13 @@ from concord_io.landing.identities import canonical_language
 AUTO = "auto"
 LANG = "{lang}"
 PATTERN_TEXT = re.compile(r"^[A-Za-z0-9_.-]*$")
-#: A language in a harness task name: a lower-case ISO 639 code, then its script and region
-#: parts in their standard case (``fra_Latn``, ``zh_TW``, ``es_419``). The case keeps a
-#: region (``TW``) from being read as a language (``tw``, Twi).
+#: A language in a harness task name: a lower-case ISO 639 code, then its script, region
+#: and variant parts in their standard case (``fra_Latn``, ``zh_TW``, ``es_419``,
+#: ``ca_ES_valencia``, ``de_1996``: ``probe mcq`` writes a canonical tag's ``-`` as ``_``).
+#: The case keeps a region (``TW``) from being read as a language (``tw``, Twi); a variant
+#: is taken only where it is a registered one (langcodes), so ``_train`` stays the task's.
 PRIMARY = re.compile(r"^[a-z]{2,3}$")
-SUBTAG = re.compile(r"^(?:[A-Z][a-z]{3}|[A-Z]{2}|[0-9]{3})$")
+SUBTAG = re.compile(r"^(?:[A-Z][a-z]{3}|[A-Z]{2}|[0-9]{3}|[a-z0-9]{5,8}|[0-9][a-z0-9]{3})$")
 
 
 def check_task_pattern(pattern: str, where: str) -> str:

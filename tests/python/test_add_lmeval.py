@@ -146,6 +146,12 @@ def refused(project: Path, output: Path, *expected: str, **options) -> str:
         ("arc_it", "arc_{lang}", ("arc", "it")),
         ("it_exams", "{lang}_exams", ("exams", "it")),
         ("pes_x", "{lang}_x", ("x", "pes")),  # an individual language is not its macrolanguage
+        # a variant subtag, as probe mcq writes a tag's "-" (ca-ES-valencia)
+        ("xcloze_ca_ES_valencia", "auto", ("xcloze", "ca-ES-valencia")),
+        ("xcloze_ca_ES_valencia", "xcloze_{lang}", ("xcloze", "ca-ES-valencia")),
+        ("xcloze_de_1996", "xcloze_{lang}", ("xcloze", "de-1996")),
+        ("xcloze_de_1996_train", "auto", ("xcloze_train", "de-1996")),
+        ("xcloze_de_train", "auto", ("xcloze_train", "de")),  # train: no variant
     ],
 )
 def test_a_task_pattern_gives_the_task_and_the_canonical_language(name, pattern, expected):
