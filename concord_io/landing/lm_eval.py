@@ -51,6 +51,7 @@ from concord_io.errors import ConcordError, printable
 from concord_io.landing.identities import (
     ITEM_ID_MAX,
     canonical_language,
+    check_name,
     item_id_broken,
     item_id_refused,
 )
@@ -107,19 +108,26 @@ def task_of(source: SourceFile, line: Line) -> tuple[str, str, str]:
             hint="register the files lm_eval --log_samples wrote, under their own names",
         )
     harness_task = found["task"]
+    where = f"mcq_answer_sources: {printable(source.name)}"
     if line["task_pattern"]:
         task, language = split_task(
             harness_task,
             line["task_pattern"],
-            f"mcq_answer_sources: {printable(source.name)}",
+            where,
             f"set the task_pattern of its line ({printable(line.file)})",
         )
-        return harness_task, task, language
-    language = canonical_language(line["language"], f"mcq_answer_sources: {printable(line.file)}")
-    for suffix in {line["language"], line["language"].replace("-", "_")}:
-        if harness_task.lower().endswith("_" + suffix.lower()):
-            return harness_task, harness_task[: -len(suffix) - 1], language
-    return harness_task, harness_task, language
+    else:
+        language = canonical_language(
+            line["language"], f"mcq_answer_sources: {printable(line.file)}"
+        )
+        task = harness_task
+        for suffix in {line["language"], line["language"].replace("-", "_")}:
+            if harness_task.lower().endswith("_" + suffix.lower()):
+                task = harness_task[: -len(suffix) - 1]
+                break
+    # a task read from a file name is held to the rule a task column is
+    check_name(task, f"{where} (the task from the file name)", "task")
+    return harness_task, task, language
 
 
 def unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:

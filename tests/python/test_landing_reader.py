@@ -718,6 +718,24 @@ def test_a_task_that_is_not_a_name_is_refused_naming_row_and_column(
     refused(project, expected)
 
 
+@pytest.mark.parametrize("task_pattern", ["auto", ""])
+def test_a_task_read_from_a_sample_logs_name_is_held_to_the_task_name_rule(project, task_pattern):
+    """A task read from a file name is a name as a task column's is (letters, digits, _, -
+    and .): a space, as in ``samples_concord cloze_en_…``, is refused naming the file."""
+    name = "samples_concord cloze_en_2025-05-05T10-00-00.123456.jsonl"
+    language = "" if task_pattern else "en"
+    sources(
+        project,
+        f"lm/*.jsonl,lm_eval,M2,base,{language},,,{task_pattern},\n",
+        **{f"lm__{name}": sample(0, [-1.0, -2.0, -3.0, -4.0]) + "\n"},
+    )
+    refused(
+        project,
+        f"mcq_answer_sources: lm/{name} (the task from the file name): task 'concord cloze' is "
+        "not a name (letters, digits, _, - and . only, with a letter or digit)",
+    )
+
+
 def test_a_task_column_that_is_not_text_is_refused_in_parquet(project):
     sources(project, "a.parquet,long,M2,base,,,,,\n")
     pq.write_table(
