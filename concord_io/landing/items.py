@@ -27,6 +27,7 @@ from concord_io.landing import schemas
 from concord_io.landing.identities import canonical_language
 from concord_io.landing.registries import Line, item_registry, read_registry
 from concord_io.landing.sources import (
+    Check,
     SourceFile,
     first_row,
     gold_check,
@@ -99,7 +100,20 @@ def read_item_file(
         "write the gold as the item's own option key (the column it is under), or leave "
         "the cell blank for an item without one"
     )
-    refuse_first(con, "item_rows", [gold_check(study.options, gold_column, hint)], source.name)
+    blank = " ".join(
+        f"when {sql_literal(option)} then coalesce(trim(\"option_{option}\"), '') = ''"
+        for option in study.options
+    )
+    # the gold names an option the item has: one with text in this language (probe mcq
+    # refuses the same file: a blank option is one the item does not have)
+    gold_blank = Check(
+        f"case gold {blank} else false end",
+        sql_literal(gold_column),
+        "'gold ' || gold || ' names option ' || gold || ', which is blank in this file'",
+        "write the gold as one of the item's options that has text, or fill in that option",
+    )
+    checks = [gold_check(study.options, gold_column, hint), gold_blank]
+    refuse_first(con, "item_rows", checks, source.name)
     refuse_unknown_domains(con, "item_rows", source.name)
     options = " union all ".join(
         f"select {sql_literal(option)} as option_key, {i} as option_order"

@@ -1397,6 +1397,22 @@ def test_an_item_files_gold_column_lands_on_every_option_of_the_item(project):
     refused(project, "en.csv, header row: missing column(s) Gold")
 
 
+def test_an_item_files_gold_that_names_a_blank_option_is_refused(project):
+    """A blank option text is an option the item does not have (probe mcq scores the item
+    without it): a gold naming it is refused naming row and column, as probe mcq refuses
+    the same file."""
+    write(
+        mcq(project) / "items" / "en.csv",
+        "Domain,Prompt,A,B,C,D,Answer\nHealth,A nurse is [ADJ].,Kind,Calm,Bold,Shy,C\n"
+        "Art,A painter likes [ADJ].,Red,Blue,Green, ,D\n",
+    )
+    item_files(project, "en.csv,en,base,Answer\nit.csv,it,base,\n")
+    refused(
+        project,
+        "en.csv: row 2, column Answer: gold D names option D, which is blank in this file",
+    )
+
+
 def test_a_long_files_gold_column_lands_as_each_answers_gold_option(project):
     header = "model,run,item_id,language,answer,gold"
     sources(
