@@ -709,7 +709,43 @@ def _prepare(
             f"run id {repeated[0]} is given by two sources",
             hint="register each run once (one model, revision and variant per source)",
         )
+    _refuse_one_model_twice(study, runs)
     return items, items_fingerprint, runs, notes, context
+
+
+def _refuse_one_model_twice(study: Study, runs: list[Run]) -> None:
+    """Two runs that are one model (its name as the model aliases make it canonical,
+    ``seeds/models/model_aliases.csv``), revision and variant: the marts would hold the
+    model twice under one name. Refused naming both sources (the reader knows them; a dbt
+    test after the build named neither file)."""
+    # imported here: the seed reader imports this module's landing folder helpers
+    from concord_io.landing.seed_sources import declared_seeds
+    from concord_io.landing.seeds import read_seed
+    from concord_io.landing.sources import read_regular
+
+    aliases: dict[str, str] = {}
+    for seed in declared_seeds(study.root):
+        if seed.name == "model_aliases" and seed.path.is_file():
+            table = read_seed(seed, read_regular(seed.path, seed.label))
+            columns = table.select(["spelling", "model"]).to_pydict()
+            aliases = dict(zip(columns["spelling"], columns["model"], strict=True))
+    first: dict[tuple, Run] = {}
+    for run in sorted(runs, key=lambda r: r.row["source_folder"]):
+        model = run.row["model"]
+        canonical = aliases.get(model) or model
+        key = (canonical, run.row["model_revision"], run.row["variant"])
+        other = first.setdefault(key, run)
+        if other is not run:
+            revision = f" revision {run.row['model_revision']}" if key[1] else ""
+            raise ConcordError(
+                f"{printable(other.row['source_folder'])} (model "
+                f"{printable(other.row['model'])}) and {printable(run.row['source_folder'])} "
+                f"(model {printable(model)}) are both model {printable(canonical)}{revision}, "
+                f"variant {printable(key[2])} (seeds/models/model_aliases.csv): the marts "
+                "would hold one model twice",
+                hint="keep one of the two runs (remove the other's files and registry line), "
+                "or give them different variants",
+            )
 
 
 def _collect(

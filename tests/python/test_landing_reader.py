@@ -1511,6 +1511,24 @@ def test_a_sample_log_with_the_same_bytes_as_another_languages_log_is_refused(pr
     )
 
 
+def test_a_run_that_is_another_runs_model_under_an_alias_is_refused_naming_both(project):
+    """A long file of model ``m-hub`` (an alias of M, the wide file's model) and variant
+    base claims the identity of the wide file's run: refused by the reader naming both
+    sources, before anything lands (a dbt test after the build named neither file)."""
+    models = Path("models") / "staging" / "models" / "_models__sources.yml"
+    shutil.copyfile(PROJECT_ROOT / models, write(project / models, ""))
+    write(project / "seeds" / "models" / "model_aliases.csv", "spelling,model\nm-hub,M\n")
+    sources(project, "a.csv,long,m-hub,base,,,,,\n", **{"a.csv": long_csv(",,1,en,A")})
+    refused(
+        project,
+        "seeds/mcq/answer_sources (model m-hub) and seeds/mcq/answers/w.csv (model M) are both "
+        "model M, variant base (seeds/models/model_aliases.csv): the marts would hold one model "
+        "twice",
+    )
+    sources(project, "a.csv,long,m-hub,second,,,,,\n")  # another variant: two runs of M
+    assert {o.status for o in land(project).outcomes} == {"landed"}
+
+
 def test_nothing_is_written_through_a_link(project, tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()

@@ -177,7 +177,7 @@ def write_sources(project_copy: Path) -> tuple[list[dict], list[dict], int]:
     return gpt, llama, not_letters
 
 
-MARTS = ["+path:models/marts/mcq", "+dq_quarantine", "assert_mcq_runs_one_per_canonical_model"]
+MARTS = ["+path:models/marts/mcq", "+dq_quarantine"]
 
 
 @pytest.fixture(scope="module")
