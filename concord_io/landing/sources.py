@@ -9,9 +9,11 @@ rewritten meanwhile."""
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 import stat
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -259,7 +261,7 @@ def refuse_unknown_domains(con: duckdb.DuckDBPyConnection, relation: str, file: 
     found = first_row(
         con,
         f"""
-        select r.source_row, r.domain_column, r.answer_column, r.domain_label
+        select r.source_row, r.domain_column, r.answer_column, r.domain_label, r.language
         from {relation} as r
         left join translations as t
             on t.language = r.language and t.domain_label = r.domain_label
@@ -269,10 +271,43 @@ def refuse_unknown_domains(con: duckdb.DuckDBPyConnection, relation: str, file: 
         """,
     )
     if found:
-        row, column, answer_column, label = found
+        row, column, answer_column, label, language = found
         answers = f" (answer column {answer_column})" if answer_column else ""
+        registered = [
+            text for (text,) in con.execute(
+                "select domain_label from translations where language = ?", [language]
+            ).fetchall()
+        ]  # fmt: skip
+        near = difflib.get_close_matches(label or "", registered, n=1, cutoff=0.8)
+        if near:
+            # a look-alike character (Arabic yeh for Persian yeh) is shown, not guessed
+            raise ConcordError(
+                f"{printable(file)}: Unknown domain label: source_row={row}, column "
+                f"{column}{answers}, value {printable(repr(label))} is not the registered "
+                f"{printable(repr(near[0]))}: {_differences(label, near[0])}",
+                hint="write the registered label (or, if it is another domain, "
+                f"{UNKNOWN_DOMAIN_HINT})",
+            )
         raise ConcordError(
             f"{printable(file)}: Unknown domain label ({UNKNOWN_DOMAIN_HINT}): "
             f"source_row={row}, column {column}{answers}, value {printable(repr(label))}",
             hint=f"{UNKNOWN_DOMAIN_HINT}, or correct the label",
         )
+
+
+def _differences(text: str, registered: str) -> str:
+    """Where ``text`` differs from ``registered``, character by character, with each
+    character's code point and Unicode name."""
+
+    def named(part: str) -> str:
+        return (
+            " ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'UNNAMED')}" for c in part) or "nothing"
+        )
+
+    parts = []
+    opcodes = difflib.SequenceMatcher(a=text, b=registered, autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag != "equal":
+            parts.append(f"character {i1 + 1} is {named(text[i1:i2])} where the registered "
+                         f"label has {named(registered[j1:j2])}")  # fmt: skip
+    return "; ".join(parts)

@@ -409,6 +409,18 @@ def test_an_unknown_domain_label_is_refused_naming_row_and_column(project):
     )
 
 
+def test_a_label_one_look_alike_character_from_a_registered_one_is_shown_where(project):
+    """A label that differs from a registered one by a look-alike character (Cyrillic е
+    for Latin e; Arabic yeh for Persian yeh) is shown where it differs, with each
+    character's code point and name, and the registered label to write."""
+    wide(project, rows=[WIDE_ROWS[0].replace("Salute", "Salut\u0435"), WIDE_ROWS[1]])
+    message = refused(project, "source_row=1", "column Domain_IT", "answer column P_IT")
+    assert message.endswith(
+        "value 'Salut\u0435' is not the registered 'Salute': character 6 is U+0435 CYRILLIC SMALL "
+        "LETTER IE where the registered label has U+0065 LATIN SMALL LETTER E"
+    )
+
+
 def test_a_row_whose_languages_are_not_the_same_item_is_refused(project):
     wide(project, rows=[WIDE_ROWS[0].replace("Salute", "Arte"), WIDE_ROWS[1]])
     refused(project, "w.csv: Misaligned rows", "source_row=1", "en=Health, it=Art")
