@@ -216,6 +216,11 @@ def build_stages(
 
 
 STAGE_NAMES = ("land", "dbt-build", "quality", "publish", "report", "summary")
+#: What publishes the build database as it is (after a plain `dbt build`): the stages after
+#: the build's own; `concord status` names it where the build is not what readers see.
+PUBLISH_COMMAND = f"{PROG} build " + " ".join(
+    f"--stage {name}" for name in STAGE_NAMES[STAGE_NAMES.index("quality") :]
+)
 
 
 def _run_step(
@@ -507,21 +512,104 @@ def _changes(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int
     return lines
 
 
-def status_report(serving: Path | None = None) -> str:
-    """What is published, when and from which build; the versions kept, each with its quality
-    state, and what changed since the previous one; probe runs; quarantine; failing tests."""
+def _facts_of(
+    serving: Path, versions: list[str]
+) -> dict[str, tuple[str, dict[str, tuple[int, int]] | None]]:
+    """:func:`_version_facts` of each of ``versions`` whose file is there; a damaged one is
+    said (its quality state "unreadable (why)"), and the rest reported."""
     import duckdb
 
+    facts: dict[str, tuple[str, dict[str, tuple[int, int]] | None]] = {}
+    for v in versions:
+        if (serving / VERSIONS / v / CURRENT_DB).is_file():
+            try:
+                facts[v] = _version_facts(serving / VERSIONS / v / CURRENT_DB)
+            except duckdb.Error as error:
+                facts[v] = (f"unreadable ({printable(str(error).splitlines()[0])})", None)
+    return facts
+
+
+def _build_database() -> Path | None:
+    """The build database (``CONCORD_DB_PATH``), where there is one."""
+    database = paths.build_db_path()
+    return database if database.is_file() else None
+
+
+def _build_against_publication(database: Path | None, publication: dict) -> str | None:
+    """Whether the build database is what the current version was published from, decided
+    by the bytes (:func:`concord_io.quality.build_identity`, recorded by publish in
+    ``meta.publication``), in one line; None without a build database."""
+    from concord_io.publish import build_columns
+    from concord_io.quality import build_identity
+
+    if database is None:
+        return None
+    version = publication["version"]
+    now = build_columns(build_identity(database))
+    if not now.keys() <= publication.keys():
+        return (
+            f"  version {version} does not record which build it was published from (it was "
+            f"published before Concord recorded that), so whether {database} is published is "
+            f"unknown; to publish the build, run `{PUBLISH_COMMAND}`"
+        )
+    if any(publication[column] != value for column, value in now.items()):
+        return (
+            f"  the build database {database} has changed since version {version} was "
+            "published: the serving file, its Parquet files and the report still show that "
+            f"version; to publish the build, run `{PUBLISH_COMMAND}`"
+        )
+    return f"  published from {database} as it is now (same size and SHA-256)"
+
+
+def _no_current_version(serving: Path, database: Path | None) -> list[str]:
+    """What status says where readers find no current version: nothing was ever published,
+    or a link of the serving folder (or the version it points at) is gone while versions
+    are kept."""
+    from concord_io.publish import CURRENT, version_folders
+
+    again = (
+        f"run `{PUBLISH_COMMAND}` to publish the build database {database} again"
+        if database is not None
+        else f"run `{PROG} build` to build and publish again"
+    )
+    kept = _facts_of(serving, version_folders(serving))
+    if not kept:
+        if database is None:
+            return [f"Nothing published in {serving} yet: run `{PROG} build`."]
+        return [
+            f"Nothing published in {serving} yet; the build database {database} is not "
+            f"published: run `{PUBLISH_COMMAND}`."
+        ]
+    link = serving / CURRENT
+    if not link.is_symlink():
+        reason = f"{CURRENT} is missing"
+    elif not link.exists():
+        reason = f"{CURRENT} points at {os.readlink(link)}, which is missing"
+    else:
+        reason = f"{CURRENT_DB} is missing"
+    return [
+        f"No current version in {serving}: {reason}, so readers find nothing; "
+        f"{len(kept)} version(s) in {serving / VERSIONS}:",
+        *(f"    {v}: quality {quality}" for v, (quality, _) in kept.items()),
+        f"  {again}",
+    ]
+
+
+def status_report(serving: Path | None = None) -> str:
+    """What is published, when and from which build; whether the build database is what is
+    published; the versions kept, each with its quality state, and what changed since the
+    previous one; probe runs; quarantine; failing tests."""
     from concord_io.connect import connect_serving
     from concord_io.export import probe_runs, published_marts
     from concord_io.publish import current_version, read_record
 
     serving = serving or paths.serving_dir()
     current = serving / CURRENT_DB
+    database = _build_database()
     lines = []
     landed = _landed_runs()
     if not current.exists():
-        lines.append(f"Nothing published in {serving} yet: run `concord build`.")
+        lines += _no_current_version(serving, database)
         published_runs: list[str] = []
     else:
         # the record is the truth (validated whole), and the version `current` points at
@@ -529,21 +617,17 @@ def status_report(serving: Path | None = None) -> str:
         now = current_version(serving)
         if now is not None and now not in kept:
             kept.append(now)
-        facts: dict[str, tuple[str, dict[str, tuple[int, int]] | None]] = {}
-        for v in kept:
-            if (serving / VERSIONS / v / CURRENT_DB).is_file():
-                try:
-                    facts[v] = _version_facts(serving / VERSIONS / v / CURRENT_DB)
-                except duckdb.Error as error:
-                    # a damaged older version is said, and the rest reported
-                    facts[v] = (f"unreadable ({printable(str(error).splitlines()[0])})", None)
+        facts = _facts_of(serving, kept)
         with connect_serving(current) as con:
-            (version, built_at, published_at) = con.execute(
-                "select version, built_at, published_at from meta.publication"
-            ).fetchall()[0]
+            cursor = con.execute("select * from meta.publication")
+            names = [d[0] for d in cursor.description]
+            publication = dict(zip(names, cursor.fetchall()[0], strict=True))
+            version = publication["version"]
             lines += [
                 f"Published version {version} -> {current.resolve()}",
-                f"  built {built_at}, published {published_at}; {len(facts)} version(s) kept:",
+                *filter(None, [_build_against_publication(database, publication)]),
+                f"  built {publication['built_at']}, published {publication['published_at']}; "
+                f"{len(facts)} version(s) kept:",
             ]
             lines += [
                 f"    {v}: quality {quality}" + ("  (current)" if v == version else "")

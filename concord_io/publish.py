@@ -98,6 +98,23 @@ class Published:
     note: str | None = None
 
 
+def build_columns(identity: dict[str, object]) -> dict[str, object]:
+    """The columns of ``meta.publication`` that say which build a version was copied from:
+    each key of :func:`concord_io.quality.build_identity` as ``build_<key>`` (the file's size
+    and SHA-256, and its write-ahead log's), so that ``concord status`` can tell from the
+    bytes whether the build database is still what is published."""
+    return {f"build_{key}": value for key, value in identity.items()}
+
+
+def _sql_value(value: object) -> str:
+    """A value of ``meta.publication`` as SQL: text, a whole number, or a null text."""
+    if value is None:
+        return "cast(null as varchar)"
+    if isinstance(value, int):
+        return f"cast({value} as bigint)"
+    return sql_literal(value)
+
+
 def _step_done(step: str) -> None:
     """Called after each of STEPS; a no-op that the crash tests replace to kill the process."""
 
@@ -251,7 +268,7 @@ def read_record(serving_dir: Path) -> list[str]:
     return versions
 
 
-def _version_folders(serving_dir: Path) -> list[str]:
+def version_folders(serving_dir: Path) -> list[str]:
     """The complete version folders present (a publish stamp, a real folder), oldest first."""
     versions = serving_dir / VERSIONS
     return sorted(
@@ -284,7 +301,7 @@ def recover_record(serving_dir: Path) -> str | None:
     if not _record_is_empty(serving_dir):
         return None
     current = current_version(serving_dir)
-    found = [v for v in _version_folders(serving_dir) if current is None or v <= current]
+    found = [v for v in version_folders(serving_dir) if current is None or v <= current]
     if not found:
         return None
     _write_record(serving_dir, found)
@@ -359,7 +376,7 @@ def _build_comments(con: duckdb.DuckDBPyConnection, name: str) -> dict:
 
 
 def _copy_marts(
-    database: Path, target: Path, descriptions: dict[str, dict], meta: dict[str, str]
+    database: Path, target: Path, descriptions: dict[str, dict], meta: dict[str, object]
 ) -> dict[str, int]:
     """Write every mart of ``database`` into the new file ``target``; returns row counts."""
     from concord_io.connect import build_lock_error, open_duckdb
@@ -431,12 +448,14 @@ def _copy_marts(
         con.execute(f"create schema serving.{META_SCHEMA}")
         con.execute(
             f"create table serving.{META_SCHEMA}.publication as select "
-            + ", ".join(f"{sql_literal(v)} as {sql_identifier(k)}" for k, v in meta.items())
+            + ", ".join(f"{_sql_value(v)} as {sql_identifier(k)}" for k, v in meta.items())
         )
         con.execute(
             f"comment on table serving.{META_SCHEMA}.publication is "
             "'One row: which published version this file is, when its marts were built and "
-            "when it was published, and whether the quality checkpoint passed on that build.'"
+            "when it was published, whether the quality checkpoint passed on that build, and "
+            "which build file it was copied from (its size and SHA-256, and those of its "
+            "write-ahead log, null without one).'"
         )
         con.execute("checkpoint serving")
         con.execute("use memory")
@@ -448,7 +467,7 @@ def _copy_marts(
 
 
 def _export_parquet(
-    version_db: Path, out_dir: Path, counts: dict[str, int], meta: dict[str, str]
+    version_db: Path, out_dir: Path, counts: dict[str, int], meta: dict[str, object]
 ) -> None:
     """One Parquet file per mart and catalogue.json, read back from the new version file."""
     from concord_io.connect import open_duckdb
@@ -606,7 +625,7 @@ def publish(
     full or read-only, or when the serving folder holds something publish does not manage
     where its symlinks go.
     """
-    from concord_io.quality import check_quality_record
+    from concord_io.quality import build_identity, check_quality_record
 
     database = Path(database)
     serving_dir = Path(serving_dir)
@@ -617,11 +636,15 @@ def publish(
             f"{database}: build database not found", hint="run dbt build (or make build) first"
         )
     check_not_in_serving(database, serving_dir)
-    quality = "skipped" if skip_quality_gate else check_quality_record(database)
+    # the bytes are read once: the quality gate checks them, the version records them
+    identity = build_identity(database)
+    quality = "skipped" if skip_quality_gate else check_quality_record(database, identity)
     try:
         serving_dir.mkdir(parents=True, exist_ok=True)
         with _publish_lock(serving_dir):
-            return _publish_locked(database, serving_dir, manifest, keep, now, quality)
+            return _publish_locked(
+                database, serving_dir, manifest, keep, now, quality, build_columns(identity)
+            )
     except OSError as error:
         disk = _disk_error(error, serving_dir)
         if disk is None:
@@ -641,6 +664,7 @@ def _publish_locked(
     keep: int,
     now: datetime | None,
     quality: str,
+    build: dict[str, object],
 ) -> Published:
     versions = serving_dir / VERSIONS
     versions.mkdir(exist_ok=True)
@@ -674,6 +698,7 @@ def _publish_locked(
         "storage_version": SERVING_STORAGE_VERSION,
         "duckdb_version": duckdb.__version__,
         "quality": quality,
+        **build,
     }
     partial.mkdir()
     try:

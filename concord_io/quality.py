@@ -109,8 +109,9 @@ def write_quality_record(
     return record
 
 
-def check_quality_record(database: Path | str) -> str:
-    """Return "passed" when the checkpoint passed on this exact build file, else refuse."""
+def check_quality_record(database: Path | str, identity: dict[str, object] | None = None) -> str:
+    """Return "passed" when the checkpoint passed on this exact build file, else refuse;
+    ``identity``: the file's :func:`build_identity`, where the caller has taken it already."""
     database = Path(database)
     path = quality_record_path(database)
     hint = (
@@ -124,7 +125,7 @@ def check_quality_record(database: Path | str) -> str:
         recorded = {key: record[key] for key in ("size", "sha256", "wal_sha256")}
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
         raise QualityGateError(f"{path}: unreadable quality record", hint=hint) from None
-    if recorded != build_identity(database):
+    if recorded != (identity or build_identity(database)):
         raise QualityGateError(
             f"{database}: the quality record {path.name} is for another build of this file "
             "(it changed after the checkpoint passed)",

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -22,7 +25,7 @@ from rich.console import Console
 from concord_io.cli import STAGE_NAMES, Stage, build_stages, run_build, status_report
 from concord_io.dbt_sequence import THEN, split
 from concord_io.errors import ConcordError
-from concord_io.project import copy_project, run_dbt
+from concord_io.project import PROJECT_ROOT, copy_project, run_dbt
 
 CONCORD = Path(sys.executable).parent / "concord"
 
@@ -327,6 +330,115 @@ def test_status_before_any_publish(tmp_path, monkeypatch):
     text = status_report(tmp_path / "serving")
     assert text.startswith("Nothing published in")
     assert "Probe runs landed" in text
+
+
+def status_of(serving: Path | None, database: Path, **kwargs) -> str:
+    """What `concord status` prints, with ``database`` as the build database."""
+    env = {**os.environ, "CONCORD_DB_PATH": str(database)}
+    result = concord("status", *(["--serving", str(serving)] if serving else []), env=env, **kwargs)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def publish_command(text: str) -> str:
+    """The command `concord status` says publishes the build."""
+    found = re.findall(r"run `(concord build [^`]*)`", text)
+    assert len(set(found)) == 1, text
+    return found[0]
+
+
+@pytest.mark.warehouse
+def test_status_says_when_the_build_is_not_what_is_published_and_how_to_publish_it(
+    warehouse, tmp_path
+):
+    """After a plain `dbt build` the serving file, its Parquet and the report stay at the last
+    publish: status says so, from the build file's bytes, with the command that publishes
+    it; that command works, and then status says the published version is the build."""
+    project = copy_project(tmp_path / "project")
+    # the quality stage checks the suites of the project it runs in
+    shutil.copytree(PROJECT_ROOT / "quality", project / "quality")
+    database = tmp_path / "warehouse" / "concord.duckdb"
+    database.parent.mkdir()
+    shutil.copyfile(warehouse, database)  # a build that nothing has published yet
+    serving = database.parent / "serving"
+    text = status_of(None, database, cwd=project)
+    assert f"Nothing published in {serving} yet; the build database {database} is not " in text
+    command = publish_command(text)
+
+    ran = subprocess.run(
+        [str(CONCORD), *shlex.split(command)[1:]],
+        cwd=project,
+        env={**os.environ, "CONCORD_DB_PATH": str(database)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    text = status_of(None, database, cwd=project)
+    assert f"  published from {database} as it is now (same size and SHA-256)\n" in text
+    assert "run `" not in text
+    (version,) = re.findall(r"^Published version (\S+) ", text, re.MULTILINE)
+    # the serving file, its Parquet and the report are that version
+    catalogue = json.loads((serving / "parquet" / "catalogue.json").read_text())
+    assert catalogue["version"] == version
+    assert f"Serving version {version};" in (database.parent / "report" / "index.html").read_text()
+
+    # a plain dbt build rewrites the file; here one more table, its bytes changed the same way
+    with duckdb.connect(str(database)) as con:
+        con.execute("create table marts.rebuilt as select 1 as x")
+    text = status_of(None, database, cwd=project)
+    assert (
+        f"  the build database {database} has changed since version {version} was published: "
+        "the serving file, its Parquet files and the report still show that version; to "
+        f"publish the build, run `{command}`\n"
+    ) in text
+    assert "as it is now" not in text
+
+
+def test_status_reads_a_version_published_before_it_recorded_its_build(fake_serving, tmp_path):
+    database = tmp_path / "concord.duckdb"
+    duckdb.connect(str(database)).close()
+    text = status_of(fake_serving, database)
+    assert f"Published version {NEW} -> " in text
+    assert (
+        f"  version {NEW} does not record which build it was published from (it was published "
+        f"before Concord recorded that), so whether {database} is published is unknown; to "
+        "publish the build, run `concord build --stage quality --stage publish --stage report "
+        "--stage summary`\n"
+    ) in text
+
+
+@pytest.mark.parametrize(
+    ("lost", "reason"),
+    [
+        (f"versions/{NEW}", f"current points at versions/{NEW}, which is missing"),
+        ("current", "current is missing"),
+        ("concord.duckdb", "concord.duckdb is missing"),
+    ],
+)
+def test_status_without_a_current_version_says_which_versions_are_there(
+    fake_serving, tmp_path, lost, reason
+):
+    """The version `current` points at removed, or a link of the serving folder lost: the
+    older versions are still there, and status says so, and what to run."""
+    path = fake_serving / lost
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink()
+    database = tmp_path / "concord.duckdb"
+    duckdb.connect(str(database)).close()
+    text = status_of(fake_serving, database)
+    kept = [OLD] if lost.startswith("versions/") else [OLD, NEW]
+    assert (
+        f"No current version in {fake_serving}: {reason}, so readers find nothing; "
+        f"{len(kept)} version(s) in {fake_serving / 'versions'}:\n"
+        f"    {OLD}: quality skipped\n"
+        + (f"    {NEW}: quality passed\n" if NEW in kept else "")
+        + f"  run `concord build --stage quality --stage publish --stage report --stage summary` "
+        f"to publish the build database {database} again\n"
+    ) in text
+    assert "Nothing published" not in text
 
 
 @pytest.mark.warehouse

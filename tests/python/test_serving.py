@@ -5,6 +5,7 @@ database and dbt's manifest, read independently of concord_io.publish."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -171,6 +172,18 @@ def test_parquet_exports_and_catalogue(warehouse, served):
             ).fetchall()
             assert [(c["name"], c["type"]) for c in table["columns"]] == types
             assert parquet.column_names == [c for c, _ in types]
+
+
+def test_the_publication_records_the_bytes_of_the_build_it_copied(warehouse, served):
+    """meta.publication says which build file the version was copied from (its size and
+    SHA-256; no write-ahead log beside it), so that status can compare the build with it."""
+    serving, _ = served
+    with duckdb.connect(str(serving / CURRENT_DB), read_only=True) as con:
+        recorded = con.execute(
+            "select build_size, build_sha256, build_wal_sha256 from meta.publication"
+        ).fetchall()
+    expected = (warehouse.stat().st_size, hashlib.sha256(warehouse.read_bytes()).hexdigest())
+    assert recorded == [(*expected, None)]
 
 
 def test_failed_or_unsafe_publish_changes_nothing(tmp_path, served, warehouse):
