@@ -240,6 +240,22 @@ def check_answer_source(study: Study, line: Line) -> None:
         check_option_order(line["presented_option_order"], study.options, where)
 
 
+def _refuse_linked_folder(name: str, directory: Path, file: str) -> None:
+    """A line's folder that is a symbolic link: its files are not the folder's (the reader
+    lists the answer sources folder without following links), so say that, not "not
+    found"."""
+    folder = directory
+    for part in file.split("/")[:-1]:
+        folder = folder / part
+        if folder.is_symlink():
+            raise ConcordError(
+                f"{name}: {printable(file)} lies in {printable(folder)}, a symbolic link to "
+                f"{printable(folder.readlink())}: the reader does not follow linked folders",
+                hint="copy the folder's files into the answer sources folder in place of the "
+                "link (concord add lmeval copies a harness folder)",
+            )
+
+
 def answer_sources(study: Study) -> list[Line]:
     """``mcq_answer_sources``: long-format files and lm-evaluation-harness sample logs, each
     line with the files it matches (paths relative to the sources folder, sorted)."""
@@ -265,6 +281,7 @@ def answer_sources(study: Study) -> list[Line]:
                     f"file the reader reads ({', '.join(ANSWER_SUFFIXES)})",
                     hint="decompress it (gunzip) or convert it, then land again",
                 )
+            _refuse_linked_folder(name, directory, file)
             raise ConcordError(
                 f"{name}: registered file(s) not found in {directory}: {printable(file)}",
                 hint="put the file there (or fix the pattern), or remove the line",

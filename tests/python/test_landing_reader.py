@@ -1784,6 +1784,20 @@ def test_a_compressed_log_is_named_as_what_it_is_not_as_missing(project):
     refused(project, "logs/*.jsonl* matches logs/a.jsonl.gz, which is not a file the reader reads")
 
 
+def test_a_registered_folder_that_is_a_link_is_named_as_a_link_not_as_missing(project, tmp_path):
+    """A sub-folder of the answer sources that is a symbolic link: the reader lists the
+    folder without following links, and says so, naming the link and where it points."""
+    elsewhere = write(tmp_path / "elsewhere" / "a.csv", long_csv("M2,base,1,en,A")).parent
+    sources(project, "logs/a.csv,long,,,,,,,\n")
+    os.symlink(elsewhere, mcq(project) / "answer_sources" / "logs")
+    refused(
+        project,
+        "mcq_answer_sources: logs/a.csv lies in ",
+        f"answer_sources/logs, a symbolic link to {elsewhere}: the reader does not follow "
+        "linked folders",
+    )
+
+
 @pytest.mark.parametrize("swapped", [False, True], ids=["in order", "rows swapped"])
 def test_a_wide_files_prompts_are_checked_against_the_item_files(project, swapped):
     """The bug of "Nothing silently wrong, nothing lost": a wide file's rows are items by
