@@ -405,7 +405,8 @@ def build(
         stages = [s for s in stages if s.name in stage]
     from concord_io.landing.mcq import checked_landing_folder
 
-    run_build(database, stages, log_path, _console(), checked_landing_folder(paths.landing_dir()))
+    landing = checked_landing_folder(paths.landing_dir(), paths.project_root())
+    run_build(database, stages, log_path, _console(), landing)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -69,7 +69,7 @@ def _hold_and_land() -> str:
         landing = landing if landing.is_absolute() else project / landing
     else:
         landing = landing_dir(project)
-    landing = checked_landing_folder(landing)
+    landing = checked_landing_folder(landing, project, variables)
     warehouse_lock.acquire(landing, f"dbt {which}", error=ConcordError)  # given back at exit
     if value("CONCORD_LANDED") != "1":  # else `concord build` landed a moment before
         _land(project, landing, variables)

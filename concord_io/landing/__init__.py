@@ -29,7 +29,8 @@ def land(
     given to one dbt call, over ``dbt_project.yml``'s). Every var is checked before
     anything is written or removed (a task var names a landing folder)."""
     checked_task(study_vars(Path(project_root), variables))
-    with locked_landing(landing_dir):  # one holding for both parts: no build between them
+    # one holding for both parts: no build between them
+    with locked_landing(landing_dir, project_root, variables):
         seeds = land_seeds(project_root, landing_dir)
         mcq = land_mcq(project_root, landing_dir, variables)
     return LandingReport(seeds.outcomes + mcq.outcomes, seeds.notes + mcq.notes)

@@ -50,7 +50,7 @@ from concord_io.landing.placeholders import PLACEHOLDER, keep_placeholders
 from concord_io.landing.registries import Line, answer_registry, answer_sources, item_registry
 from concord_io.landing.sources import SourceFile, first_row, load
 from concord_io.landing.spill import Deferred, FileCheck, Pieces, Records, spill_folder
-from concord_io.landing.study import Study, load_study
+from concord_io.landing.study import Study, input_folders, load_study
 from concord_io.landing.wide import read_wide, release_wide
 from concord_io.landing.writer import (
     Written,
@@ -784,30 +784,44 @@ def read_source_runs(study: Study, lines: list[Line], notes: list[str]) -> list[
     return runs
 
 
-def checked_landing_folder(landing_dir: Path | str) -> Path:
-    """The landing folder, resolved; refused (before anything is read) when it is a file, or
-    lies in a serving folder, whose published versions are never written again."""
+def checked_landing_folder(
+    landing_dir: Path | str, project: Path | str, variables: dict | None = None
+) -> Path:
+    """The landing folder, resolved; refused (before anything is read or written) when it is
+    a file, lies in a serving folder, whose published versions are never written again, or
+    holds or lies in an input folder of ``project`` (:func:`input_folders`: the seed files
+    would land among the inputs, then be refused as unregistered input at every build)."""
     root = Path(landing_dir).resolve()
+    hint = "set CONCORD_LANDING_DIR to a folder of its own (default warehouse/landing)"
     if root.exists() and not root.is_dir():
-        raise ConcordError(
-            f"landing folder {printable(root)} is a file, not a folder",
-            hint="set CONCORD_LANDING_DIR to a folder (default warehouse/landing)",
-        )
+        raise ConcordError(f"landing folder {printable(root)} is a file, not a folder", hint=hint)
     serving = serving_folder_of(root)
     if serving is not None:
         raise ConcordError(
             f"landing folder {printable(root)} lies in the serving folder {printable(serving)}",
-            hint="set CONCORD_LANDING_DIR to a folder outside it (default warehouse/landing)",
+            hint=hint,
         )
+    for folder in input_folders(Path(project), variables):
+        inputs = folder.resolve()
+        if root == inputs or root.is_relative_to(inputs) or inputs.is_relative_to(root):
+            where = "lies in" if root.is_relative_to(inputs) else "holds"
+            raise ConcordError(
+                f"landing folder {printable(root)} {where} the input folder "
+                f"{printable(inputs)}: the landing is written and replaced whole, never among "
+                "the inputs",
+                hint=hint,
+            )
     return root
 
 
 @contextmanager
-def locked_landing(landing_dir: Path | str) -> Iterator[Path]:
+def locked_landing(
+    landing_dir: Path | str, project: Path | str, variables: dict | None = None
+) -> Iterator[Path]:
     """The landing folder checked (:func:`checked_landing_folder`) and held under the
     warehouse lock (:mod:`concord_common.warehouse_lock`) while it is written: no build reads
     it, no other landing or probe run writes it, meanwhile."""
-    root = checked_landing_folder(landing_dir)
+    root = checked_landing_folder(landing_dir, project, variables)
     with warehouse_lock.held(root, "concord land", error=ConcordError):
         yield root
 
@@ -818,7 +832,7 @@ def land_mcq(
     """Land the study's registered inputs under ``landing_dir``; see the module's doc.
     ``variables``: vars given to one dbt call (``--vars``), over ``dbt_project.yml``'s."""
     study = load_study(Path(project_root), variables)
-    with locked_landing(landing_dir) as root:
+    with locked_landing(landing_dir, project_root, variables) as root:
         # the records read wait in memory, or beyond a bound in spill files of the landing
         records = Records(spill_folder(root))
         try:

@@ -31,7 +31,6 @@ from concord_io.errors import ConcordError, printable
 from concord_io.landing.mcq import (
     LandingReport,
     Outcome,
-    checked_landing_folder,
     land_folder,
     locked_landing,
     reader_version,
@@ -159,9 +158,8 @@ def _folder(seed: Seed) -> str:
 def land_seeds(project: Path | str, landing_dir: Path | str) -> LandingReport:
     """Land every declared seed file of ``project`` under ``landing_dir``; see the module's
     doc."""
-    checked_landing_folder(landing_dir)  # before a seed is read
     report = LandingReport()
-    with locked_landing(landing_dir) as root:
+    with locked_landing(landing_dir, project) as root:  # checked before a seed is read
         tables = read_seeds(
             project,
             lambda seed, fingerprint: landed_with(root, _folder(seed), [seed.name], fingerprint),

@@ -11,7 +11,7 @@ from pathlib import Path
 from concord_common.settings import DBT_VARS
 from concord_io.errors import ConcordError
 from concord_io.landing.identities import check_name
-from concord_io.landing.seed_sources import declared_seeds, project_yaml
+from concord_io.landing.seed_sources import declared_seeds, project_yaml, seed_folders
 
 SEEDS = Path("seeds") / "mcq"
 REGISTRIES = ("mcq_answer_registry", "mcq_item_files", "mcq_answer_sources")
@@ -112,3 +112,19 @@ def load_study(root: Path, overrides: dict | None = None) -> Study:
         task=task,
         columns=columns,
     )
+
+
+def input_folders(root: Path, overrides: dict | None = None) -> list[Path]:
+    """The folders of the project at ``root`` that hold its inputs and code: every seed
+    folder, the study's answer, item and answer-source folders (its vars, ``overrides``
+    over ``dbt_project.yml``'s) and ``models/``, ``macros/``. No command writes into them
+    but the ones that register inputs."""
+    # a seed-only project (no study) has no dbt_project.yml to read the study's folders from
+    has_vars = (root / "dbt_project.yml").is_file()
+    variables = study_vars(root, overrides) if has_vars else dict(overrides or {})
+    folders = [root / folder for folder in seed_folders(declared_seeds(root))]
+    for name in ("mcq_answers_dir", "mcq_items_dir", "mcq_answer_sources_dir"):
+        if variables.get(name):
+            path = Path(str(variables[name]))
+            folders.append(path if path.is_absolute() else root / path)
+    return [*folders, root / "seeds", root / "models", root / "macros"]

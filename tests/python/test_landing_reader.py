@@ -1027,6 +1027,30 @@ def test_a_task_var_that_is_not_a_name_is_refused_before_anything_lands(project,
     assert landing_tree(landing) == before and probe_run.read_bytes() == b"a landed probe run"
 
 
+@pytest.mark.parametrize(
+    ("landing", "expected"),
+    [
+        ("seeds/mcq/answer_sources", "lies in the input folder"),
+        ("seeds/mcq/answer_sources/runs", "lies in the input folder"),
+        (".", "holds the input folder"),
+        ("models/landing", "lies in the input folder"),
+    ],
+)
+def test_a_landing_folder_among_the_inputs_is_refused_before_anything_is_written(
+    project, landing, expected
+):
+    """The landing is written and replaced whole: in an input folder it landed the seed
+    files there, then refused its own output as unregistered files at every build; as the
+    project folder it landed beside seeds/ and models/. Refused before anything is written
+    (not even the lock file)."""
+    (project / "models").mkdir(exist_ok=True)
+    before = landing_tree(project)
+    with pytest.raises(ConcordError) as caught:
+        land_mcq(project, project / landing)
+    assert expected in caught.value.message and "never among the inputs" in caught.value.message
+    assert landing_tree(project) == before
+
+
 def test_a_landing_path_that_is_not_made_of_names_is_refused(tmp_path):
     """The writer's own guard, whatever a caller hands it: a part '..', '.' or blank never
     reaches a replacement or a removal (items/task=.. would be a name; '..' is not)."""
