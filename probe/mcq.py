@@ -27,6 +27,7 @@ revision, ``n-shot``, ``task_hashes``, and each task's ``configs`` with the temp
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 from dataclasses import dataclass
 from functools import partial
@@ -96,15 +97,16 @@ def render(template: str, question: str) -> str:
     return template.replace(QUESTION, question)
 
 
-def _items_table(project: Path):
-    """The project's items table, from ``concord_io``'s reader (imported here only)."""
+def _from_reader(module: str, name: str, project: Path, *args):
+    """``concord_io.<module>.<name>(project, *args)``: what the warehouse's reader says of
+    the project (imported here only), its refusal as the probe's one line."""
     if not (project / "dbt_project.yml").is_file():
         raise ProbeError(
             f"--items {str(project)!r}: not a Concord project folder (no dbt_project.yml)",
             hint="give the project whose seeds/mcq/mcq_item_files.csv registers the item files",
         )
     try:
-        from concord_io.landing.items import read_study_items
+        function = getattr(importlib.import_module(f"concord_io.{module}"), name)
     except ImportError as error:
         raise ProbeError(
             f"reading the item files needs the warehouse's reader: {error.name or error} is "
@@ -113,9 +115,14 @@ def _items_table(project: Path):
             "probe's)",
         ) from None
     try:
-        return read_study_items(project)
+        return function(project, *args)
     except concord_common.UserError as error:  # the reader's one line, as the probe's
         raise ProbeError(error.message, hint=error.hint) from None
+
+
+def _items_table(project: Path):
+    """The project's items table, from ``concord_io``'s reader."""
+    return _from_reader("landing.items", "read_study_items", project)
 
 
 def items_from_table(table, options: list[str], task: str | None) -> list[Item]:
@@ -322,9 +329,23 @@ def harness_files(
     return files
 
 
-def output_folder(out: Path, slug: str, replace: bool) -> Path:
+def output_folder(out: Path, slug: str, replace: bool, project: Path) -> Path:
     """``out/slug``, refused when it exists, unless ``replace``: the reader takes one
-    harness run per folder."""
+    harness run per folder; and before anything is scored or written, when ``out`` is a
+    file, or lies in or holds an input folder of ``project`` (its logs would be files the
+    registries do not name, which stop every later landing)."""
+    if out.exists() and not out.is_dir():
+        raise ProbeError(f"--out {out}: is a file, not a folder", hint="name a folder")
+    resolved = out.resolve()
+    for folder in _from_reader("landing.study", "input_folders", project):
+        inputs = folder.resolve()
+        if resolved.is_relative_to(inputs) or inputs.is_relative_to(resolved):
+            where = "lies in" if resolved.is_relative_to(inputs) else "holds"
+            raise ProbeError(
+                f"--out {out}: {where} the project's input folder {inputs}",
+                hint="write the logs to a folder of their own (--land, or concord add lmeval, "
+                "copies them into the study)",
+            )
     final = inside(out, slug)
     if final.exists() and not replace:
         raise ProbeError(
@@ -334,12 +355,13 @@ def output_folder(out: Path, slug: str, replace: bool) -> Path:
     return final
 
 
-def write_folder(out: Path, slug: str, files: dict[str, str], replace: bool) -> Path:
+def write_folder(out: Path, slug: str, files: dict[str, str], replace: bool, project: Path) -> Path:
     """``out/slug`` with ``files``, whole or not at all (a hidden folder renamed into
     place; with ``replace``, an earlier folder is renamed aside first, then deleted)."""
+    if out.is_dir():
+        folders.settle(out)  # what a run killed while it wrote here left
+    final = output_folder(out, slug, replace, project)
     out.mkdir(parents=True, exist_ok=True)
-    folders.settle(out)  # what a run killed while it wrote here left
-    final = output_folder(out, slug, replace)
     return folders.write(
         final,
         {

@@ -571,7 +571,7 @@ def run_mcq(
     name = model_display_name(model, model_name)
     slug = model_slug(model_ref)
     # refused before the model loads, not after it has scored
-    _on_main(ranks, lambda: str(mcq.output_folder(out, slug, replace)))
+    _on_main(ranks, lambda: str(mcq.output_folder(out, slug, replace, project)))
     stages = {"set-up": (datetime.now(UTC) - started).total_seconds()}
 
     def requests_of(tokenizer, loaded):
@@ -614,7 +614,7 @@ def run_mcq(
             "started_at": started,
         }
         files = mcq.harness_files(items, template, options, logliks, run)
-        folder = mcq.write_folder(out, slug, files, replace)
+        folder = mcq.write_folder(out, slug, files, replace, project)
         landed = []
         if land_variant is not None:
             landing = Path(landing_dir) if landing_dir else None

@@ -179,6 +179,32 @@ def test_expected_failures_are_one_line(capsys, tmp_path, tiny_model_dirs, chang
     assert not (tmp_path / "out").exists()  # nothing written
 
 
+@pytest.mark.parametrize(
+    ("out", "expected"),
+    [
+        ("seeds/mcq/answer_sources", "lies in the project's input folder"),
+        ("seeds/mcq/answer_sources/probe", "lies in the project's input folder"),
+        (".", "holds the project's input folder"),
+        ("a-file", "is a file, not a folder"),
+    ],
+)
+def test_an_out_folder_among_the_inputs_or_a_file_is_refused_before_scoring(
+    capsys, tmp_path, tiny_model_dirs, out, expected
+):
+    """--out inside the answer sources folder scored, wrote its logs there and then refused
+    them, and the unregistered logs stopped every later landing; --out naming a file
+    ended in "unexpected error: FileExistsError". Both refused in one line before the model
+    loads, nothing written."""
+    project = make_mcq_project(tmp_path / "project", MCQ_ITEMS)
+    (project / "a-file").write_text("x")
+    before = sorted(p.relative_to(project) for p in project.rglob("*"))
+    argv = _mcq(tiny_model_dirs["gpt2"], project)
+    argv[argv.index("--out") + 1] = str(project / out)
+    err = _fails(capsys, argv)
+    assert f"--out {project / out}: {expected}" in err[0], err
+    assert sorted(p.relative_to(project) for p in project.rglob("*")) == before
+
+
 def test_logs_already_written_are_refused_without_replace(capsys, tiny_model_dirs, mcq_project):
     argv = _mcq(tiny_model_dirs["gpt2"], mcq_project)
     assert main(argv) == 0
