@@ -43,32 +43,31 @@ from concord_io.landing.strict_csv import NOTHING_LOADED, read_csv
 from concord_io.landing.writer import landed_with
 
 #: Bumped when the reader lands the same seed files differently: every seed lands again.
-SEEDS_FORMAT = 1
+SEEDS_FORMAT = 2  # 2: an integer only as written canonically
 AREA, KEY = "seeds", "seed"
-WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
+#: A whole number has one spelling: digits alone, ``-`` for a negative (``0``, ``-7``,
+#: ``42``). ``003``, `` 3 ``, ``+3`` and ``-0`` are refused, never read as the number they
+#: might mean: two spellings of one key would collide after the landing, naming no row.
+WHOLE_NUMBER = re.compile(r"0|-?[1-9][0-9]*")
 SEED_NOT_LOADED = "no seed was loaded"
 
 
 def _whole_numbers(text: pa.ChunkedArray, seed: Seed, column: str) -> pa.Array:
     """``text`` (nulls for empty cells) as the column's integer type; the first value that
-    is no whole number in range is refused, naming its row."""
+    is not a canonical whole number (:data:`WHOLE_NUMBER`) in range is refused, naming its
+    row and the value as written."""
     kind = seed.schema().field(column).type
-    bits = kind.bit_width
+    low, high = -(2 ** (kind.bit_width - 1)), 2 ** (kind.bit_width - 1) - 1
     values = []
     for row, value in enumerate(text.to_pylist(), start=1):  # a loop per row of a small file
-        number = None
-        if value is not None:
-            if not WHOLE_NUMBER.fullmatch(value.strip()) or not (
-                -(2 ** (bits - 1)) <= int(value) < 2 ** (bits - 1)
-            ):
-                raise ConcordError(
-                    f"{seed.label}: row {row}, column {column}: '{printable(value)}' is not a "
-                    f"whole number ({seed.columns[column]})",
-                    hint="write the number with digits only, or leave the cell empty; "
-                    + NOTHING_LOADED,
-                )
-            number = int(value)
-        values.append(number)
+        if value is not None and not (WHOLE_NUMBER.fullmatch(value) and low <= int(value) <= high):
+            raise ConcordError(
+                f"{seed.label}: row {row}, column {column}: {printable(repr(value))} is not a "
+                f"canonical whole number from {low} to {high} ({seed.columns[column]})",
+                hint="write it in digits alone, with - for a negative (0, -7, 42: no +, leading "
+                "zero, blanks or -0), or leave the cell empty; " + NOTHING_LOADED,
+            )
+        values.append(None if value is None else int(value))
     return pa.array(values, kind)
 
 

@@ -48,12 +48,12 @@ def project(root, files: dict[str, bytes], sources: str = SOURCES):
 
 
 def test_a_seed_lands_its_declared_columns_typed_with_its_provenance():
-    data = b'\xef\xbb\xbfMessage, msg_id\r\n"Hi, ""you""",2\r\n,\r\n  spaced  , 7 \r\n'
+    data = b'\xef\xbb\xbfMessage, msg_id\r\n"Hi, ""you""",2\r\n,\r\n  spaced  ,-7\r\n'
     table = read_seed(MESSAGES, data)
     # the declared order and names (the header's order and case do not matter)
     assert table.schema.names == ["msg_id", "message", "source_file", "source_row", "content_hash"]
     assert table.schema.field("msg_id").type == pa.int32()
-    assert table.column("msg_id").to_pylist() == [2, None, 7]
+    assert table.column("msg_id").to_pylist() == [2, None, -7]
     # an empty cell is null; any other text is kept as written
     assert table.column("message").to_pylist() == ['Hi, "you"', None, "  spaced  "]
     assert table.column("source_row").to_pylist() == [1, 2, 3]
@@ -72,9 +72,9 @@ def test_a_header_alone_lands_no_rows():
         (
             b"msg_id,message\n1,a\nx,b\n",
             "seed probe_messages (seeds/probe/probe_messages.csv): row 2, column msg_id: 'x' "
-            "is not a whole number (integer)",
+            "is not a canonical whole number from -2147483648 to 2147483647 (integer)",
         ),
-        (b"msg_id,message\n2.5,a\n", "row 1, column msg_id: '2.5' is not a whole number"),
+        (b"msg_id,message\n2.5,a\n", "row 1, column msg_id: '2.5' is not a canonical whole"),
         (b"msg_id,message\n9999999999,a\n", "row 1, column msg_id: '9999999999' is not"),
         (
             b"msg_id,text\n1,a\n",
@@ -89,6 +89,34 @@ def test_a_bad_seed_is_refused_in_one_line(data, message):
     with pytest.raises(ConcordError) as refused:
         read_seed(MESSAGES, data)
     assert message in refused.value.message
+
+
+@pytest.mark.parametrize("written", ["003", " 3 ", "3 ", "+3", "-0", "-03", "3\t", "\u0663"])
+def test_an_integer_is_read_as_written_or_refused_naming_its_row(written):
+    """A whole number has one spelling (0, -7, 42): `003`, ` 3 ` or `+3` were read as 3 and
+    collided with the row that says 3, which only a dbt uniqueness test caught, naming
+    neither row nor value; each is refused naming seed, row, column and the value as
+    written."""
+    data = f"msg_id,message\n3,a\n{written},b\n".encode()
+    with pytest.raises(ConcordError) as refused:
+        read_seed(MESSAGES, data)
+    assert refused.value.message == (
+        f"seed probe_messages (seeds/probe/probe_messages.csv): row 2, column msg_id: "
+        f"{written!r} is not a canonical whole number from -2147483648 to 2147483647 (integer)"
+    )
+    assert refused.value.hint.startswith(
+        "write it in digits alone, with - for a negative (0, -7, 42: no +, leading zero, "
+        "blanks or -0), or leave the cell empty"
+    )
+
+
+def test_an_integer_written_canonically_lands_at_either_end_of_its_range():
+    data = b"msg_id,message\n0,a\n-7,b\n42,c\n-2147483648,d\n2147483647,e\n"
+    assert read_seed(MESSAGES, data).column("msg_id").to_pylist() == [
+        0, -7, 42, -(2**31), 2**31 - 1
+    ]  # fmt: skip
+    with pytest.raises(ConcordError, match="row 1, column msg_id: '2147483648' is not"):
+        read_seed(MESSAGES, b"msg_id,message\n2147483648,a\n")
 
 
 def test_every_declared_seed_is_read_and_every_refusal_named(tmp_path):
