@@ -37,7 +37,7 @@ from concord_io.landing.mcq import (
     reader_version,
     remove_others,
 )
-from concord_io.landing.seed_sources import Seed, declared_seeds, seed_folders
+from concord_io.landing.seed_sources import SEED_FORMATS, Seed, declared_seeds, seed_folders
 from concord_io.landing.sources import read_regular
 from concord_io.landing.strict_csv import NOTHING_LOADED, read_csv
 from concord_io.landing.writer import landed_with
@@ -71,21 +71,79 @@ def _whole_numbers(text: pa.ChunkedArray, seed: Seed, column: str) -> pa.Array:
     return pa.array(values, kind)
 
 
+def _formatted(text: pa.ChunkedArray, seed: Seed, column: str) -> pa.Array:
+    """``text`` (nulls for empty cells) by its column's declared format
+    (:data:`SEED_FORMATS`): each value canonical; the first that is not refused, naming its
+    row."""
+    rule = SEED_FORMATS[seed.formats[column]]
+    values = text.to_pylist()
+    landed: dict[str, str] = {}  # each distinct value once
+    for row, value in enumerate(values, start=1):  # a loop per row of a small file
+        if value is not None and value not in landed:
+            try:
+                landed[value] = rule(value, f"{seed.label}: row {row}", column)
+            except ConcordError as error:
+                raise ConcordError(error.message, hint=f"{error.hint}; {NOTHING_LOADED}") from None
+    return pa.array([None if value is None else landed[value] for value in values], pa.string())
+
+
+def _refuse_repeated_keys(seed: Seed, landed: dict[str, list], written: dict[str, list]) -> None:
+    """The first line whose key (:attr:`Seed.primary_key`) is blank, or that of an earlier
+    line once each value landed (``EN`` and ``en``), refused naming both rows and the values
+    as written."""
+    key = seed.primary_key
+    first: dict[tuple, int] = {}
+    for index, values in enumerate(zip(*(landed[column] for column in key), strict=True)):
+        row = index + 1
+        blank = next(
+            (column for column, value in zip(key, values, strict=True) if value is None), None
+        )
+        if blank is not None:
+            raise ConcordError(
+                f"{seed.label}: row {row}, column {blank}: blank, and ({', '.join(key)}) is the "
+                "file's key",
+                hint=f"fill it in, or remove the line; {NOTHING_LOADED}",
+            )
+        earlier = first.setdefault(values, row)
+        if earlier == row:
+            continue
+        both = ", ".join(
+            f"{column} {printable(repr(value))}" for column, value in zip(key, values, strict=True)
+        )
+        differ = [c for c in key if written[c][earlier - 1] != written[c][row - 1]]
+        as_written = "; ".join(
+            f"row {r} " + ", ".join(f"{c} {printable(repr(written[c][r - 1]))}" for c in differ)
+            for r in (earlier, row)
+        )
+        raise ConcordError(
+            f"{seed.label}: rows {earlier} and {row} are both {both}"
+            + (f" (as written: {as_written})" if differ else ""),
+            hint=f"keep one line per {' and '.join(key)}; {NOTHING_LOADED}",
+        )
+
+
 def read_seed(seed: Seed, data: bytes) -> pa.Table:
-    """The seed file's bytes ``data`` as its landed table (:meth:`Seed.schema`); refused
+    """The seed file's bytes ``data`` as its landed table (:meth:`Seed.schema`): each value
+    of its declared type, and format where one is declared, no key given twice; refused
     with one line naming the file, row and column."""
     checked = read_csv(
         data, seed.label, declared=list(seed.columns), one_line_ending=False, allow_no_rows=True
     )
     by_name = {name.lower(): name for name in checked.header}
-    columns = []
+    columns, written = [], {}
     for column in seed.columns:
         text = checked.table.column(by_name[column.lower()])
         text = pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text)
-        if seed.schema().field(column).type == pa.string():
+        written[column] = text.to_pylist()
+        if column in seed.formats:
+            columns.append(_formatted(text, seed, column))
+        elif seed.schema().field(column).type == pa.string():
             columns.append(text)
         else:
             columns.append(_whole_numbers(text, seed, column))
+    if seed.primary_key:
+        landed = {c: columns[list(seed.columns).index(c)].to_pylist() for c in seed.primary_key}
+        _refuse_repeated_keys(seed, landed, written)
     n_rows = checked.table.num_rows
     content_hash = hashlib.sha256(data).hexdigest()
     columns += [
@@ -97,8 +155,10 @@ def read_seed(seed: Seed, data: bytes) -> pa.Table:
 
 
 def _fingerprint(seed: Seed, data: bytes) -> str:
-    """What a seed's landed folder is made from: its bytes, where it lies, its columns."""
+    """What a seed's landed folder is made from: its bytes, where it lies, its columns and
+    what they declare (types, formats, key)."""
     parts = [SEEDS_FORMAT, reader_version(), seed.relative, seed.columns]
+    parts += [seed.formats, list(seed.primary_key)]
     parts += [hashlib.sha256(data).hexdigest()]
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
