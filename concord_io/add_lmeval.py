@@ -38,7 +38,8 @@ from concord_io.landing.identities import canonical_language, check_name, slug
 from concord_io.landing.lm_eval import SAMPLES_NAME, unique_keys
 from concord_io.landing.mcq import read_source_runs
 from concord_io.landing.registries import Line, check_answer_source, file_pattern, item_registry
-from concord_io.landing.seed_sources import declared_seeds
+from concord_io.landing.seed_sources import Seed, declared_seeds
+from concord_io.landing.seeds import read_seed
 from concord_io.landing.spill import tables
 from concord_io.landing.strict_csv import read_csv
 from concord_io.landing.study import Study, load_study
@@ -419,14 +420,8 @@ class ModelAliases:
         seed = next((s for s in declared_seeds(root) if s.name == "model_aliases"), None)
         if seed is None:
             return cls(None, "the model aliases seed", [], [], "\n")
-        data = seed.path.read_bytes() if seed.path.is_file() else b""
-        text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
-        if not text:
-            return cls(seed.path, seed.relative, list(seed.columns), [], "\n")
-        checked = read_csv(data, seed.label, declared=list(seed.columns), allow_no_rows=True)
-        ending = "\r\n" if text.split("\n", 1)[0].endswith("\r") else "\n"
-        rows = [{k.lower(): v.strip() for k, v in row.items()} for row in checked.table.to_pylist()]
-        return cls(seed.path, seed.relative, [h.lower() for h in checked.header], rows, ending)
+        rows, ending = _seed_lines(seed)
+        return cls(seed.path, seed.relative, list(seed.columns), rows, ending)
 
     def wanted(self, runs: list[HarnessRun], name: str | None) -> dict[str, str]:
         """spelling -> name of the aliases this add needs, checked against the seed's."""
@@ -482,6 +477,18 @@ class ModelAliases:
         ]
 
 
+def _seed_lines(seed: Seed) -> tuple[list[dict], str]:
+    """The seed file's lines as the reader lands them (:func:`read_seed`: as written, each
+    declared format canonical, no key twice), and its line ending; none for an empty or
+    missing file."""
+    data = seed.path.read_bytes() if seed.path.is_file() else b""
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
+    if not text:
+        return [], "\n"
+    ending = "\r\n" if text.split("\n", 1)[0].endswith("\r") else "\n"
+    return read_seed(seed, data).select(list(seed.columns)).to_pylist(), ending
+
+
 def _registry_text(header: list[str], rows: list[dict[str, str]], ending: str) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator=ending)
@@ -519,15 +526,8 @@ class TaskLanguages:
         seed = next((s for s in declared_seeds(root) if s.name == "mcq_task_languages"), None)
         if seed is None:
             return cls(None, "the task languages seed", [], [], "\n", item_files)
-        data = seed.path.read_bytes() if seed.path.is_file() else b""
-        text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
-        if not text:
-            return cls(seed.path, seed.relative, list(seed.columns), [], "\n", item_files)
-        checked = read_csv(data, seed.label, declared=list(seed.columns), allow_no_rows=True)
-        ending = "\r\n" if text.split("\n", 1)[0].endswith("\r") else "\n"
-        rows = [{k.lower(): v.strip() for k, v in row.items()} for row in checked.table.to_pylist()]
-        header = [h.lower() for h in checked.header]
-        return cls(seed.path, seed.relative, header, rows, ending, item_files)
+        rows, ending = _seed_lines(seed)
+        return cls(seed.path, seed.relative, list(seed.columns), rows, ending, item_files)
 
     def of(self, task: str) -> tuple[list[str], str]:
         """The languages ``task`` declares and where (none: every language it answers)."""

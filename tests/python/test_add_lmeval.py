@@ -649,6 +649,21 @@ def test_languages_declares_the_tasks_languages_and_its_hint_is_followed(project
     assert seed.read_text() == "task,language\nxcopa,en\nxcopa,et\nxcopa,it\n"
 
 
+def test_add_reads_the_task_languages_and_aliases_as_the_reader_lands_them(project, tmp_path):
+    """`EN` and `IT` in mcq_task_languages are en and it, as the build reads them: add says
+    nothing of languages outside the task's; an alias spelt with a blank around it is kept
+    as written when add appends its own (the build compares spellings exactly)."""
+    settings = project / "dbt_project.yml"
+    settings.write_text(settings.read_text().replace("[en, it]", "[]"))
+    seed = mcq(project) / "mcq_task_languages.csv"
+    seed.write_text("task,language\nxcopa,EN\nxcopa,IT\n")
+    aliases = with_aliases(project, " gpt4o,GPT-4o\n")
+    logs = {f"xcopa_{lang}": [sample(0, [-1.0, -2.0], [" a", f" {lang}"])] for lang in ("en", "it")}
+    lines = add_lmeval(project, harness_output(tmp_path / "out", logs), name="Ours")
+    assert not [line for line in lines if line.startswith("note")], lines
+    assert aliases.read_text() == "spelling,model\n gpt4o,GPT-4o\norg/model-1b,Ours\n"
+
+
 def test_languages_under_the_mcq_languages_override_is_not_written(project, tmp_path):
     """mcq_languages (here [en, it]) overrides every task's languages: --languages says so
     and writes nothing."""
