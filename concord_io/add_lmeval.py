@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from concord_common import folders, inside_without_links
+from concord_common import folders, inside_without_links, warehouse_lock
 from concord_io.errors import ConcordError, disk_error, printable
 from concord_io.landing.identities import canonical_language, check_name, slug
 from concord_io.landing.lm_eval import SAMPLES_NAME, unique_keys
@@ -44,7 +44,7 @@ from concord_io.landing.spill import tables
 from concord_io.landing.strict_csv import read_csv
 from concord_io.landing.study import Study, load_study
 from concord_io.landing.task_names import AUTO, check_task_pattern, split_task
-from concord_io.paths import inside
+from concord_io.paths import inside, landing_dir
 
 REGISTRY = "mcq_answer_sources"
 PATTERN_COLUMN = "task_pattern"
@@ -579,8 +579,36 @@ def add_lmeval(
     lines to print (one per file, registry line, alias, languages, run and note). ``name``:
     what the marts call the model (an alias of the harness's name for it); ``languages``:
     the languages its tasks are compared in (seeds/mcq/mcq_task_languages.csv);
-    ``domain_field``: the field of a sample's document that names its item's domain."""
+    ``domain_field``: the field of a sample's document that names its item's domain.
+
+    Holds the warehouse lock (:mod:`concord_common.warehouse_lock`) from its first read of
+    ``seeds/`` to its last write: it rewrites whole seed files from what it read, so another
+    add (or a landing, or a build reading them) between the two would be lost or mixed."""
     root = Path(project_root).resolve()
+    with warehouse_lock.held(landing_dir(root), "concord add lmeval", error=ConcordError):
+        return _add(
+            root,
+            Path(path),
+            task_pattern=task_pattern,
+            as_folder=as_folder,
+            variant=variant,
+            name=name,
+            languages=languages,
+            domain_field=domain_field,
+        )
+
+
+def _add(
+    root: Path,
+    path: Path,
+    *,
+    task_pattern: str | None,
+    as_folder: str | None,
+    variant: str,
+    name: str | None,
+    languages: list[str] | None,
+    domain_field: str | None,
+) -> list[str]:
     study = load_study(root)
     check_name(variant, "concord add lmeval", column="--variant")
     if name is not None:
