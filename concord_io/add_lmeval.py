@@ -34,7 +34,12 @@ from pathlib import Path
 
 from concord_common import folders, inside_without_links, warehouse_lock
 from concord_io.errors import ConcordError, disk_error, printable
-from concord_io.landing.identities import canonical_language, check_name, slug
+from concord_io.landing.identities import (
+    canonical_language,
+    check_model_name,
+    check_name,
+    slug,
+)
 from concord_io.landing.lm_eval import SAMPLES_NAME, unique_keys
 from concord_io.landing.mcq import read_source_runs
 from concord_io.landing.registries import Line, check_answer_source, file_pattern, item_registry
@@ -56,6 +61,7 @@ RESULTS_NAME = re.compile(r"^results_(?P<date>.+)\.json$")
 #: line, where `*` would be a wildcard).
 FOLDER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*$")
 REMEDY = "pass --task-pattern"
+NAME_HINT = 'give the name the marts should show, e.g. --name "Llama 3.2 3B (ours)"'
 
 
 @dataclass
@@ -387,17 +393,6 @@ def _undo(copies: list[Copy], targets: dict[str, Path]) -> None:
             _write(target, copy.before)
 
 
-def check_model_name(name: str, flag: str) -> str:
-    """A model's name as the marts show it: any text on one line (spaces and punctuation
-    allowed, as in "Qwen2.5 14B"), without blanks around it."""
-    if not name.strip() or any(ord(c) < 32 or ord(c) == 127 for c in name):
-        raise ConcordError(
-            f"{flag} {printable(repr(name))} is not a model name (blank, or a control character)",
-            hint='give the name the marts should show, e.g. --name "Llama 3.2 3B (ours)"',
-        )
-    return name.strip()
-
-
 def local_path(model: str) -> bool:
     """Whether the harness named the model by a folder of its machine (absolute, relative or
     home-relative; a hub id is owner/name)."""
@@ -612,7 +607,7 @@ def _add(
     study = load_study(root)
     check_name(variant, "concord add lmeval", column="--variant")
     if name is not None:
-        name = check_model_name(name, "--name")
+        name = check_model_name(name, "--name", hint=NAME_HINT)
     if languages is not None:
         languages = sorted({canonical_language(lang, "concord add lmeval", "--languages")
                             for lang in languages if lang.strip()})  # fmt: skip

@@ -473,6 +473,10 @@ def test_a_registry_without_the_later_columns_is_given_them(project, tmp_path):
         ("a.csv,long,M,base,,,,auto,", "a.csv: task_pattern is for lm_eval lines"),
         ("a.csv,long,M,base,,,,,subject", "a.csv: domain_field is for lm_eval lines"),
         ("x/samples_*.jsonl,lm_eval,M,base,,,,auto,doc[x]", "domain_field doc[x] is not a field"),
+        (
+            'a.csv,long,"M\nN",base,,,,,',
+            "mcq_answer_sources: a.csv: model 'M\\nN' is not a model name (blank, or a control",
+        ),
     ],
 )
 def test_a_registry_line_gives_a_language_or_a_task_pattern(project, line, expected):
@@ -602,6 +606,18 @@ def test_a_model_named_by_a_local_path_is_named_by_its_folder(project, tmp_path)
     aliases = with_aliases(project)
     add_lmeval(project, harness_output(tmp_path / "out", TWO_LANGUAGES, model="/data/ckpt/llama-3"))
     assert aliases.read_text() == "spelling,model\n/data/ckpt/llama-3,llama-3\n"
+
+
+def test_a_model_name_the_registry_line_cannot_carry_is_refused(project, tmp_path):
+    """The harness's name for the model goes on the registry line: one with a line break
+    was carried there (and into every mart), while --name refuses the same name."""
+    output = harness_output(tmp_path / "out", TWO_LANGUAGES, model="org/model\n1b")
+    refused(
+        project,
+        output,
+        "mcq_answer_sources: org-model-1b/samples_*.jsonl: model 'org/model\\n1b' is not a "
+        "model name (blank, or a control character)",
+    )
 
 
 @pytest.mark.parametrize(
