@@ -18,7 +18,8 @@ copy and says so.
 The run lands under the harness's name for the model, and every mart names it as the model
 aliases say (``seeds/models/model_aliases.csv``): ``--name`` adds the alias from the
 harness's name to the name given, in the same step; without it, a model the harness names by
-a local path (``/data/ckpt/llama-3``) gets its folder's name (``llama-3``), never the path.
+a local path (``/data/ckpt/llama-3``) gets its folder's name (``llama-3``), never the path
+(a path that names no folder, ``/`` or ``x/..``, is refused: ``--name`` names it).
 A spelling already aliased to another name, or a name that is itself a spelling, is refused.
 """
 
@@ -61,7 +62,8 @@ RESULTS_NAME = re.compile(r"^results_(?P<date>.+)\.json$")
 #: line, where `*` would be a wildcard).
 FOLDER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*$")
 REMEDY = "pass --task-pattern"
-NAME_HINT = 'give the name the marts should show, e.g. --name "Llama 3.2 3B (ours)"'
+NAME_EXAMPLE = '--name "Llama 3.2 3B (ours)"'
+NAME_HINT = f"give the name the marts should show, e.g. {NAME_EXAMPLE}"
 
 
 @dataclass
@@ -70,6 +72,7 @@ class HarnessRun:
 
     results: Path
     model: str
+    shown: str  # the results file, as messages name it (from PATH)
     #: harness task -> its sample log, and the task and language it gives
     logs: dict[str, Path] = field(default_factory=dict)
     mapped: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -143,7 +146,7 @@ def _harness_run(path: Path, shown: str) -> tuple[HarnessRun, dict]:
             "model_name)",
             hint="restore the results file as the harness wrote it",
         )
-    return HarnessRun(results=path, model=model.strip()), results
+    return HarnessRun(results=path, model=model.strip(), shown=shown), results
 
 
 def _scores_options(path: Path, shown: str, output_type: object) -> None:
@@ -432,6 +435,13 @@ class ModelAliases:
             for model in models
             if name is not None or local_path(model)
         }
+        for run in runs:  # `/` or `x/..` name no folder: the alias would be blank or `..`
+            if wanted.get(run.model) in ("", ".", ".."):
+                raise ConcordError(
+                    f"{printable(run.shown)}: model {printable(repr(run.model))} is a local "
+                    f"path whose folder gives no name ({wanted[run.model]!r})",
+                    hint=f"pass --name with the name the marts should show, e.g. {NAME_EXAMPLE}",
+                )
         held = {row["spelling"]: row["model"] for row in self.rows}
         for spelling, target in wanted.items():
             if spelling == target:

@@ -608,6 +608,22 @@ def test_a_model_named_by_a_local_path_is_named_by_its_folder(project, tmp_path)
     assert aliases.read_text() == "spelling,model\n/data/ckpt/llama-3,llama-3\n"
 
 
+@pytest.mark.parametrize("model", ["/", "./", "../", "/data/ckpt/.."])
+def test_a_local_path_that_gives_no_folder_name_is_refused_suggesting_name(
+    project, tmp_path, model
+):
+    """A results file whose model is `/` or ends in `..` gave the alias an empty name or `..`
+    (the marts' name for the model); refused naming the results file and --name."""
+    with_aliases(project)
+    output = harness_output(tmp_path / "out", TWO_LANGUAGES, model=model)
+    results = next(output.rglob("results_*.json")).relative_to(output).as_posix()
+    message = refused(project, output, f"{results}: model {model!r} is a local path")
+    assert message.endswith(f"whose folder gives no name ({Path(model).name!r})")
+    with pytest.raises(ConcordError) as caught:
+        add_lmeval(project, output)
+    assert caught.value.hint.startswith("pass --name with the name the marts should show")
+
+
 def test_a_model_name_the_registry_line_cannot_carry_is_refused(project, tmp_path):
     """The harness's name for the model goes on the registry line: one with a line break
     was carried there (and into every mart), while --name refuses the same name."""
