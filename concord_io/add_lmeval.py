@@ -43,7 +43,13 @@ from concord_io.landing.identities import (
 )
 from concord_io.landing.lm_eval import SAMPLES_NAME, unique_keys
 from concord_io.landing.mcq import read_source_runs
-from concord_io.landing.registries import Line, check_answer_source, file_pattern, item_registry
+from concord_io.landing.registries import (
+    FIELD_PATH,
+    Line,
+    check_answer_source,
+    file_pattern,
+    item_registry,
+)
 from concord_io.landing.seed_sources import Seed, declared_seeds
 from concord_io.landing.seeds import read_seed
 from concord_io.landing.spill import tables
@@ -291,6 +297,49 @@ def _destinations(runs: list[HarnessRun], as_folder: str | None) -> None:
                     hint="pass a --task-pattern that tells them apart, or add one harness run "
                     "at a time, each with its own --as folder",
                 )
+
+
+_ABSENT = object()
+
+
+def _fields_without(run: HarnessRun, parts: list[str]) -> set[str] | None:
+    """None where a sample of ``run``'s logs has the field ``parts`` (names of nested
+    mappings) in its document, reading up to the first that has it; else the fields their
+    documents have."""
+    seen: set[str] = set()
+    for log in run.logs.values():
+        with log.open(encoding="utf-8", errors="replace") as handle:
+            for line in handle:  # a loop per sample, until one has the field
+                try:
+                    doc = json.loads(line).get("doc")
+                except (ValueError, AttributeError):
+                    continue  # not a sample: the reader names it
+                if not isinstance(doc, dict):
+                    continue
+                seen |= set(doc)
+                value: object = doc
+                for part in parts:
+                    value = value.get(part, _ABSENT) if isinstance(value, dict) else _ABSENT
+                if value is not _ABSENT:
+                    return None
+    return seen
+
+
+def _refuse_absent_field(runs: list[HarnessRun], field: str, source: Path) -> None:
+    """``--domain-field`` that no sample of a run has in its document (every answer would
+    land without a domain): refused naming the fields the documents have."""
+    for run in runs:
+        seen = _fields_without(run, field.split("."))
+        if seen is None:
+            continue
+        folder = _shown(run.results.parent, source)
+        raise ConcordError(
+            f"--domain-field {printable(field)}: no sample of "
+            f"{printable(folder if folder != '.' else source.name)} has doc.{printable(field)} "
+            f"(their documents have {printable(', '.join(sorted(seen)) or 'no field')})",
+            hint="name a field of the documents (names joined by dots for a nested one, e.g. "
+            "meta.subject), or leave --domain-field out for doc.domain",
+        )
 
 
 def _registry(study: Study) -> tuple[Path, list[str], list[dict[str, str]], str]:
@@ -643,6 +692,8 @@ def _add(
         )
 
     runs, notes = _harness_runs(source, pattern)
+    if domain_field is not None and FIELD_PATH.match(domain_field):
+        _refuse_absent_field(runs, domain_field, source)
     _destinations(runs, as_folder)
     aliases = ModelAliases.read(root)
     wanted = aliases.wanted(runs, name)

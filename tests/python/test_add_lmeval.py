@@ -579,6 +579,30 @@ def test_domain_field_names_the_documents_field_that_is_the_items_domain(project
         )
 
 
+def test_a_domain_field_no_sample_has_is_refused_naming_the_documents_fields(project, tmp_path):
+    """--domain-field subjct (for subject) was taken: every answer landed without a domain.
+    A field that no sample of the folder has is refused, naming the fields they have."""
+    logs = {
+        task: [{**s, "doc": {**s["doc"], "subject": "law"}} for s in samples]
+        for task, samples in TWO_LANGUAGES.items()
+    }
+    output = harness_output(tmp_path / "out", logs)
+    refused(
+        project,
+        output,
+        "--domain-field subjct: no sample of org__model-1b has doc.subjct (their documents "
+        "have choices, question, subject)",
+        domain_field="subjct",
+    )
+    refused(
+        project,
+        output,
+        "no sample of org__model-1b has doc.subject.name",
+        domain_field="subject.name",
+    )
+    add_lmeval(project, output, domain_field="subject")  # the field one sample has is taken
+
+
 def with_aliases(project: Path, lines: str = "") -> Path:
     """The project with the shipped declaration of the model aliases seed, and its file."""
     sources = Path("models") / "staging" / "models" / "_models__sources.yml"
