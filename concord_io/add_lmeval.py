@@ -590,6 +590,20 @@ class TaskLanguages:
             return listed, self.relative
         return self.item_files.get(task, []), "its item files"
 
+    def refuse_change(self, tasks: list[str], languages: list[str]) -> None:
+        """A task that compares other languages than ``languages`` (its lines, or its item
+        files'): they are every run's, so this add may not change them unasked."""
+        for task in tasks:
+            before, where = self.of(task)
+            if before and before != languages:
+                raise ConcordError(
+                    f"--languages {','.join(languages)}: task {task} compares "
+                    f"{', '.join(before)} for every run (declared by {where}); this add would "
+                    "change that",
+                    hint=f"pass --replace-languages to compare task {task} in "
+                    f"{', '.join(languages)} in every run, or leave --languages out",
+                )
+
     def declare(self, root: Path, tasks: list[str], languages: list[str]) -> list[str]:
         """Each of ``tasks`` compared in ``languages`` (its lines replaced); the lines that
         say so."""
@@ -628,12 +642,14 @@ def add_lmeval(
     name: str | None = None,
     languages: list[str] | None = None,
     domain_field: str | None = None,
+    replace_languages: bool = False,
 ) -> list[str]:
     """Import the harness output folder ``path`` into the project at ``project_root``; the
     lines to print (one per file, registry line, alias, languages, run and note). ``name``:
     what the marts call the model (an alias of the harness's name for it); ``languages``:
-    the languages its tasks are compared in (seeds/mcq/mcq_task_languages.csv);
-    ``domain_field``: the field of a sample's document that names its item's domain.
+    the languages its tasks are compared in (seeds/mcq/mcq_task_languages.csv), refused
+    where a task declares others unless ``replace_languages``; ``domain_field``: the field
+    of a sample's document that names its item's domain.
 
     Holds the warehouse lock (:mod:`concord_common.warehouse_lock`) from its first read of
     ``seeds/`` to its last write: it rewrites whole seed files from what it read, so another
@@ -649,6 +665,7 @@ def add_lmeval(
             name=name,
             languages=languages,
             domain_field=domain_field,
+            replace_languages=replace_languages,
         )
 
 
@@ -662,6 +679,7 @@ def _add(
     name: str | None,
     languages: list[str] | None,
     domain_field: str | None,
+    replace_languages: bool,
 ) -> list[str]:
     study = load_study(root)
     check_name(variant, "concord add lmeval", column="--variant")
@@ -692,6 +710,11 @@ def _add(
         )
 
     runs, notes = _harness_runs(source, pattern)
+    override = {canonical_language(lang, "dbt_project.yml: vars") for lang in study.languages}
+    if languages is not None and not override and not replace_languages:
+        declared.refuse_change(
+            sorted({task for run in runs for task, _ in run.mapped.values()}), languages
+        )
     if domain_field is not None and FIELD_PATH.match(domain_field):
         _refuse_absent_field(runs, domain_field, source)
     _destinations(runs, as_folder)
@@ -813,7 +836,6 @@ def _add(
         else:
             out.append(f"unchanged  {REGISTRY} line {what}: already registered")
     out += alias_lines
-    override = {canonical_language(lang, "dbt_project.yml: vars") for lang in study.languages}
     outside: set[str] = set()
     # task -> the languages its answers hold here
     answered: dict[str, set[str]] = {}
@@ -861,7 +883,8 @@ def _add(
             notes.append(
                 f"task {task}: language(s) {', '.join(beyond)} not among its languages "
                 f"({', '.join(own)}, declared by {where}): the build quarantines their answers "
-                f"(to compare them: concord add lmeval PATH --languages {hinted})"
+                f"(to compare them: concord add lmeval PATH --languages {hinted} "
+                "--replace-languages)"
             )
     out += [f"note       {note}" for note in notes]
     if not changed and not new_lines:

@@ -697,10 +697,10 @@ def test_languages_declares_the_tasks_languages_and_its_hint_is_followed(project
     assert note == (
         "note       task xcopa: language(s) et not among its languages (en, it, declared by "
         "seeds/mcq/mcq_task_languages.csv): the build quarantines their answers (to compare "
-        "them: concord add lmeval PATH --languages en,et,it)"
+        "them: concord add lmeval PATH --languages en,et,it --replace-languages)"
     )
-    hinted = note.rsplit("--languages ", 1)[1].rstrip(")").split(",")
-    lines = add_lmeval(project, output, languages=hinted)
+    hinted = note.rsplit("--languages ", 1)[1].split(" ")[0].split(",")
+    lines = add_lmeval(project, output, languages=hinted, replace_languages=True)
     assert not [line for line in lines if line.startswith("note")], lines
     assert seed.read_text() == "task,language\nxcopa,en\nxcopa,et\nxcopa,it\n"
 
@@ -718,6 +718,50 @@ def test_add_reads_the_task_languages_and_aliases_as_the_reader_lands_them(proje
     lines = add_lmeval(project, harness_output(tmp_path / "out", logs), name="Ours")
     assert not [line for line in lines if line.startswith("note")], lines
     assert aliases.read_text() == "spelling,model\n gpt4o,GPT-4o\norg/model-1b,Ours\n"
+
+
+@pytest.mark.parametrize(
+    ("tasks", "declared_by"),
+    [(("xcopa_en", "xcopa_it"), "seeds/mcq/mcq_task_languages.csv"),
+     (("xcloze_en", "xcloze_it"), "its item files")],
+    ids=["declared by an earlier --languages", "the item files' task"],
+)  # fmt: skip
+def test_languages_that_would_change_a_tasks_declared_ones_need_replace_languages(
+    project, tmp_path, tasks, declared_by, capsys, monkeypatch
+):
+    """A task's languages are every run's: a second --languages that differs changed them
+    for the runs already there (the item files' task: the wide files' runs too), without a
+    word. It is refused naming the languages the task compares and where they are
+    declared, unless --replace-languages says so."""
+    settings = project / "dbt_project.yml"
+    settings.write_text(settings.read_text().replace("[en, it]", "[]"))
+    seed = mcq(project) / "mcq_task_languages.csv"
+    logs = {task: [sample(0, [-1.0, -2.0], [" a", " b"])] for task in tasks}
+    if declared_by != "its item files":
+        add_lmeval(project, harness_output(tmp_path / "one", logs), languages=["en", "it"])
+    before = {path: path.read_bytes() for path in (seed, mcq(project) / "mcq_answer_sources.csv")}
+    task = tasks[0].split("_")[0]
+    output = harness_output(tmp_path / "two", logs, model="org/model-2b")
+    with pytest.raises(ConcordError) as caught:
+        add_lmeval(project, output, languages=["en"])
+    assert caught.value.message == (
+        f"--languages en: task {task} compares en, it for every run (declared by "
+        f"{declared_by}); this add would change that"
+    )
+    assert caught.value.hint.startswith("pass --replace-languages to compare task")
+    assert {path: path.read_bytes() for path in before} == before
+    assert not (mcq(project) / "answer_sources" / "org-model-2b").exists()  # nothing copied
+    from concord_io.cli import main
+
+    monkeypatch.chdir(project)
+    with pytest.raises(SystemExit) as exit_:
+        main(["add", "lmeval", str(output), "--languages", "en", "--replace-languages"])
+    assert exit_.value.code == 0
+    assert (
+        f"languages  task {task} compares en  (seeds/mcq/mcq_task_languages.csv; was en, it)"
+        in capsys.readouterr().out.splitlines()
+    )
+    assert seed.read_text() == f"task,language\n{task},en\n"
 
 
 def test_languages_under_the_mcq_languages_override_is_not_written(project, tmp_path):
