@@ -4,9 +4,11 @@ Parquet: ``<landing>/seeds/seed=<name>/<name>.parquet`` (docs/landing.md).
 Each file is one table of a dbt source (:mod:`concord_io.landing.seed_sources`): UTF-8, a
 header of exactly its declared columns (any order: they land by name, in the declared
 order), records of the header's width (:mod:`concord_io.landing.strict_csv`); each value is
-cast to its column's declared type (an empty cell is null), and every row carries the file
-it came from (``source_file``, from the project folder), its row (``source_row``, 1 = the
-first data row) and the file's ``content_hash``. Every file is read before anything is
+cast to its column's declared type (an empty cell is null; an integer in its one spelling),
+a column declared with a format lands canonical (a language tag) or checked (a name), a
+declared key is given once and never blank, and every row carries the file it came from
+(``source_file``, from the project folder), its row (``source_row``, 1 = the first data row)
+and the file's ``content_hash``. Every file is read before anything is
 written: every refused file is named on its own line, with its row and column, and nothing
 lands. A file lands again only when its bytes or its declaration change (the folder's
 fingerprint), whole or not at all; the folder of a seed no longer declared is removed.
@@ -134,7 +136,8 @@ def read_seed(seed: Seed, data: bytes) -> pa.Table:
     for column in seed.columns:
         text = checked.table.column(by_name[column.lower()])
         text = pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text)
-        written[column] = text.to_pylist()
+        if column in seed.primary_key:
+            written[column] = text.to_pylist()
         if column in seed.formats:
             columns.append(_formatted(text, seed, column))
         elif seed.schema().field(column).type == pa.string():
