@@ -1,8 +1,10 @@
 """One lock for the warehouse: whatever writes the landing or reads it whole holds it.
 
 ``concord land`` (and the dbt plugin's own landing), ``dbt build`` through the plugin for
-the whole build (the models read the landing from the first node to the last), publish, and
-the probe's landing of a run all take ``<landing>/.concord.lock`` (``flock``, exclusive).
+the whole build (the models read the landing from the first node to the last), publish, the
+probe's landing of a run, and every command that writes ``seeds/`` (``concord add lmeval``,
+which ``probe mcq --land`` runs, from its first read of the seed files to its last write)
+all take ``<landing>/.concord.lock`` (``flock``, exclusive).
 A second one waits for the first and says once, in one line, who holds it (the holder writes
 its process id, command and start time into the file); the operating system releases the
 lock when the holder's process ends, however it ends, so no lock is ever left stale, and

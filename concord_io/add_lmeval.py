@@ -18,7 +18,8 @@ copy and says so.
 The run lands under the harness's name for the model, and every mart names it as the model
 aliases say (``seeds/models/model_aliases.csv``): ``--name`` adds the alias from the
 harness's name to the name given, in the same step; without it, a model the harness names by
-a local path (``/data/ckpt/llama-3``) gets its folder's name (``llama-3``), never the path.
+a local path (``/data/ckpt/llama-3``) gets its folder's name (``llama-3``), never the path
+(a path that names no folder, ``/`` or ``x/..``, is refused: ``--name`` names it).
 A spelling already aliased to another name, or a name that is itself a spelling, is refused.
 """
 
@@ -32,18 +33,30 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from concord_common import folders, inside_without_links
+from concord_common import folders, inside_without_links, warehouse_lock
 from concord_io.errors import ConcordError, disk_error, printable
-from concord_io.landing.identities import canonical_language, check_name, slug
+from concord_io.landing.identities import (
+    canonical_language,
+    check_model_name,
+    check_name,
+    slug,
+)
 from concord_io.landing.lm_eval import SAMPLES_NAME, unique_keys
 from concord_io.landing.mcq import read_source_runs
-from concord_io.landing.registries import Line, check_answer_source, file_pattern, item_registry
-from concord_io.landing.seed_sources import declared_seeds
+from concord_io.landing.registries import (
+    FIELD_PATH,
+    Line,
+    check_answer_source,
+    file_pattern,
+    item_registry,
+)
+from concord_io.landing.seed_sources import Seed, declared_seeds
+from concord_io.landing.seeds import read_seed
 from concord_io.landing.spill import tables
 from concord_io.landing.strict_csv import read_csv
 from concord_io.landing.study import Study, load_study
 from concord_io.landing.task_names import AUTO, check_task_pattern, split_task
-from concord_io.paths import inside
+from concord_io.paths import inside, landing_dir
 
 REGISTRY = "mcq_answer_sources"
 PATTERN_COLUMN = "task_pattern"
@@ -55,6 +68,8 @@ RESULTS_NAME = re.compile(r"^results_(?P<date>.+)\.json$")
 #: line, where `*` would be a wildcard).
 FOLDER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9][A-Za-z0-9._-]*)*$")
 REMEDY = "pass --task-pattern"
+NAME_EXAMPLE = '--name "Llama 3.2 3B (ours)"'
+NAME_HINT = f"give the name the marts should show, e.g. {NAME_EXAMPLE}"
 
 
 @dataclass
@@ -63,6 +78,7 @@ class HarnessRun:
 
     results: Path
     model: str
+    shown: str  # the results file, as messages name it (from PATH)
     #: harness task -> its sample log, and the task and language it gives
     logs: dict[str, Path] = field(default_factory=dict)
     mapped: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -136,7 +152,7 @@ def _harness_run(path: Path, shown: str) -> tuple[HarnessRun, dict]:
             "model_name)",
             hint="restore the results file as the harness wrote it",
         )
-    return HarnessRun(results=path, model=model.strip()), results
+    return HarnessRun(results=path, model=model.strip(), shown=shown), results
 
 
 def _scores_options(path: Path, shown: str, output_type: object) -> None:
@@ -283,6 +299,49 @@ def _destinations(runs: list[HarnessRun], as_folder: str | None) -> None:
                 )
 
 
+_ABSENT = object()
+
+
+def _fields_without(run: HarnessRun, parts: list[str]) -> set[str] | None:
+    """None where a sample of ``run``'s logs has the field ``parts`` (names of nested
+    mappings) in its document, reading up to the first that has it; else the fields their
+    documents have."""
+    seen: set[str] = set()
+    for log in run.logs.values():
+        with log.open(encoding="utf-8", errors="replace") as handle:
+            for line in handle:  # a loop per sample, until one has the field
+                try:
+                    doc = json.loads(line).get("doc")
+                except (ValueError, AttributeError):
+                    continue  # not a sample: the reader names it
+                if not isinstance(doc, dict):
+                    continue
+                seen |= set(doc)
+                value: object = doc
+                for part in parts:
+                    value = value.get(part, _ABSENT) if isinstance(value, dict) else _ABSENT
+                if value is not _ABSENT:
+                    return None
+    return seen
+
+
+def _refuse_absent_field(runs: list[HarnessRun], field: str, source: Path) -> None:
+    """``--domain-field`` that no sample of a run has in its document (every answer would
+    land without a domain): refused naming the fields the documents have."""
+    for run in runs:
+        seen = _fields_without(run, field.split("."))
+        if seen is None:
+            continue
+        folder = _shown(run.results.parent, source)
+        raise ConcordError(
+            f"--domain-field {printable(field)}: no sample of "
+            f"{printable(folder if folder != '.' else source.name)} has doc.{printable(field)} "
+            f"(their documents have {printable(', '.join(sorted(seen)) or 'no field')})",
+            hint="name a field of the documents (names joined by dots for a nested one, e.g. "
+            "meta.subject), or leave --domain-field out for doc.domain",
+        )
+
+
 def _registry(study: Study) -> tuple[Path, list[str], list[dict[str, str]], str]:
     """The answer sources registry: its path, header, rows and line ending. A registry
     written before ``task_pattern`` or ``domain_field`` existed is read without them (and
@@ -386,17 +445,6 @@ def _undo(copies: list[Copy], targets: dict[str, Path]) -> None:
             _write(target, copy.before)
 
 
-def check_model_name(name: str, flag: str) -> str:
-    """A model's name as the marts show it: any text on one line (spaces and punctuation
-    allowed, as in "Qwen2.5 14B"), without blanks around it."""
-    if not name.strip() or any(ord(c) < 32 or ord(c) == 127 for c in name):
-        raise ConcordError(
-            f"{flag} {printable(repr(name))} is not a model name (blank, or a control character)",
-            hint='give the name the marts should show, e.g. --name "Llama 3.2 3B (ours)"',
-        )
-    return name.strip()
-
-
 def local_path(model: str) -> bool:
     """Whether the harness named the model by a folder of its machine (absolute, relative or
     home-relative; a hub id is owner/name)."""
@@ -419,14 +467,8 @@ class ModelAliases:
         seed = next((s for s in declared_seeds(root) if s.name == "model_aliases"), None)
         if seed is None:
             return cls(None, "the model aliases seed", [], [], "\n")
-        data = seed.path.read_bytes() if seed.path.is_file() else b""
-        text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
-        if not text:
-            return cls(seed.path, seed.relative, list(seed.columns), [], "\n")
-        checked = read_csv(data, seed.label, declared=list(seed.columns), allow_no_rows=True)
-        ending = "\r\n" if text.split("\n", 1)[0].endswith("\r") else "\n"
-        rows = [{k.lower(): v.strip() for k, v in row.items()} for row in checked.table.to_pylist()]
-        return cls(seed.path, seed.relative, [h.lower() for h in checked.header], rows, ending)
+        rows, ending = _seed_lines(seed)
+        return cls(seed.path, seed.relative, list(seed.columns), rows, ending)
 
     def wanted(self, runs: list[HarnessRun], name: str | None) -> dict[str, str]:
         """spelling -> name of the aliases this add needs, checked against the seed's."""
@@ -442,6 +484,13 @@ class ModelAliases:
             for model in models
             if name is not None or local_path(model)
         }
+        for run in runs:  # `/` or `x/..` name no folder: the alias would be blank or `..`
+            if wanted.get(run.model) in ("", ".", ".."):
+                raise ConcordError(
+                    f"{printable(run.shown)}: model {printable(repr(run.model))} is a local "
+                    f"path whose folder gives no name ({wanted[run.model]!r})",
+                    hint=f"pass --name with the name the marts should show, e.g. {NAME_EXAMPLE}",
+                )
         held = {row["spelling"]: row["model"] for row in self.rows}
         for spelling, target in wanted.items():
             if spelling == target:
@@ -482,6 +531,18 @@ class ModelAliases:
         ]
 
 
+def _seed_lines(seed: Seed) -> tuple[list[dict], str]:
+    """The seed file's lines as the reader lands them (:func:`read_seed`: as written, each
+    declared format canonical, no key twice), and its line ending; none for an empty or
+    missing file."""
+    data = seed.path.read_bytes() if seed.path.is_file() else b""
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
+    if not text:
+        return [], "\n"
+    ending = "\r\n" if text.split("\n", 1)[0].endswith("\r") else "\n"
+    return read_seed(seed, data).select(list(seed.columns)).to_pylist(), ending
+
+
 def _registry_text(header: list[str], rows: list[dict[str, str]], ending: str) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator=ending)
@@ -519,15 +580,8 @@ class TaskLanguages:
         seed = next((s for s in declared_seeds(root) if s.name == "mcq_task_languages"), None)
         if seed is None:
             return cls(None, "the task languages seed", [], [], "\n", item_files)
-        data = seed.path.read_bytes() if seed.path.is_file() else b""
-        text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
-        if not text:
-            return cls(seed.path, seed.relative, list(seed.columns), [], "\n", item_files)
-        checked = read_csv(data, seed.label, declared=list(seed.columns), allow_no_rows=True)
-        ending = "\r\n" if text.split("\n", 1)[0].endswith("\r") else "\n"
-        rows = [{k.lower(): v.strip() for k, v in row.items()} for row in checked.table.to_pylist()]
-        header = [h.lower() for h in checked.header]
-        return cls(seed.path, seed.relative, header, rows, ending, item_files)
+        rows, ending = _seed_lines(seed)
+        return cls(seed.path, seed.relative, list(seed.columns), rows, ending, item_files)
 
     def of(self, task: str) -> tuple[list[str], str]:
         """The languages ``task`` declares and where (none: every language it answers)."""
@@ -535,6 +589,20 @@ class TaskLanguages:
         if listed:
             return listed, self.relative
         return self.item_files.get(task, []), "its item files"
+
+    def refuse_change(self, tasks: list[str], languages: list[str]) -> None:
+        """A task that compares other languages than ``languages`` (its lines, or its item
+        files'): they are every run's, so this add may not change them unasked."""
+        for task in tasks:
+            before, where = self.of(task)
+            if before and before != languages:
+                raise ConcordError(
+                    f"--languages {','.join(languages)}: task {task} compares "
+                    f"{', '.join(before)} for every run (declared by {where}); this add would "
+                    "change that",
+                    hint=f"pass --replace-languages to compare task {task} in "
+                    f"{', '.join(languages)} in every run, or leave --languages out",
+                )
 
     def declare(self, root: Path, tasks: list[str], languages: list[str]) -> list[str]:
         """Each of ``tasks`` compared in ``languages`` (its lines replaced); the lines that
@@ -574,17 +642,49 @@ def add_lmeval(
     name: str | None = None,
     languages: list[str] | None = None,
     domain_field: str | None = None,
+    replace_languages: bool = False,
 ) -> list[str]:
     """Import the harness output folder ``path`` into the project at ``project_root``; the
     lines to print (one per file, registry line, alias, languages, run and note). ``name``:
     what the marts call the model (an alias of the harness's name for it); ``languages``:
-    the languages its tasks are compared in (seeds/mcq/mcq_task_languages.csv);
-    ``domain_field``: the field of a sample's document that names its item's domain."""
+    the languages its tasks are compared in (seeds/mcq/mcq_task_languages.csv), refused
+    where a task declares others unless ``replace_languages``; ``domain_field``: the field
+    of a sample's document that names its item's domain.
+
+    Holds the warehouse lock (:mod:`concord_common.warehouse_lock`) from its first read of
+    ``seeds/`` to its last write: it rewrites whole seed files from what it read, so another
+    add (or a landing, or a build reading them) between the two would be lost or mixed."""
     root = Path(project_root).resolve()
+    with warehouse_lock.held(landing_dir(root), "concord add lmeval", error=ConcordError):
+        return _add(
+            root,
+            Path(path),
+            task_pattern=task_pattern,
+            as_folder=as_folder,
+            variant=variant,
+            name=name,
+            languages=languages,
+            domain_field=domain_field,
+            replace_languages=replace_languages,
+        )
+
+
+def _add(
+    root: Path,
+    path: Path,
+    *,
+    task_pattern: str | None,
+    as_folder: str | None,
+    variant: str,
+    name: str | None,
+    languages: list[str] | None,
+    domain_field: str | None,
+    replace_languages: bool,
+) -> list[str]:
     study = load_study(root)
     check_name(variant, "concord add lmeval", column="--variant")
     if name is not None:
-        name = check_model_name(name, "--name")
+        name = check_model_name(name, "--name", hint=NAME_HINT)
     if languages is not None:
         languages = sorted({canonical_language(lang, "concord add lmeval", "--languages")
                             for lang in languages if lang.strip()})  # fmt: skip
@@ -610,6 +710,13 @@ def add_lmeval(
         )
 
     runs, notes = _harness_runs(source, pattern)
+    override = {canonical_language(lang, "dbt_project.yml: vars") for lang in study.languages}
+    if languages is not None and not override and not replace_languages:
+        declared.refuse_change(
+            sorted({task for run in runs for task, _ in run.mapped.values()}), languages
+        )
+    if domain_field is not None and FIELD_PATH.match(domain_field):
+        _refuse_absent_field(runs, domain_field, source)
     _destinations(runs, as_folder)
     aliases = ModelAliases.read(root)
     wanted = aliases.wanted(runs, name)
@@ -729,7 +836,6 @@ def add_lmeval(
         else:
             out.append(f"unchanged  {REGISTRY} line {what}: already registered")
     out += alias_lines
-    override = {canonical_language(lang, "dbt_project.yml: vars") for lang in study.languages}
     outside: set[str] = set()
     # task -> the languages its answers hold here
     answered: dict[str, set[str]] = {}
@@ -777,7 +883,8 @@ def add_lmeval(
             notes.append(
                 f"task {task}: language(s) {', '.join(beyond)} not among its languages "
                 f"({', '.join(own)}, declared by {where}): the build quarantines their answers "
-                f"(to compare them: concord add lmeval PATH --languages {hinted})"
+                f"(to compare them: concord add lmeval PATH --languages {hinted} "
+                "--replace-languages)"
             )
     out += [f"note       {note}" for note in notes]
     if not changed and not new_lines:

@@ -811,6 +811,14 @@ def add_lmeval(
             "answers hold"
         ),
     ] = None,
+    replace_languages: Annotated[
+        bool,
+        typer.Option(
+            "--replace-languages",
+            help="with --languages: replace the languages a task already compares (its "
+            "lines, or its item files'), for every run of the task",
+        ),
+    ] = False,
 ) -> None:
     """Copy an lm-evaluation-harness output folder into the study and register it (one
     line each: file, registry line, alias, run)."""
@@ -820,7 +828,7 @@ def add_lmeval(
         paths.project_root(), path, task_pattern=task_pattern, as_folder=as_folder,
         variant=variant, name=name,
         languages=None if languages is None else languages.split(","),
-        domain_field=domain_field,
+        domain_field=domain_field, replace_languages=replace_languages,
     )  # fmt: skip
     for line in lines:
         print(printable(line))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +20,7 @@ SEEDS = Path("seeds") / "probe"  # in the project folder
 CANDIDATE_GROUPS = ("reliable_like", "unreliable_like")
 GREETING = "Hi, I'm {name}. "
 TEMPLATE_FIELDS = ("{candidate_list}", "{message}")
+POSITIVE_INT = re.compile(r"[1-9][0-9]*")
 
 
 class SeedError(ValueError):
@@ -97,9 +99,12 @@ def _read_rows(path: Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
 
 def _positive_int(path: Path, row: dict[str, str], column: str) -> int:
     value = row[column]
-    if not value.isdigit() or int(value) < 1:
+    # one spelling per number, as the warehouse's reader of these files takes it: `01`
+    # beside `1` would be message 1 twice, under keys that differ as text
+    if not POSITIVE_INT.fullmatch(value):
         raise SeedError(
-            f"{path.name} row {row['_row']}, column {column}: {value!r} is not a positive integer"
+            f"{path.name} row {row['_row']}, column {column}: {value!r} is not a positive integer "
+            "(digits alone, no leading zero)"
         )
     return int(value)
 

@@ -71,6 +71,18 @@ def check_name(value: str, where: str, column: str) -> str:
     return value
 
 
+def check_model_name(name: str, where: str, *, hint: str) -> str:
+    """A model's name as a registry line carries it and the marts show it: any text on one
+    line (spaces and punctuation allowed, as in "Qwen2.5 14B"), not blank; without the
+    blanks around it."""
+    if not name.strip() or any(ord(c) < 32 or ord(c) == 127 for c in name):
+        raise ConcordError(
+            f"{where} {printable(repr(name))} is not a model name (blank, or a control character)",
+            hint=hint,
+        )
+    return name.strip()
+
+
 def check_variant(value: str, where: str, column: str = "run") -> str:
     """A wide file's run or an item file's variant: base or shuffled."""
     if value not in VARIANTS:

@@ -14,7 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from concord_io.errors import ConcordError, printable
-from concord_io.landing.identities import check_name, check_option_order, check_variant
+from concord_io.landing.identities import (
+    check_model_name,
+    check_name,
+    check_option_order,
+    check_variant,
+)
 from concord_io.landing.sources import read_regular
 from concord_io.landing.strict_csv import read_csv
 from concord_io.landing.study import Study
@@ -233,6 +238,10 @@ def check_answer_source(study: Study, line: Line) -> None:
             f"{where}: domain_field is for lm_eval lines; a long file's items take their "
             "domain from the item files",
             hint="leave domain_field blank",
+        )
+    if line["model"]:  # the marts show it; a line break would split every row it is on
+        check_model_name(
+            line["model"], f"{where}: model", hint="write the model's name on one line"
         )
     if line["run"]:
         check_name(line["run"], where, column="run")

@@ -4,18 +4,24 @@ A source whose ``config.meta.seed_folder`` names a folder of the project
 (``models/staging/rater/_rater__sources.yml``: ``seed_folder: seeds/rater``) holds one table
 per CSV file of that folder, ``<seed_folder>/<table>.csv``; each column's ``data_type`` is
 that column's one declaration, which the reader lands it as
-(:mod:`concord_io.landing.seeds`) and the ``read_landed_seed`` macro reads it as.
+(:mod:`concord_io.landing.seeds`) and the ``read_landed_seed`` macro reads it as. A column
+that holds a language tag or a name says so once, ``config: {meta: {format: language_tag}}``
+(:data:`SEED_FORMATS`), and the reader lands it canonical or refuses it; a table whose lines
+have a key says so once, ``config: {meta: {primary_key: [task, language]}}``, and the reader
+refuses a blank or repeated key, naming the rows.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
 import yaml
 
 from concord_io.errors import ConcordError, printable
+from concord_io.landing.identities import canonical_language, check_name
 from concord_io.landing.schemas import PROVENANCE
 
 #: The files that declare sources (one ``_<dir>__sources.yml`` per staging folder).
@@ -29,6 +35,12 @@ SEED_TYPES = {
     "int": pa.int32(),
     "bigint": pa.int64(),
 }
+#: A string column's declared format (``config.meta.format``) -> the rule each of its values
+#: lands by, ``rule(value, where, column)``: the value canonical, or refused naming it.
+SEED_FORMATS: dict[str, Callable[[str, str, str], str]] = {
+    "language_tag": canonical_language,  # EN, eng -> en; en_US -> en-US; English refused
+    "name": check_name,  # a task or variant as the answers name it (xcopa, fewshot-5)
+}
 
 
 @dataclass(frozen=True)
@@ -41,6 +53,10 @@ class Seed:
     source: str
     #: declared column -> its data_type, in the declared order
     columns: dict[str, str]
+    #: declared column -> its format (:data:`SEED_FORMATS`), for the columns that have one
+    formats: dict[str, str] = field(default_factory=dict)
+    #: the columns whose values no two lines share, none blank (empty: no key declared)
+    primary_key: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -70,10 +86,15 @@ def project_yaml(path: Path) -> dict:
     return loaded if isinstance(loaded, dict) else {}
 
 
+def _meta(node: dict) -> dict:
+    meta = (node.get("config") or {}).get("meta")
+    return meta if isinstance(meta, dict) else {}
+
+
 def _table(project: Path, yml: str, source: dict, folder: str, table: dict) -> Seed:
     name = str(table.get("name") or "")
     where = f"{yml}: source {source.get('name')}, table {name}"
-    columns = {}
+    columns, formats = {}, {}
     for column in table.get("columns") or []:
         kind = str(column.get("data_type") or "").strip().lower()
         if kind not in SEED_TYPES:
@@ -83,10 +104,28 @@ def _table(project: Path, yml: str, source: dict, folder: str, table: dict) -> S
                 hint="declare each column of a seed file with one of these types",
             )
         columns[str(column["name"])] = kind
+        value_format = _meta(column).get("format")
+        if value_format is not None:
+            if str(value_format) not in SEED_FORMATS or SEED_TYPES[kind] != pa.string():
+                raise ConcordError(
+                    f"{where}, column {column.get('name')}: format {printable(value_format)} is "
+                    f"not one of {', '.join(SEED_FORMATS)} on a string column",
+                    hint="declare a language tag's column format: language_tag, a task's "
+                    "format: name, or no format",
+                )
+            formats[str(column["name"])] = str(value_format)
     if not columns:
         raise ConcordError(f"{where}: no columns declared", hint="declare every column")
+    key = _meta(table).get("primary_key", [])
+    if not (isinstance(key, list) and all(isinstance(c, str) and c in columns for c in key)):
+        raise ConcordError(
+            f"{where}: primary_key {printable(key)} is not a list of its declared columns",
+            hint="name the columns whose values no two lines share, e.g. [task, language]",
+        )
     relative = f"{folder.rstrip('/')}/{name}.csv"
-    return Seed(name, project / relative, relative, str(source["name"]), columns)
+    return Seed(
+        name, project / relative, relative, str(source["name"]), columns, formats, tuple(key)
+    )
 
 
 def declared_seeds(project: Path | str) -> list[Seed]:
@@ -96,8 +135,7 @@ def declared_seeds(project: Path | str) -> list[Seed]:
     for path in sorted(project.glob(SOURCE_FILES)):
         yml = path.relative_to(project).as_posix()
         for source in project_yaml(path).get("sources") or []:
-            meta = (source.get("config") or {}).get("meta") or {}
-            folder = meta.get("seed_folder")
+            folder = _meta(source).get("seed_folder")
             if not folder:
                 continue
             for table in source.get("tables") or []:

@@ -4,9 +4,11 @@ Parquet: ``<landing>/seeds/seed=<name>/<name>.parquet`` (docs/landing.md).
 Each file is one table of a dbt source (:mod:`concord_io.landing.seed_sources`): UTF-8, a
 header of exactly its declared columns (any order: they land by name, in the declared
 order), records of the header's width (:mod:`concord_io.landing.strict_csv`); each value is
-cast to its column's declared type (an empty cell is null), and every row carries the file
-it came from (``source_file``, from the project folder), its row (``source_row``, 1 = the
-first data row) and the file's ``content_hash``. Every file is read before anything is
+cast to its column's declared type (an empty cell is null; an integer in its one spelling),
+a column declared with a format lands canonical (a language tag) or checked (a name), a
+declared key is given once and never blank, and every row carries the file it came from
+(``source_file``, from the project folder), its row (``source_row``, 1 = the first data row)
+and the file's ``content_hash``. Every file is read before anything is
 written: every refused file is named on its own line, with its row and column, and nothing
 lands. A file lands again only when its bytes or its declaration change (the folder's
 fingerprint), whole or not at all; the folder of a seed no longer declared is removed.
@@ -36,56 +38,114 @@ from concord_io.landing.mcq import (
     reader_version,
     remove_others,
 )
-from concord_io.landing.seed_sources import Seed, declared_seeds, seed_folders
+from concord_io.landing.seed_sources import SEED_FORMATS, Seed, declared_seeds, seed_folders
 from concord_io.landing.sources import read_regular
 from concord_io.landing.strict_csv import NOTHING_LOADED, read_csv
 from concord_io.landing.writer import landed_with
 
 #: Bumped when the reader lands the same seed files differently: every seed lands again.
-SEEDS_FORMAT = 1
+SEEDS_FORMAT = 2  # 2: an integer only as written canonically
 AREA, KEY = "seeds", "seed"
-WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")
+#: A whole number has one spelling: digits alone, ``-`` for a negative (``0``, ``-7``,
+#: ``42``). ``003``, `` 3 ``, ``+3`` and ``-0`` are refused, never read as the number they
+#: might mean: two spellings of one key would collide after the landing, naming no row.
+WHOLE_NUMBER = re.compile(r"0|-?[1-9][0-9]*")
 SEED_NOT_LOADED = "no seed was loaded"
 
 
 def _whole_numbers(text: pa.ChunkedArray, seed: Seed, column: str) -> pa.Array:
     """``text`` (nulls for empty cells) as the column's integer type; the first value that
-    is no whole number in range is refused, naming its row."""
+    is not a canonical whole number (:data:`WHOLE_NUMBER`) in range is refused, naming its
+    row and the value as written."""
     kind = seed.schema().field(column).type
-    bits = kind.bit_width
+    low, high = -(2 ** (kind.bit_width - 1)), 2 ** (kind.bit_width - 1) - 1
     values = []
     for row, value in enumerate(text.to_pylist(), start=1):  # a loop per row of a small file
-        number = None
-        if value is not None:
-            if not WHOLE_NUMBER.fullmatch(value.strip()) or not (
-                -(2 ** (bits - 1)) <= int(value) < 2 ** (bits - 1)
-            ):
-                raise ConcordError(
-                    f"{seed.label}: row {row}, column {column}: '{printable(value)}' is not a "
-                    f"whole number ({seed.columns[column]})",
-                    hint="write the number with digits only, or leave the cell empty; "
-                    + NOTHING_LOADED,
-                )
-            number = int(value)
-        values.append(number)
+        if value is not None and not (WHOLE_NUMBER.fullmatch(value) and low <= int(value) <= high):
+            raise ConcordError(
+                f"{seed.label}: row {row}, column {column}: {printable(repr(value))} is not a "
+                f"canonical whole number from {low} to {high} ({seed.columns[column]})",
+                hint="write it in digits alone, with - for a negative (0, -7, 42: no +, leading "
+                "zero, blanks or -0), or leave the cell empty; " + NOTHING_LOADED,
+            )
+        values.append(None if value is None else int(value))
     return pa.array(values, kind)
 
 
+def _formatted(text: pa.ChunkedArray, seed: Seed, column: str) -> pa.Array:
+    """``text`` (nulls for empty cells) by its column's declared format
+    (:data:`SEED_FORMATS`): each value canonical; the first that is not refused, naming its
+    row."""
+    rule = SEED_FORMATS[seed.formats[column]]
+    values = text.to_pylist()
+    landed: dict[str, str] = {}  # each distinct value once
+    for row, value in enumerate(values, start=1):  # a loop per row of a small file
+        if value is not None and value not in landed:
+            try:
+                landed[value] = rule(value, f"{seed.label}: row {row}", column)
+            except ConcordError as error:
+                raise ConcordError(error.message, hint=f"{error.hint}; {NOTHING_LOADED}") from None
+    return pa.array([None if value is None else landed[value] for value in values], pa.string())
+
+
+def _refuse_repeated_keys(seed: Seed, landed: dict[str, list], written: dict[str, list]) -> None:
+    """The first line whose key (:attr:`Seed.primary_key`) is blank, or that of an earlier
+    line once each value landed (``EN`` and ``en``), refused naming both rows and the values
+    as written."""
+    key = seed.primary_key
+    first: dict[tuple, int] = {}
+    for index, values in enumerate(zip(*(landed[column] for column in key), strict=True)):
+        row = index + 1
+        blank = next(
+            (column for column, value in zip(key, values, strict=True) if value is None), None
+        )
+        if blank is not None:
+            raise ConcordError(
+                f"{seed.label}: row {row}, column {blank}: blank, and ({', '.join(key)}) is the "
+                "file's key",
+                hint=f"fill it in, or remove the line; {NOTHING_LOADED}",
+            )
+        earlier = first.setdefault(values, row)
+        if earlier == row:
+            continue
+        both = ", ".join(
+            f"{column} {printable(repr(value))}" for column, value in zip(key, values, strict=True)
+        )
+        differ = [c for c in key if written[c][earlier - 1] != written[c][row - 1]]
+        as_written = "; ".join(
+            f"row {r} " + ", ".join(f"{c} {printable(repr(written[c][r - 1]))}" for c in differ)
+            for r in (earlier, row)
+        )
+        raise ConcordError(
+            f"{seed.label}: rows {earlier} and {row} are both {both}"
+            + (f" (as written: {as_written})" if differ else ""),
+            hint=f"keep one line per {' and '.join(key)}; {NOTHING_LOADED}",
+        )
+
+
 def read_seed(seed: Seed, data: bytes) -> pa.Table:
-    """The seed file's bytes ``data`` as its landed table (:meth:`Seed.schema`); refused
+    """The seed file's bytes ``data`` as its landed table (:meth:`Seed.schema`): each value
+    of its declared type, and format where one is declared, no key given twice; refused
     with one line naming the file, row and column."""
     checked = read_csv(
         data, seed.label, declared=list(seed.columns), one_line_ending=False, allow_no_rows=True
     )
     by_name = {name.lower(): name for name in checked.header}
-    columns = []
+    columns, written = [], {}
     for column in seed.columns:
         text = checked.table.column(by_name[column.lower()])
         text = pc.if_else(pc.equal(text, ""), pa.scalar(None, pa.string()), text)
-        if seed.schema().field(column).type == pa.string():
+        if column in seed.primary_key:
+            written[column] = text.to_pylist()
+        if column in seed.formats:
+            columns.append(_formatted(text, seed, column))
+        elif seed.schema().field(column).type == pa.string():
             columns.append(text)
         else:
             columns.append(_whole_numbers(text, seed, column))
+    if seed.primary_key:
+        landed = {c: columns[list(seed.columns).index(c)].to_pylist() for c in seed.primary_key}
+        _refuse_repeated_keys(seed, landed, written)
     n_rows = checked.table.num_rows
     content_hash = hashlib.sha256(data).hexdigest()
     columns += [
@@ -97,8 +157,10 @@ def read_seed(seed: Seed, data: bytes) -> pa.Table:
 
 
 def _fingerprint(seed: Seed, data: bytes) -> str:
-    """What a seed's landed folder is made from: its bytes, where it lies, its columns."""
+    """What a seed's landed folder is made from: its bytes, where it lies, its columns and
+    what they declare (types, formats, key)."""
     parts = [SEEDS_FORMAT, reader_version(), seed.relative, seed.columns]
+    parts += [seed.formats, list(seed.primary_key)]
     parts += [hashlib.sha256(data).hexdigest()]
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 

@@ -82,6 +82,12 @@ def _copy_seeds(tmp_path):
             "x,",
             r"row 11, column msg_id: 'x' is not a positive integer",
         ),
+        (
+            "probe_messages.csv",
+            "2,",
+            "01,",
+            r"row 3, column msg_id: '01' is not a positive integer \(digits alone, no leading",
+        ),
         ("probe_names.csv", "Greg", "Emily", r"probe_names.csv row 3, column sender_name"),
         ("probe_prompt_templates.csv", "{message}", "{msg}", r"must contain \{message\}"),
     ],

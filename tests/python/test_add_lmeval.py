@@ -479,6 +479,10 @@ def test_a_registry_without_the_later_columns_is_given_them(project, tmp_path):
         ("a.csv,long,M,base,,,,auto,", "a.csv: task_pattern is for lm_eval lines"),
         ("a.csv,long,M,base,,,,,subject", "a.csv: domain_field is for lm_eval lines"),
         ("x/samples_*.jsonl,lm_eval,M,base,,,,auto,doc[x]", "domain_field doc[x] is not a field"),
+        (
+            'a.csv,long,"M\nN",base,,,,,',
+            "mcq_answer_sources: a.csv: model 'M\\nN' is not a model name (blank, or a control",
+        ),
     ],
 )
 def test_a_registry_line_gives_a_language_or_a_task_pattern(project, line, expected):
@@ -581,6 +585,30 @@ def test_domain_field_names_the_documents_field_that_is_the_items_domain(project
         )
 
 
+def test_a_domain_field_no_sample_has_is_refused_naming_the_documents_fields(project, tmp_path):
+    """--domain-field subjct (for subject) was taken: every answer landed without a domain.
+    A field that no sample of the folder has is refused, naming the fields they have."""
+    logs = {
+        task: [{**s, "doc": {**s["doc"], "subject": "law"}} for s in samples]
+        for task, samples in TWO_LANGUAGES.items()
+    }
+    output = harness_output(tmp_path / "out", logs)
+    refused(
+        project,
+        output,
+        "--domain-field subjct: no sample of org__model-1b has doc.subjct (their documents "
+        "have choices, question, subject)",
+        domain_field="subjct",
+    )
+    refused(
+        project,
+        output,
+        "no sample of org__model-1b has doc.subject.name",
+        domain_field="subject.name",
+    )
+    add_lmeval(project, output, domain_field="subject")  # the field one sample has is taken
+
+
 def with_aliases(project: Path, lines: str = "") -> Path:
     """The project with the shipped declaration of the model aliases seed, and its file."""
     sources = Path("models") / "staging" / "models" / "_models__sources.yml"
@@ -608,6 +636,34 @@ def test_a_model_named_by_a_local_path_is_named_by_its_folder(project, tmp_path)
     aliases = with_aliases(project)
     add_lmeval(project, harness_output(tmp_path / "out", TWO_LANGUAGES, model="/data/ckpt/llama-3"))
     assert aliases.read_text() == "spelling,model\n/data/ckpt/llama-3,llama-3\n"
+
+
+@pytest.mark.parametrize("model", ["/", "./", "../", "/data/ckpt/.."])
+def test_a_local_path_that_gives_no_folder_name_is_refused_suggesting_name(
+    project, tmp_path, model
+):
+    """A results file whose model is `/` or ends in `..` gave the alias an empty name or `..`
+    (the marts' name for the model); refused naming the results file and --name."""
+    with_aliases(project)
+    output = harness_output(tmp_path / "out", TWO_LANGUAGES, model=model)
+    results = next(output.rglob("results_*.json")).relative_to(output).as_posix()
+    message = refused(project, output, f"{results}: model {model!r} is a local path")
+    assert message.endswith(f"whose folder gives no name ({Path(model).name!r})")
+    with pytest.raises(ConcordError) as caught:
+        add_lmeval(project, output)
+    assert caught.value.hint.startswith("pass --name with the name the marts should show")
+
+
+def test_a_model_name_the_registry_line_cannot_carry_is_refused(project, tmp_path):
+    """The harness's name for the model goes on the registry line: one with a line break
+    was carried there (and into every mart), while --name refuses the same name."""
+    output = harness_output(tmp_path / "out", TWO_LANGUAGES, model="org/model\n1b")
+    refused(
+        project,
+        output,
+        "mcq_answer_sources: org-model-1b/samples_*.jsonl: model 'org/model\\n1b' is not a "
+        "model name (blank, or a control character)",
+    )
 
 
 @pytest.mark.parametrize(
@@ -647,12 +703,71 @@ def test_languages_declares_the_tasks_languages_and_its_hint_is_followed(project
     assert note == (
         "note       task xcopa: language(s) et not among its languages (en, it, declared by "
         "seeds/mcq/mcq_task_languages.csv): the build quarantines their answers (to compare "
-        "them: concord add lmeval PATH --languages en,et,it)"
+        "them: concord add lmeval PATH --languages en,et,it --replace-languages)"
     )
-    hinted = note.rsplit("--languages ", 1)[1].rstrip(")").split(",")
-    lines = add_lmeval(project, output, languages=hinted)
+    hinted = note.rsplit("--languages ", 1)[1].split(" ")[0].split(",")
+    lines = add_lmeval(project, output, languages=hinted, replace_languages=True)
     assert not [line for line in lines if line.startswith("note")], lines
     assert seed.read_text() == "task,language\nxcopa,en\nxcopa,et\nxcopa,it\n"
+
+
+def test_add_reads_the_task_languages_and_aliases_as_the_reader_lands_them(project, tmp_path):
+    """`EN` and `IT` in mcq_task_languages are en and it, as the build reads them: add says
+    nothing of languages outside the task's; an alias spelt with a blank around it is kept
+    as written when add appends its own (the build compares spellings exactly)."""
+    settings = project / "dbt_project.yml"
+    settings.write_text(settings.read_text().replace("[en, it]", "[]"))
+    seed = mcq(project) / "mcq_task_languages.csv"
+    seed.write_text("task,language\nxcopa,EN\nxcopa,IT\n")
+    aliases = with_aliases(project, " gpt4o,GPT-4o\n")
+    logs = {f"xcopa_{lang}": [sample(0, [-1.0, -2.0], [" a", f" {lang}"])] for lang in ("en", "it")}
+    lines = add_lmeval(project, harness_output(tmp_path / "out", logs), name="Ours")
+    assert not [line for line in lines if line.startswith("note")], lines
+    assert aliases.read_text() == "spelling,model\n gpt4o,GPT-4o\norg/model-1b,Ours\n"
+
+
+@pytest.mark.parametrize(
+    ("tasks", "declared_by"),
+    [(("xcopa_en", "xcopa_it"), "seeds/mcq/mcq_task_languages.csv"),
+     (("xcloze_en", "xcloze_it"), "its item files")],
+    ids=["declared by an earlier --languages", "the item files' task"],
+)  # fmt: skip
+def test_languages_that_would_change_a_tasks_declared_ones_need_replace_languages(
+    project, tmp_path, tasks, declared_by, capsys, monkeypatch
+):
+    """A task's languages are every run's: a second --languages that differs changed them
+    for the runs already there (the item files' task: the wide files' runs too), without a
+    word. It is refused naming the languages the task compares and where they are
+    declared, unless --replace-languages says so."""
+    settings = project / "dbt_project.yml"
+    settings.write_text(settings.read_text().replace("[en, it]", "[]"))
+    seed = mcq(project) / "mcq_task_languages.csv"
+    logs = {task: [sample(0, [-1.0, -2.0], [" a", " b"])] for task in tasks}
+    if declared_by != "its item files":
+        add_lmeval(project, harness_output(tmp_path / "one", logs), languages=["en", "it"])
+    before = {path: path.read_bytes() for path in (seed, mcq(project) / "mcq_answer_sources.csv")}
+    task = tasks[0].split("_")[0]
+    output = harness_output(tmp_path / "two", logs, model="org/model-2b")
+    with pytest.raises(ConcordError) as caught:
+        add_lmeval(project, output, languages=["en"])
+    assert caught.value.message == (
+        f"--languages en: task {task} compares en, it for every run (declared by "
+        f"{declared_by}); this add would change that"
+    )
+    assert caught.value.hint.startswith("pass --replace-languages to compare task")
+    assert {path: path.read_bytes() for path in before} == before
+    assert not (mcq(project) / "answer_sources" / "org-model-2b").exists()  # nothing copied
+    from concord_io.cli import main
+
+    monkeypatch.chdir(project)
+    with pytest.raises(SystemExit) as exit_:
+        main(["add", "lmeval", str(output), "--languages", "en", "--replace-languages"])
+    assert exit_.value.code == 0
+    assert (
+        f"languages  task {task} compares en  (seeds/mcq/mcq_task_languages.csv; was en, it)"
+        in capsys.readouterr().out.splitlines()
+    )
+    assert seed.read_text() == f"task,language\n{task},en\n"
 
 
 def test_languages_under_the_mcq_languages_override_is_not_written(project, tmp_path):

@@ -444,3 +444,28 @@ def test_following_the_quarantines_hint_compares_the_language(built_project, tmp
         ).fetchone()[0]
     # item 1: A, A, B (es departs); item 2: B, C, B (de departs)
     assert (n_languages, n_full, n_majority, aside) == (3, 0, 2, 0)
+
+
+def test_a_tasks_language_in_capitals_declares_what_the_tag_declares(built_project, tmp_path):
+    """`DE` and `EN` in mcq_task_languages.csv are the tags de and en: the landing makes a
+    language column canonical, as it does the registries'. They were taken as written, so
+    every English and German answer of the task was quarantined and every headline moved,
+    with only the quarantine count to show for it. Every mart reads the task languages
+    through int_mcq_task_languages_declared: the same rows there are the same marts."""
+    project = tmp_path / "project"
+    shutil.copytree(built_project, project)
+    database = project / "concord.duckdb"
+    declared = "select * from intermediate.int_mcq_task_languages_declared order by all"
+    with duckdb.connect(str(database), read_only=True) as con:
+        as_built = con.execute(declared).fetchall()
+    assert ("declared", "en", "mcq_task_languages.csv") in as_built
+    seed = project / "seeds" / "mcq" / "mcq_task_languages.csv"
+    seed.write_text("task,language\ndeclared,DE\ndeclared,EN\n")
+    selection = ["stg_mcq__task_languages", "int_mcq_task_languages_declared"]
+    run_dbt(["build", "--select", *selection], project, database)
+    with duckdb.connect(str(database), read_only=True) as con:
+        staged = con.execute(
+            "select task, language, source_row from staging.stg_mcq__task_languages order by all"
+        ).fetchall()
+        assert staged == [("declared", "de", 1), ("declared", "en", 2)]
+        assert con.execute(declared).fetchall() == as_built

@@ -3,7 +3,8 @@ does (that package needs dbt's package hub, which this project does not use):
 
 - every model has a description and a primary key: a primary_key constraint of its
   enforced contract (on a column or over columns), or a test (unique + not_null on one
-  column, or unique_combination_of_columns);
+  column, or unique_combination_of_columns), or a grain checked where its rows arrive
+  unchanged, or by the reader (a seed source's primary_key);
 - every mart enforces its contract and documents every column with a data type;
 - no intermediate model or mart reads a source directly, and no staging model
   reads another staging model;
@@ -134,9 +135,17 @@ def grain_checked_downstream(manifest: dict, keys: dict[str, list[set[str]]]) ->
     yml says ``meta: {grain: [...], grain_checked_in: <model>}``, and that model descends
     from them, or (a view of it row for row: the facts) they from it, and has a primary key
     on exactly those columns (the rule is stated once, there; docs/checks.md shows each
-    fault planted and caught)."""
+    fault planted and caught). ``grain_checked_in: reader``: a seed's staging model whose
+    one source table declares that ``primary_key``, which the reader checks as the file
+    lands (concord_io.landing.seeds)."""
     models = project_nodes(manifest, "model")
     children = manifest["child_map"]
+
+    def reader_key(model: dict) -> set[str] | None:
+        read = [u for u in model["depends_on"]["nodes"] if u.startswith("source.")]
+        if len(read) != 1:
+            return None
+        return set((manifest["sources"][read[0]].get("meta") or {}).get("primary_key") or [])
 
     def descends(start: str, name: str) -> bool:
         seen, todo = set(), list(children.get(start, []))
@@ -156,6 +165,12 @@ def grain_checked_downstream(manifest: dict, keys: dict[str, list[set[str]]]) ->
         if "grain" not in meta:
             continue
         where, grain = meta.get("grain_checked_in"), set(meta["grain"])
+        if where == "reader":
+            if reader_key(model) == grain:
+                checked.append(uid)
+            else:
+                wrong.append(f"{model['name']}: grain {sorted(grain)} not its source's primary_key")
+            continue
         ancestor = next((u for u, m in models.items() if m["name"] == where), None)
         related = descends(uid, where) or (
             ancestor is not None and descends(ancestor, model["name"])

@@ -12,13 +12,15 @@ from pathlib import Path
 
 import pytest
 from probe_fakes import fake_run_tables
-from test_landing_reader import make_project
+from test_add_lmeval import harness_output, registry, sample, with_aliases
+from test_landing_reader import make_project, mcq
 
 from concord_common import warehouse_lock
 from concord_common.warehouse_lock import LOCK_FILE
 from concord_io.errors import ConcordError
 from concord_io.project import dbt_invocation, start_dbt
 
+CONCORD = Path(sys.executable).parent / "concord"
 HOLD = (
     "import sys; from concord_common import UserError, warehouse_lock as w; "
     "w.acquire(sys.argv[1], 'the test holder', error=UserError); "
@@ -176,3 +178,58 @@ def test_a_dbt_build_holds_the_lock_from_its_landing_to_its_end(tmp_path, projec
     # given back at the end: another takes it at once
     assert warehouse_lock.acquire(landing, "after", error=ConcordError)
     warehouse_lock.release_all()
+
+
+def test_two_adds_at_once_keep_every_line_of_both(tmp_path):
+    """Two `concord add lmeval` of different harness folders at once both exited 0 and lost
+    an alias and two of four task-language lines: each rewrote the seed files from its own
+    earlier read. Each holds the warehouse lock from its first read to its last write:
+    started while the test holds the lock, both wait before reading anything, then run one
+    after the other, and every line of both is there."""
+    project = make_project(tmp_path)
+    settings = project / "dbt_project.yml"
+    settings.write_text(
+        settings.read_text().replace("[en, it]", "[]")
+    )  # no override: --languages writes
+    aliases = with_aliases(project)
+    landing = tmp_path / "landing"
+    commands = []
+    for model, task in (("org/a", "xcopa"), ("org/b", "xstory")):
+        logs = {
+            f"{task}_{lang}": [sample(0, [-1.0, -2.0], [" a", f" {lang}"])]
+            for lang in "de en".split()
+        }
+        output = harness_output(tmp_path / task, logs, model=model)
+        commands.append(
+            [CONCORD, "add", "lmeval", output, "--name", model.upper(), "--languages", "de,en"]
+        )
+    holder = Holder(landing)
+    env = {**os.environ, "CONCORD_LANDING_DIR": str(landing)}
+    adds = [
+        subprocess.Popen(
+            command,
+            cwd=project,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for command in commands
+    ]
+    try:
+        for add in adds:
+            waiting = wait_for_line(add, "waiting for the warehouse")[-1]
+            assert f"held by pid {holder.process.pid}, the test holder" in waiting
+    finally:
+        holder.release()
+    for add in adds:
+        out, _ = add.communicate(timeout=120)
+        assert add.returncode == 0, out
+    assert sorted(registry(project).splitlines()[1:]) == [
+        "org-a/samples_*.jsonl,lm_eval,org/a,base,,,,auto,",
+        "org-b/samples_*.jsonl,lm_eval,org/b,base,,,,auto,",
+    ]
+    assert sorted(aliases.read_text().splitlines()[1:]) == ["org/a,ORG/A", "org/b,ORG/B"]
+    assert sorted((mcq(project) / "mcq_task_languages.csv").read_text().splitlines()[1:]) == [
+        "xcopa,de", "xcopa,en", "xstory,de", "xstory,en"
+    ]  # fmt: skip

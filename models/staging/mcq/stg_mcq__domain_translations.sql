@@ -5,7 +5,7 @@ with source as (
 final as (
 
     select
-        lower(trim(language)) as language,
+        language,  -- landed canonical (en, pt-BR): lower() would break a region
         trim(domain) as domain_label,
         trim(domain_en) as domain_en
     from source
