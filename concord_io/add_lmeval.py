@@ -441,8 +441,45 @@ def _undo(copies: list[Copy], targets: dict[str, Path]) -> None:
         target = targets[copy.relative]
         if copy.status == "added":
             target.unlink(missing_ok=True)
-        elif copy.status == "replaced" and copy.before is not None:
+        elif copy.status in ("replaced", "removed") and copy.before is not None:
             _write(target, copy.before)
+
+
+def _earlier_run(
+    study: Study, sources: Path, runs: list[HarnessRun], targets: dict[str, Path], replace: bool
+) -> list[Copy]:
+    """The files of another harness run in the add's folders (results files and sample
+    logs it does not bring): with ``replace``, the copies to remove (``status`` removed,
+    their bytes kept to put back); without, refused where that run records a task this one
+    records (the reader keeps one harness run per folder and task), naming the files and
+    --replace."""
+    brought = set(targets.values())
+    found: list[Copy] = []
+    for folder in sorted({run.folder for run in runs}):
+        here = sources / folder
+        others = sorted(
+            p for p in (here.iterdir() if here.is_dir() else [])
+            if p not in brought and (RESULTS_NAME.match(p.name) or SAMPLES_NAME.match(p.name))
+        )  # fmt: skip
+        tasks = {task for run in runs if run.folder == folder for task in run.logs}
+        for path in others:
+            relative = f"{folder}/{path.name}"
+            if replace:
+                found.append(Copy(path, relative, b"", "removed", path.read_bytes()))
+                targets[relative] = path
+            elif RESULTS_NAME.match(path.name):
+                recorded = _read_json(path, study.relative(path))
+                overlap = sorted(tasks & set(_tasks(recorded if isinstance(recorded, dict)
+                                                    else {})))  # fmt: skip
+                if overlap:
+                    raise ConcordError(
+                        f"{printable(study.relative(path))}: another harness run of task(s) "
+                        f"{printable(', '.join(overlap))} is already in "
+                        f"{printable(study.relative(here))}",
+                        hint="pass --replace to replace it with this one, or --as another "
+                        "folder to keep both",
+                    )
+    return found
 
 
 def local_path(model: str) -> bool:
@@ -643,13 +680,15 @@ def add_lmeval(
     languages: list[str] | None = None,
     domain_field: str | None = None,
     replace_languages: bool = False,
+    replace: bool = False,
 ) -> list[str]:
     """Import the harness output folder ``path`` into the project at ``project_root``; the
     lines to print (one per file, registry line, alias, languages, run and note). ``name``:
     what the marts call the model (an alias of the harness's name for it); ``languages``:
     the languages its tasks are compared in (seeds/mcq/mcq_task_languages.csv), refused
     where a task declares others unless ``replace_languages``; ``domain_field``: the field
-    of a sample's document that names its item's domain.
+    of a sample's document that names its item's domain; ``replace``: the harness run
+    already in the destination folder (its other files) is replaced by this one.
 
     Holds the warehouse lock (:mod:`concord_common.warehouse_lock`) from its first read of
     ``seeds/`` to its last write: it rewrites whole seed files from what it read, so another
@@ -666,6 +705,7 @@ def add_lmeval(
             languages=languages,
             domain_field=domain_field,
             replace_languages=replace_languages,
+            replace=replace,
         )
 
 
@@ -680,6 +720,7 @@ def _add(
     languages: list[str] | None,
     domain_field: str | None,
     replace_languages: bool,
+    replace: bool,
 ) -> list[str]:
     study = load_study(root)
     check_name(variant, "concord add lmeval", column="--variant")
@@ -753,6 +794,8 @@ def _add(
             else "replaced"
         )
 
+    earlier = _earlier_run(study, sources, runs, targets, replace)
+
     ours: dict[str, dict[str, str]] = {}
     for run in runs:
         ours[f"{run.folder}/samples_*.jsonl"] = {
@@ -783,6 +826,9 @@ def _add(
     )
     done: list[Copy] = []
     try:
+        for copy in earlier:  # the run replaced: its files go (put back if refused)
+            targets[copy.relative].unlink()
+            done.append(copy)
         for copy in changed:
             _write(targets[copy.relative], copy.data)
             done.append(copy)
@@ -829,6 +875,9 @@ def _add(
             out.append(f"replaced   {shown}  (the file changed: the copy is replaced)")
         else:
             out.append(f"added      {shown}")
+    for copy in earlier:
+        shown = study.relative(targets[copy.relative])
+        out.append(f"removed    {shown}  (the earlier harness run, replaced: --replace)")
     for pattern_file, values in ours.items():
         what = f"{pattern_file}  (model {values['model']}, run {variant}, task_pattern {pattern})"
         if values in new_lines:
@@ -887,7 +936,7 @@ def _add(
                 "--replace-languages)"
             )
     out += [f"note       {note}" for note in notes]
-    if not changed and not new_lines:
+    if not changed and not new_lines and not earlier:
         out.append("nothing added: the same files are already there, and registered")
     else:
         out.append("next: `concord land` (or dbt build) lands the run")

@@ -811,6 +811,14 @@ def add_lmeval(
             "answers hold"
         ),
     ] = None,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace",
+            help="replace the harness run already in the destination folder (its results "
+            "files and sample logs that this folder does not bring)",
+        ),
+    ] = False,
     replace_languages: Annotated[
         bool,
         typer.Option(
@@ -828,7 +836,7 @@ def add_lmeval(
         paths.project_root(), path, task_pattern=task_pattern, as_folder=as_folder,
         variant=variant, name=name,
         languages=None if languages is None else languages.split(","),
-        domain_field=domain_field, replace_languages=replace_languages,
+        domain_field=domain_field, replace_languages=replace_languages, replace=replace,
     )  # fmt: skip
     for line in lines:
         print(printable(line))

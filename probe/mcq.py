@@ -371,9 +371,12 @@ def write_folder(out: Path, slug: str, files: dict[str, str], replace: bool, pro
     )
 
 
-def land(project: Path, folder: Path, task: str, variant: str, landing_dir: Path | None):
-    """``concord add lmeval FOLDER --task-pattern <task>_{lang}`` then ``concord land``:
-    the lines they print."""
+def land(
+    project: Path, folder: Path, task: str, variant: str, landing_dir: Path | None, replace: bool
+):
+    """``concord add lmeval FOLDER --task-pattern <task>_{lang} [--replace]`` then ``concord
+    land``: the lines they print (``replace``: the run scored again replaces the one landed
+    before)."""
     try:
         from concord_io import paths
         from concord_io.add_lmeval import add_lmeval
@@ -384,7 +387,9 @@ def land(project: Path, folder: Path, task: str, variant: str, landing_dir: Path
             hint="install it with `make probe-install`, or land later with `concord add lmeval`",
         ) from None
     try:
-        lines = add_lmeval(project, folder, task_pattern=f"{task}_{{lang}}", variant=variant)
+        lines = add_lmeval(
+            project, folder, task_pattern=f"{task}_{{lang}}", variant=variant, replace=replace
+        )
         report = land_mcq(project, landing_dir or paths.landing_dir(project))
     except concord_common.UserError as error:
         raise ProbeError(error.message, hint=error.hint) from None

@@ -618,7 +618,7 @@ def run_mcq(
         landed = []
         if land_variant is not None:
             landing = Path(landing_dir) if landing_dir else None
-            landed = mcq.land(project, folder, items[0].task, land_variant, landing)
+            landed = mcq.land(project, folder, items[0].task, land_variant, landing, replace)
         return str(folder), batch_used, seconds, landed
 
     folder, used_batch, seconds, landed = _on_main(ranks, write)

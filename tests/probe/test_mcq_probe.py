@@ -110,6 +110,36 @@ def test_the_logs_land_through_the_lm_eval_reader(tiny_model_dirs, mcq_project):
     assert len(items) == 16
 
 
+def test_a_run_scored_again_with_replace_and_land_replaces_the_landed_one(
+    tiny_model_dirs, mcq_project
+):
+    """`probe mcq --land`, then `--replace --land` (the same model scored again): the second
+    harness run replaces the first in the study's folder and the landing (it was refused,
+    "both record task xcloze_en", with no way through); without --replace the add says
+    that the folder holds another run of the task, and to pass --replace."""
+    landing, out = mcq_project.parent / "landing", mcq_project.parent / "out"
+    model = tiny_model_dirs["gpt2"]
+    _run(model, mcq_project, out, land_variant="base", landing_dir=landing)
+    again = _run(model, mcq_project, out, land_variant="base", landing_dir=landing, replace=True)
+    assert sum(line.startswith("removed ") for line in again.landed) == 3  # results, 2 logs
+    copied = next((mcq_project / "seeds" / "mcq" / "answer_sources").iterdir())
+    assert sorted(p.name for p in copied.iterdir()) == sorted(
+        p.name for p in again.folder.iterdir()
+    )
+    (run,) = (landing / "mcq").glob("run_id=*")
+    assert pq.read_table(run / "answers.parquet").num_rows == 4
+    from concord_io.add_lmeval import add_lmeval
+    from concord_io.errors import ConcordError
+
+    newer = _run(model, mcq_project, out, replace=True).folder  # scored, not landed
+    with pytest.raises(ConcordError) as caught:
+        add_lmeval(mcq_project, newer, task_pattern="xcloze_{lang}")
+    assert "another harness run of task(s) xcloze_en, xcloze_it is already in" in str(
+        caught.value.message
+    )
+    assert "pass --replace" in caught.value.hint
+
+
 def test_the_results_file_records_model_template_and_options():
     item = mcq.Item("xcloze", "3", "zh-Hant", "Q?", ("A", "B"), ("yes", "no"), "B", None)
     started = __import__("datetime").datetime(2025, 5, 5, 10, 0, 0, 123456)
