@@ -61,8 +61,6 @@ from concord_io.paths import inside, landing_dir
 REGISTRY = "mcq_answer_sources"
 PATTERN_COLUMN = "task_pattern"
 DOMAIN_COLUMN = "domain_field"
-#: columns a registry written before them lacks: read without them, written with them
-LATER_COLUMNS = (PATTERN_COLUMN, DOMAIN_COLUMN)
 RESULTS_NAME = re.compile(r"^results_(?P<date>.+)\.json$")
 #: A folder under the answer sources folder that --as may name (it goes into a registry
 #: line, where `*` would be a wildcard).
@@ -344,8 +342,8 @@ def _refuse_absent_field(runs: list[HarnessRun], field: str, source: Path) -> No
 
 def _registry(study: Study) -> tuple[Path, list[str], list[dict[str, str]], str]:
     """The answer sources registry: its path, header, rows and line ending. A registry
-    written before ``task_pattern`` or ``domain_field`` existed is read without them (and
-    written with them)."""
+    written before a column declared optional existed (``task_pattern``, ``domain_field``)
+    is read without it, and written with it."""
     path = study.registry(REGISTRY)
     declared = study.columns[REGISTRY]
     try:
@@ -357,9 +355,10 @@ def _registry(study: Study) -> tuple[Path, list[str], list[dict[str, str]], str]
         ) from None
     label = f"{REGISTRY} ({study.relative(path)})"
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
-    header = [name.strip().lower() for name in next(csv.reader(io.StringIO(text)), [])]
-    declared = [name for name in declared if name in header or name not in LATER_COLUMNS]
-    checked = read_csv(data, label, declared=declared, one_line_ending=False, allow_no_rows=True)
+    checked = read_csv(
+        data, label, declared=declared, one_line_ending=False, allow_no_rows=True,
+        optional=study.optional[REGISTRY],
+    )  # fmt: skip
     rows = [
         {name.lower(): value for name, value in row.items()} for row in checked.table.to_pylist()
     ]
@@ -854,7 +853,7 @@ def _add(
         raise
 
     if new_lines:
-        later = [name for name in LATER_COLUMNS if name not in header]
+        later = [name for name in study.optional[REGISTRY] if name not in header]
         if later:  # a registry from before these columns: given them
             header = [*header, *later]
             text = _registry_text(header, rows + new_lines, ending)

@@ -64,6 +64,7 @@ def read_registry(study: Study, name: str) -> list[Line]:
         declared=study.columns[name],
         one_line_ending=False,
         allow_no_rows=True,
+        optional=study.optional.get(name, ()),
     )
     # a loop per registry line, not per data row
     return [

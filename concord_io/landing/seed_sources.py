@@ -57,6 +57,9 @@ class Seed:
     formats: dict[str, str] = field(default_factory=dict)
     #: the columns whose values no two lines share, none blank (empty: no key declared)
     primary_key: tuple[str, ...] = ()
+    #: the columns a file may lack, read as empty (``config.meta.optional``: added in a
+    #: release, their values may be empty, so an upgrade never stops a working project)
+    optional: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -94,7 +97,7 @@ def _meta(node: dict) -> dict:
 def _table(project: Path, yml: str, source: dict, folder: str, table: dict) -> Seed:
     name = str(table.get("name") or "")
     where = f"{yml}: source {source.get('name')}, table {name}"
-    columns, formats = {}, {}
+    columns, formats, optional = {}, {}, []
     for column in table.get("columns") or []:
         kind = str(column.get("data_type") or "").strip().lower()
         if kind not in SEED_TYPES:
@@ -114,6 +117,8 @@ def _table(project: Path, yml: str, source: dict, folder: str, table: dict) -> S
                     "format: name, or no format",
                 )
             formats[str(column["name"])] = str(value_format)
+        if _meta(column).get("optional") is True:
+            optional.append(str(column["name"]))
     if not columns:
         raise ConcordError(f"{where}: no columns declared", hint="declare every column")
     key = _meta(table).get("primary_key", [])
@@ -124,8 +129,9 @@ def _table(project: Path, yml: str, source: dict, folder: str, table: dict) -> S
         )
     relative = f"{folder.rstrip('/')}/{name}.csv"
     return Seed(
-        name, project / relative, relative, str(source["name"]), columns, formats, tuple(key)
-    )
+        name, project / relative, relative, str(source["name"]), columns, formats, tuple(key),
+        tuple(optional),
+    )  # fmt: skip
 
 
 def declared_seeds(project: Path | str) -> list[Seed]:

@@ -128,9 +128,10 @@ def read_seed(seed: Seed, data: bytes) -> pa.Table:
     of its declared type, and format where one is declared, no key given twice; refused
     with one line naming the file, row and column."""
     checked = read_csv(
-        data, seed.label, declared=list(seed.columns), one_line_ending=False, allow_no_rows=True
-    )
-    by_name = {name.lower(): name for name in checked.header}
+        data, seed.label, declared=list(seed.columns), one_line_ending=False, allow_no_rows=True,
+        optional=seed.optional,
+    )  # fmt: skip
+    by_name = {name.lower(): name for name in checked.table.column_names}
     columns, written = [], {}
     for column in seed.columns:
         text = checked.table.column(by_name[column.lower()])

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -90,10 +91,11 @@ def check_header(
     declared: list[str] | None = None,
     required: list[str] | None = None,
     what: str = "header row",
+    optional: Collection[str] = (),
 ) -> None:
     """No blank or repeated name (case-insensitive); exactly the ``declared`` columns (in
-    any order), or at least the ``required`` ones. ``what``: where the names are (a Parquet
-    file's schema)."""
+    any order; those ``optional`` may be left out), or at least the ``required`` ones.
+    ``what``: where the names are (a Parquet file's schema)."""
     where = f"{label}, {what}: "
     seen: list[str] = []
     for position, name in enumerate(header, start=1):
@@ -111,7 +113,8 @@ def check_header(
         seen.append(name.lower())
     if declared is not None:
         wanted = [name.lower() for name in declared]
-        missing = [name for name in wanted if name not in seen]
+        may_lack = {name.lower() for name in optional}
+        missing = [name for name in wanted if name not in seen and name not in may_lack]
         undeclared = [name for name in seen if name not in wanted]
         if missing or undeclared:
             parts = []
@@ -243,10 +246,13 @@ def read_csv(
     required: list[str] | None = None,
     one_line_ending: bool = True,
     allow_no_rows: bool = False,
+    optional: Collection[str] = (),
 ) -> CsvTable:
     """``data`` checked (as :func:`check_csv` does) and parsed. ``one_line_ending``: refuse
     mixed line endings (data files; a seed file, a registry among them, may mix them).
-    ``allow_no_rows``: a header alone is a valid file (an empty registry).
+    ``allow_no_rows``: a header alone is a valid file (an empty registry). ``optional``:
+    declared columns a file may lack (added in a release, their values may be empty), read
+    as empty where it does (the header stays the file's).
 
     A file without a quote cannot hold a stray one, and each of its records is a line split
     at its commas: Arrow's parser, which refuses a record of another width, checks it, and
@@ -269,7 +275,7 @@ def read_csv(
         except UnicodeDecodeError:
             _text(data, label)  # refuses the file, naming the line
             raise
-    check_header(header, label, declared=declared, required=required)
+    check_header(header, label, declared=declared, required=required, optional=optional)
     if quoted:
         assert text is not None  # decoded above: the file holds a quote
         check_records(text, header, label)
@@ -291,4 +297,8 @@ def read_csv(
             f"{label}: the file has a header but no data rows",
             hint="Add its rows or remove the file and its registry line.",
         )
+    lower = {name.lower() for name in header}
+    for name in optional:
+        if name.lower() not in lower:
+            table = table.append_column(name, pa.repeat("", table.num_rows).cast(pa.string()))
     return CsvTable(header, table)

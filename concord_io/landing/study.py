@@ -32,6 +32,8 @@ class Study:
     task: str
     #: registry name -> its declared columns
     columns: dict[str, list[str]]
+    #: registry name -> the declared columns its file may lack (read as empty)
+    optional: dict[str, tuple[str, ...]]
 
     def registry(self, name: str) -> Path:
         return self.root / SEEDS / f"{name}.csv"
@@ -64,7 +66,8 @@ def load_study(root: Path, overrides: dict | None = None) -> Study:
     (``--vars``), which win over ``dbt_project.yml``'s."""
     root = Path(root)
     variables = study_vars(root, overrides)
-    columns = {seed.name: list(seed.columns) for seed in declared_seeds(root)}
+    seeds = declared_seeds(root)
+    columns = {seed.name: list(seed.columns) for seed in seeds}
     missing = [name for name in (*REGISTRIES, TRANSLATIONS) if not columns.get(name)]
     needed = ("mcq_answers_dir", "mcq_items_dir", "mcq_answer_sources_dir")
     # mcq_languages: [] is declared: no language is outside the study
@@ -111,6 +114,7 @@ def load_study(root: Path, overrides: dict | None = None) -> Study:
         options=options,
         task=task,
         columns=columns,
+        optional={seed.name: seed.optional for seed in seeds},
     )
 
 

@@ -449,14 +449,21 @@ def test_a_changed_file_replaces_its_copy_and_says_so(project, tmp_path):
     assert it[["item_id", "chosen_option"]].values.tolist() == [["1", "A"]]
 
 
-def test_a_registry_without_the_later_columns_is_given_them(project, tmp_path):
-    """A registry written before task_pattern and domain_field (which the reader now
-    refuses, naming the columns): add writes it with them, every line's cells kept."""
+def test_a_registry_without_the_later_columns_is_read_and_given_them(project, tmp_path):
+    """A registry written before task_pattern and domain_field (declared optional: added in
+    0.3.0, their values may be empty) lands as it is, read as empty (an upgrade never stops
+    a working project; it was refused naming the columns); add writes it with them, every
+    line's cells kept. A column not declared optional is still required."""
     old = "file,format,model,run,language,presented_option_order,item_key\r\n"
     write(mcq(project) / "mcq_answer_sources.csv", old + 'a.csv,long,"M, 2",base,,,\r\n')
     write(mcq(project) / "answer_sources" / "a.csv", "item_id,language,answer\n1,en,A\n")
-    with pytest.raises(ConcordError, match="declared column.s. task_pattern, domain_field miss"):
+    land(project)
+    assert set(landed(project, "runs").model) == {"M", "M, 2"}
+    without_key = old.replace(",item_key", "")
+    write(mcq(project) / "mcq_answer_sources.csv", without_key + 'a.csv,long,"M, 2",base,,\r\n')
+    with pytest.raises(ConcordError, match="declared column.s. item_key missing"):
         land(project)
+    write(mcq(project) / "mcq_answer_sources.csv", old + 'a.csv,long,"M, 2",base,,,\r\n')
     add_lmeval(project, harness_output(tmp_path / "out", TWO_LANGUAGES))
     assert registry(project).split("\r\n") == [
         SOURCES_HEADER.strip(),
