@@ -37,19 +37,27 @@ def quarantine_counts(con) -> dict[str, int]:
 
 def agreement_lines(con) -> list[str]:
     """Each task's runs (model revision and prompt variant) by full agreement, with its
-    interval, then the mean pairwise agreement and Fleiss' kappa of the languages."""
+    interval, then the mean pairwise agreement and Fleiss' kappa of the languages, and what
+    each figure is over (languages, items). A run answered in one language compares
+    nothing across languages: its figures (100 % by definition) are shown with that count,
+    after the runs that compare two or more (docs/cross-lingual.md)."""
     lines = ["Cross-lingual agreement per task and run (full %, interval, pairwise %, kappa):"]
-    for task, model, revision, variant, pct, low, high, pairwise, kappa in con.execute(
-        "select task, model, model_revision, variant, full_agreement_pct, "
-        "full_agreement_ci_low, full_agreement_ci_high, mean_pairwise_agreement_pct, "
-        f"fleiss_kappa from {SCHEMA}.{AGREEMENT} "
-        "order by task, full_agreement_pct desc nulls last, model, model_revision, variant"
-    ).fetchall():
+    for task, model, revision, variant, pct, low, high, pairwise, kappa, langs, items in (
+        con.execute(
+            "select task, model, model_revision, variant, full_agreement_pct, "
+            "full_agreement_ci_low, full_agreement_ci_high, mean_pairwise_agreement_pct, "
+            f"fleiss_kappa, n_languages, n_items from {SCHEMA}.{AGREEMENT} "
+            "order by task, n_languages < 2, full_agreement_pct desc nulls last, model, "
+            "model_revision, variant"
+        ).fetchall()
+    ):
         run = f"{model} @ {revision}" if revision else model
+        over = f"{langs} language{'s' if langs != 1 else ''}, {items} items"
         lines.append(
             f"  {printable(task):<12} {printable(f'{run} ({variant})'):<28} "
             f"{_number(pct, '5.1f')} %  [{_number(low, '5.1f')}, {_number(high, '5.1f')}]  "
-            f"{_number(pairwise, '5.1f')} %  κ {_number(kappa, '6.3f')}"
+            f"{_number(pairwise, '5.1f')} %  κ {_number(kappa, '6.3f')}  ({over}"
+            + (": nothing compared across languages)" if langs < 2 else ")")
         )
     return lines
 

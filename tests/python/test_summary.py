@@ -42,21 +42,28 @@ def test_summary_shows_each_runs_agreement(warehouse):
 
 
 def test_summary_of_a_run_without_a_complete_item(tmp_path):
-    """A run with no complete item has no rates: dashes, not a crash; a revision is named."""
+    """A run with no complete item has no rates: dashes, not a crash; a revision is named.
+    A run answered in one language (100 % by definition) comes after the runs that compare
+    languages, labelled: it compares nothing (it came first, at 100 % [100, 100])."""
     database = serving_file(
         tmp_path / "build.duckdb",
         {
             "mcq_agreement_summary_v2": "select * from (values "
-            "('xcopa', 'model-y', 'v2', 'base', null, null, null, null, null), "
-            "('xcopa', 'model-x', null, 'base', 50.0, 40.0, 60.0, 70.0, 0.25)) "
+            "('xcopa', 'model-y', 'v2', 'base', null, null, null, null, null, 2, 0), "
+            "('xcopa', 'model-z', null, 'base', 100.0, 100.0, 100.0, null, null, 1, 11), "
+            "('xcopa', 'model-x', null, 'base', 50.0, 40.0, 60.0, 70.0, 0.25, 3, 10)) "
             "as t(task, model, model_revision, variant, full_agreement_pct, "
             "full_agreement_ci_low, full_agreement_ci_high, mean_pairwise_agreement_pct, "
-            "fleiss_kappa)"
+            "fleiss_kappa, n_languages, n_items)"
         },
     )
     assert agreement_lines(summarise(database)) == [
-        "  xcopa        model-x (base)                50.0 %  [ 40.0,  60.0]   70.0 %  κ  0.250",
-        "  xcopa        model-y @ v2 (base)              – %  [    –,     –]      – %  κ      –",
+        "  xcopa        model-x (base)                50.0 %  [ 40.0,  60.0]   70.0 %  κ  0.250"
+        "  (3 languages, 10 items)",
+        "  xcopa        model-y @ v2 (base)              – %  [    –,     –]      – %  κ      –"
+        "  (2 languages, 0 items)",
+        "  xcopa        model-z (base)               100.0 %  [100.0, 100.0]      – %  κ      –"
+        "  (1 language, 11 items: nothing compared across languages)",
     ]
 
 
