@@ -42,15 +42,25 @@ def agreement_lines(con) -> list[str]:
     nothing across languages: its figures (100 % by definition) are shown with that count,
     after the runs that compare two or more (docs/cross-lingual.md)."""
     lines = ["Cross-lingual agreement per task and run (full %, interval, pairwise %, kappa):"]
-    for task, model, revision, variant, pct, low, high, pairwise, kappa, langs, items in (
-        con.execute(
-            "select task, model, model_revision, variant, full_agreement_pct, "
-            "full_agreement_ci_low, full_agreement_ci_high, mean_pairwise_agreement_pct, "
-            f"fleiss_kappa, n_languages, n_items from {SCHEMA}.{AGREEMENT} "
-            "order by task, n_languages < 2, full_agreement_pct desc nulls last, model, "
-            "model_revision, variant"
-        ).fetchall()
-    ):
+    for (
+        task,
+        model,
+        revision,
+        variant,
+        pct,
+        low,
+        high,
+        pairwise,
+        kappa,
+        langs,
+        items,
+    ) in con.execute(
+        "select task, model, model_revision, variant, full_agreement_pct, "
+        "full_agreement_ci_low, full_agreement_ci_high, mean_pairwise_agreement_pct, "
+        f"fleiss_kappa, n_languages, n_items from {SCHEMA}.{AGREEMENT} "
+        "order by task, n_languages < 2, full_agreement_pct desc nulls last, model, "
+        "model_revision, variant"
+    ).fetchall():
         run = f"{model} @ {revision}" if revision else model
         over = f"{langs} language{'s' if langs != 1 else ''}, {items} items"
         lines.append(

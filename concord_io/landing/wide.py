@@ -85,6 +85,7 @@ def read_wide(
     refuse_unknown_domains(con, "wide_rows", source.name)
     _refuse_misaligned(con, source.name, languages)
     _refuse_other_items(con, source.name, study.task)
+    _refuse_other_domains(con, source.name, study.task)
     return (
         f"""
         select
@@ -192,6 +193,40 @@ def _refuse_other_items(con: duckdb.DuckDBPyConnection, file: str, task: str) ->
             f"{printable(repr(question))})",
             hint="a wide file's rows are the items in the item files' order: put its rows in "
             "that order (or correct the prompt)",
+        )
+
+
+def _refuse_other_domains(con: duckdb.DuckDBPyConnection, file: str, task: str) -> None:
+    """A wide file's row is its item by position: where the item files hold that item, the
+    row's domain (in English) must be the item's, or the row would be counted under another
+    item's domain (its languages agree with each other: :func:`_refuse_misaligned`)."""
+    found = first_row(
+        con,
+        f"""
+        select w.source_row, w.domain_column, w.domain_label, t.domain_en, i.domain
+        from wide_rows as w
+        inner join translations as t
+            on t.language = w.language and t.domain_label = w.domain_label
+        inner join (
+            select item_id, any_value(domain) as domain
+            from items
+            where task = {sql_literal(task)}
+            group by item_id
+        ) as i
+            on i.item_id = w.source_row::varchar
+        where t.domain_en <> i.domain
+        order by w.source_row, w.domain_column
+        limit 1
+        """,
+    )
+    if found:
+        row, column, label, english, item_domain = found
+        raise ConcordError(
+            f"{printable(file)}: row {row}, column {printable(column)}: domain "
+            f"{printable(repr(label))} ({printable(english)}) is not item {row}'s in the item "
+            f"files ({printable(item_domain)})",
+            hint="a wide file's rows are the items in the item files' order: put its rows in "
+            "that order (or correct the domain)",
         )
 
 

@@ -421,6 +421,19 @@ def test_a_label_one_look_alike_character_from_a_registered_one_is_shown_where(p
     )
 
 
+def test_a_wide_row_whose_domain_is_not_its_items_is_refused(project):
+    """Row 2 is item 2 by position, and item 2's domain is Art in the item files: a row 2 of
+    Health in every language (its languages agree with each other) is another item's row,
+    and refused naming row, column and both domains (it landed under Health)."""
+    health = WIDE_ROWS[1].replace("Art,Arte", "Health,Salute")
+    wide(project, rows=[WIDE_ROWS[0], health])
+    refused(
+        project,
+        "w.csv: row 2, column Domain_EN: domain 'Health' (Health) is not item 2's in the item "
+        "files (Art)",
+    )
+
+
 def test_a_row_whose_languages_are_not_the_same_item_is_refused(project):
     wide(project, rows=[WIDE_ROWS[0].replace("Salute", "Arte"), WIDE_ROWS[1]])
     refused(project, "w.csv: Misaligned rows", "source_row=1", "en=Health, it=Art")
