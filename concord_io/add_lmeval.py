@@ -52,6 +52,7 @@ from concord_io.landing.registries import (
 )
 from concord_io.landing.seed_sources import Seed, declared_seeds
 from concord_io.landing.seeds import read_seed
+from concord_io.landing.sources import open_regular
 from concord_io.landing.spill import tables
 from concord_io.landing.strict_csv import read_csv
 from concord_io.landing.study import Study, load_study
@@ -213,8 +214,10 @@ def _harness_runs(source: Path, pattern: str) -> tuple[list[HarnessRun], list[st
         tasks = _tasks(results)
         for log in sorted(path.parent.iterdir()):  # the logs of the same harness run
             named = SAMPLES_NAME.match(log.name)
-            if not named or named["date"] != date["date"] or not log.is_file():
+            if not named or named["date"] != date["date"]:
                 continue
+            # what it is (a FIFO, a device, a folder), said before a byte is read
+            open_regular(log, _shown(log, source)).close()
             task, where = named["task"], _shown(log, source)
             if task not in tasks:
                 raise ConcordError(

@@ -6,6 +6,7 @@ the reader. No dbt."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -791,3 +792,14 @@ def test_languages_naming_no_valid_tag_is_refused_before_anything_is_copied(proj
     with pytest.raises(ConcordError, match=r"--languages: 'english!' is not a valid language tag"):
         add_lmeval(project, harness_output(tmp_path / "out", logs), languages=["english!"])
     assert not (mcq(project) / "answer_sources" / "org-model-1b").exists()
+
+
+def test_a_sample_log_that_is_a_link_to_a_fifo_is_named_as_what_it_is(project, tmp_path):
+    """A harness folder's sample log that links to a FIFO is refused as a FIFO before a
+    byte is read (it was called an orphan: "no results_<date>.json ... beside it")."""
+    output = harness_output(tmp_path / "out", TWO_LANGUAGES)
+    (log,) = (output / "org__model-1b").glob("samples_belebele_eng_Latn_*.jsonl")
+    log.unlink()
+    os.mkfifo(tmp_path / "pipe")
+    log.symlink_to(tmp_path / "pipe")
+    refused(project, output, f"org__model-1b/{log.name}: is a FIFO", "not a regular file")
