@@ -719,16 +719,9 @@ def _refuse_one_model_twice(study: Study, runs: list[Run]) -> None:
     model twice under one name. Refused naming both sources (the reader knows them; a dbt
     test after the build named neither file)."""
     # imported here: the seed reader imports this module's landing folder helpers
-    from concord_io.landing.seed_sources import declared_seeds
-    from concord_io.landing.seeds import read_seed
-    from concord_io.landing.sources import read_regular
+    from concord_io.landing.seeds import read_model_aliases
 
-    aliases: dict[str, str] = {}
-    for seed in declared_seeds(study.root):
-        if seed.name == "model_aliases" and seed.path.is_file():
-            table = read_seed(seed, read_regular(seed.path, seed.label))
-            columns = table.select(["spelling", "model"]).to_pydict()
-            aliases = dict(zip(columns["spelling"], columns["model"], strict=True))
+    aliases = read_model_aliases(study.root)
     first: dict[tuple, Run] = {}
     for run in sorted(runs, key=lambda r: r.row["source_folder"]):
         model = run.row["model"]

@@ -8,7 +8,9 @@ that column's one declaration, which the reader lands it as
 that holds a language tag or a name says so once, ``config: {meta: {format: language_tag}}``
 (:data:`SEED_FORMATS`), and the reader lands it canonical or refuses it; a table whose lines
 have a key says so once, ``config: {meta: {primary_key: [task, language]}}``, and the reader
-refuses a blank or repeated key, naming the rows.
+refuses a blank or repeated key, naming the rows; a table that maps names to names says so
+once, ``config: {meta: {maps: [spelling, model]}}``, and the reader refuses a blank target
+and a chain (a target that another line maps on), naming the rows.
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ class Seed:
     #: the columns a file may lack, read as empty (``config.meta.optional``: added in a
     #: release, their values may be empty, so an upgrade never stops a working project)
     optional: tuple[str, ...] = ()
+    #: (from, to): each line maps a name to a name, applied once (``config.meta.maps``)
+    maps: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -127,10 +131,17 @@ def _table(project: Path, yml: str, source: dict, folder: str, table: dict) -> S
             f"{where}: primary_key {printable(key)} is not a list of its declared columns",
             hint="name the columns whose values no two lines share, e.g. [task, language]",
         )
+    maps = _meta(table).get("maps", [])
+    if not (isinstance(maps, list) and len(maps) in (0, 2) and all(c in columns for c in maps)):
+        raise ConcordError(
+            f"{where}: maps {printable(maps)} is not two of its declared columns",
+            hint="name the column of the names mapped and that of what they map to, e.g. "
+            "[spelling, model]",
+        )
     relative = f"{folder.rstrip('/')}/{name}.csv"
     return Seed(
         name, project / relative, relative, str(source["name"]), columns, formats, tuple(key),
-        tuple(optional),
+        tuple(optional), tuple(maps),
     )  # fmt: skip
 
 

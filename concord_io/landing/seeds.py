@@ -123,6 +123,41 @@ def _refuse_repeated_keys(seed: Seed, landed: dict[str, list], written: dict[str
         )
 
 
+def _refuse_chains(seed: Seed, sources: list, targets: list) -> None:
+    """A mapping (:attr:`Seed.maps`) applied once: every line maps to a name (not blank),
+    and no name it maps to is mapped on by another line (a chain would make the name depend
+    on the order the lines are applied); refused naming the rows."""
+    source, target = seed.maps
+    row_of = {name: row for row, name in enumerate(sources, start=1)}
+    for row, (name, mapped) in enumerate(zip(sources, targets, strict=True), start=1):
+        if mapped is None:
+            raise ConcordError(
+                f"{seed.label}: row {row}, column {target}: blank (what {source} "
+                f"{printable(repr(name))} maps to)",
+                hint=f"fill it in, or remove the line; {NOTHING_LOADED}",
+            )
+        onward = row_of.get(mapped)
+        if onward is not None and targets[onward - 1] != mapped:
+            raise ConcordError(
+                f"{seed.label}: row {row} maps {printable(repr(name))} to "
+                f"{printable(repr(mapped))}, which row {onward} maps to "
+                f"{printable(repr(targets[onward - 1]))}",
+                hint=f"map {printable(repr(name))} to {printable(repr(targets[onward - 1]))} "
+                f"directly; {NOTHING_LOADED}",
+            )
+
+
+def read_model_aliases(project: Path | str) -> dict[str, str]:
+    """The model aliases (``seeds/models/model_aliases.csv``): spelling -> canonical name,
+    read and checked as the file lands (none where the project declares no such seed)."""
+    for seed in declared_seeds(Path(project)):
+        if seed.name == "model_aliases" and seed.path.is_file():
+            table = read_seed(seed, read_regular(seed.path, seed.label))
+            columns = table.select(list(seed.maps)).to_pydict()
+            return dict(zip(*columns.values(), strict=True))
+    return {}
+
+
 def read_seed(seed: Seed, data: bytes) -> pa.Table:
     """The seed file's bytes ``data`` as its landed table (:meth:`Seed.schema`): each value
     of its declared type, and format where one is declared, no key given twice; refused
@@ -147,6 +182,9 @@ def read_seed(seed: Seed, data: bytes) -> pa.Table:
     if seed.primary_key:
         landed = {c: columns[list(seed.columns).index(c)].to_pylist() for c in seed.primary_key}
         _refuse_repeated_keys(seed, landed, written)
+    if seed.maps:
+        _refuse_chains(seed, *(columns[list(seed.columns).index(c)].to_pylist()
+                               for c in seed.maps))  # fmt: skip
     n_rows = checked.table.num_rows
     content_hash = hashlib.sha256(data).hexdigest()
     columns += [
@@ -161,7 +199,7 @@ def _fingerprint(seed: Seed, data: bytes) -> str:
     """What a seed's landed folder is made from: its bytes, where it lies, its columns and
     what they declare (types, formats, key)."""
     parts = [SEEDS_FORMAT, reader_version(), seed.relative, seed.columns]
-    parts += [seed.formats, list(seed.primary_key)]
+    parts += [seed.formats, list(seed.primary_key), list(seed.maps)]
     parts += [hashlib.sha256(data).hexdigest()]
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 

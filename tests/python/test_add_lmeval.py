@@ -750,7 +750,8 @@ def test_languages_that_would_change_a_tasks_declared_ones_need_replace_language
     settings = project / "dbt_project.yml"
     settings.write_text(settings.read_text().replace("[en, it]", "[]"))
     seed = mcq(project) / "mcq_task_languages.csv"
-    logs = {task: [sample(0, [-1.0, -2.0], [" a", " b"])] for task in tasks}
+    # each log its own bytes, as a harness writes them (the option texts in its language)
+    logs = {task: [sample(0, [-1.0, -2.0], [" a", f" {task}"])] for task in tasks}
     if declared_by != "its item files":
         add_lmeval(project, harness_output(tmp_path / "one", logs), languages=["en", "it"])
     before = {path: path.read_bytes() for path in (seed, mcq(project) / "mcq_answer_sources.csv")}

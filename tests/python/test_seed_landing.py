@@ -188,6 +188,32 @@ def test_a_value_off_its_declared_format_or_key_is_refused_naming_the_rows(lines
     assert refused.value.hint.endswith("nothing of this file was landed")
 
 
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (
+            "gpt-4o,GPT-4o\nGPT-4o,gpt4o-canonical\n",
+            "row 1 maps 'gpt-4o' to 'GPT-4o', which row 2 maps to 'gpt4o-canonical'",
+        ),
+        ("gpt-4o,\n", "row 1, column model: blank (what spelling 'gpt-4o' maps to)"),
+        ("gpt-4o,GPT-4o\ngpt-4o,GPT-4o\n", "rows 1 and 2 are both spelling 'gpt-4o'"),
+    ],
+    ids=["chain", "blank model", "spelling twice"],
+)
+def test_the_model_aliases_rules_are_checked_as_the_file_lands(lines, message):
+    """The shipped declaration of model_aliases (primary_key [spelling], maps [spelling,
+    model]): a chain, a blank model and a spelling given twice are refused naming the rows
+    as the file lands (they were caught by dbt tests after the build, naming no row); a
+    name mapped to itself is no chain."""
+    (aliases,) = [s for s in declared_seeds(PROJECT_ROOT) if s.name == "model_aliases"]
+    with pytest.raises(ConcordError) as refused:
+        read_seed(aliases, f"spelling,model\n{lines}".encode())
+    assert refused.value.message == f"{aliases.label}: {message}"
+    assert refused.value.hint.endswith("nothing of this file was landed")
+    table = read_seed(aliases, b"spelling,model\ngpt-4o,GPT-4o\nGPT-4o,GPT-4o\n")
+    assert table.column("model").to_pylist() == ["GPT-4o", "GPT-4o"]
+
+
 def test_every_seed_column_that_holds_a_language_tag_declares_it():
     """The shipped declarations: each language column of a seed is a language tag, the task
     languages' task a name and (task, language) their key; one declaration each, in the

@@ -75,7 +75,8 @@ def _add_gold_runs(project: Path) -> None:
                     "doc_id": doc,
                     "target": doc % 4,
                     "arguments": {
-                        f"gen_args_{i}": {"arg_0": "q", "arg_1": t} for i, t in enumerate(texts)
+                        f"gen_args_{i}": {"arg_0": f"q ({language})", "arg_1": t}
+                        for i, t in enumerate(texts)
                     },
                     "resps": [[[str(ll), "False"]] for ll in lls],
                     "filtered_resps": [[str(ll), "False"] for ll in lls],
