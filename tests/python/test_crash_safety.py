@@ -138,6 +138,32 @@ landing.land_run(landing_dir, run_id, tables)
 PROBE_STAGING = ["stg_probe__runs", "stg_probe__scores", "stg_probe__stimuli"]
 
 
+def land_until_marked(
+    script: str, tables: dict, landing: Path, run_id: str, tmp_path: Path, cwd: Path
+) -> Path:
+    """Run ``script`` (a landing of ``tables`` as ``run_id``, stalled once it writes its
+    marker file) in a process of its own, and SIGKILL it at the marker: the marker file,
+    which names where it stopped."""
+    source = tmp_path / "tables"
+    source.mkdir()
+    for name, table in tables.items():
+        pq.write_table(table, source / f"{name}.parquet")
+    marker = tmp_path / "marker"
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, str(source), str(landing), run_id, str(marker)],
+        cwd=cwd,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while not marker.exists():
+        assert child.poll() is None, "the landing process ended before its marker"
+        assert time.monotonic() < deadline, "the landing process never reached its marker"
+        time.sleep(0.05)
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait(timeout=30)
+    return marker
+
+
 def landed_runs(database: Path) -> dict[str, tuple[int, int]]:
     with duckdb.connect(str(database), read_only=True) as con:
         runs = {r for (r,) in con.execute("select run_id from staging.stg_probe__runs").fetchall()}
@@ -166,23 +192,7 @@ def test_probe_run_killed_mid_write_is_invisible_to_the_next_build(project_copy,
     expected = (complete["scores"].num_rows, complete["stimuli"].num_rows)
 
     killed = fake_run_tables(design, "run-killed", seed=2)
-    source = tmp_path / "tables"
-    source.mkdir()
-    for name, table in killed.items():
-        pq.write_table(table, source / f"{name}.parquet")
-    marker = tmp_path / "first-file-written"
-    child = subprocess.Popen(
-        [sys.executable, "-c", LANDER, str(source), str(landing), "run-killed", str(marker)],
-        cwd=project_copy,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 60
-    while not marker.exists():
-        assert child.poll() is None, "the landing process ended before writing"
-        assert time.monotonic() < deadline, "the landing process never wrote a file"
-        time.sleep(0.05)
-    os.killpg(child.pid, signal.SIGKILL)
-    child.wait(timeout=30)
+    marker = land_until_marked(LANDER, killed, landing, "run-killed", tmp_path, project_copy)
 
     # a file of the killed run is on disk, in a hidden folder the dbt glob does not match
     partial = Path(marker.read_text())
@@ -240,23 +250,8 @@ def test_probe_run_replace_killed_between_its_renames_keeps_the_run(project_copy
     landed = fake_run_tables(design, "run-x", seed=1)
     land_run(landing, "run-x", landed)
     expected = {"run-x": (landed["scores"].num_rows, landed["stimuli"].num_rows)}
-    source = tmp_path / "tables"
-    source.mkdir()
-    for name, table in fake_run_tables(design, "run-x", seed=2).items():
-        pq.write_table(table, source / f"{name}.parquet")
-    marker = tmp_path / "renamed-aside"
-    child = subprocess.Popen(
-        [sys.executable, "-c", REPLACER, str(source), str(landing), "run-x", str(marker)],
-        cwd=project_copy,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 60
-    while not marker.exists():
-        assert child.poll() is None, "the landing process ended before its renames"
-        assert time.monotonic() < deadline, "the landing process never renamed the run aside"
-        time.sleep(0.05)
-    os.killpg(child.pid, signal.SIGKILL)
-    child.wait(timeout=30)
+    again = fake_run_tables(design, "run-x", seed=2)
+    land_until_marked(REPLACER, again, landing, "run-x", tmp_path, project_copy)
     assert not (landing / "probe" / "run_id=run-x").exists()  # the state the cut leaves
 
     run_dbt(["build", "--select", *PROBE_STAGING], project_copy, database)

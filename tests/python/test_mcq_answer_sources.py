@@ -59,11 +59,16 @@ def wide_answers(project: Path, file: str, prefix: str) -> list[dict[str, str]]:
     ]
 
 
-def unregister(project: Path, file: str) -> None:
-    (project / "seeds" / "mcq" / "answers" / file).unlink()
-    registry = project / "seeds" / "mcq" / "mcq_answer_registry.csv"
-    lines = registry.read_text().splitlines(keepends=True)
-    registry.write_text("".join(line for line in lines if not line.startswith(file + ",")))
+def unregister(project: Path, file: str, registry: str = "mcq_answer_registry") -> None:
+    """``file`` (a file name, or a registry line's start) moved out and its registry line
+    removed."""
+    mcq = project / "seeds" / "mcq"
+    for path in (mcq / ("answers" if registry == "mcq_answer_registry" else "items")).glob("*"):
+        if path.name.startswith(file):
+            path.unlink()
+    registered = mcq / f"{registry}.csv"
+    lines = registered.read_text().splitlines(keepends=True)
+    registered.write_text("".join(line for line in lines if not line.startswith(file)))
 
 
 def sample_logliks(answer: str, n_choices: int = 4) -> list[float]:
@@ -512,17 +517,7 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
     # the Persian item files unregistered (and moved out): the task no longer compares
     # Persian, so every wide run lands again and its Persian answers are set aside, none
     # of them counted (the wide files themselves are unchanged)
-    items = seeds / "items"
-    for name in ("Low.csv", "Low - Shfl.csv"):
-        (items / name).rename(tmp_path / name)
-    item_registry = seeds / "mcq_item_files.csv"
-    item_registry.write_text(
-        "".join(
-            line
-            for line in item_registry.read_text().splitlines(keepends=True)
-            if not line.startswith("Low")
-        )
-    )
+    unregister(project_copy, "Low", registry="mcq_item_files")
     build_marts(project_copy, incremental, *NO_DATA_TESTS)
     with duckdb.connect(str(incremental), read_only=True) as con:
         (n_fa,) = con.execute(
