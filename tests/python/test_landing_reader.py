@@ -473,11 +473,10 @@ def test_answers_are_normalised_to_the_items_own_option_with_the_reason_codes(pr
     text of one presented option (the wide file's own option columns), then the presented
     order."""
     rows = []
-    for raw in MESSY:
+    for row, raw in enumerate(MESSY, start=1):
         quoted = '"' + raw.replace('"', '""') + '"'
-        rows.append(
-            f"Health,Salute,Shy,Bold,Calm and Kind,Kind,Timido,Audace,Calmo,Gentile,{quoted},A"
-        )
+        domain = "Art,Arte" if row == 2 else "Health,Salute"  # row 2 is item 2, of Art
+        rows.append(f"{domain},Shy,Bold,Calm and Kind,Kind,Timido,Audace,Calmo,Gentile,{quoted},A")
     wide(project, rows=rows)
     registry(project, "w.csv,M,P,shuffled,DCBA\n")
     land(project)
