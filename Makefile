@@ -108,6 +108,7 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy  # the packages named in pyproject.toml's [tool.mypy]
+	$(BIN)/lint-imports  # the packages one way: the contracts in pyproject.toml's [tool.importlinter]
 	# the dbt templater compiles the project: point it at a throw-away database
 	CONCORD_DB_PATH=$$(mktemp -d)/lint.duckdb $(BIN)/sqlfluff lint models tests/dbt --processes 2
 

@@ -3,10 +3,11 @@ scorer, and lm-evaluation-harness side by side.
 
 Model: the 1.14 B-parameter Llama with random weights of bench_probe_gpu.py (bf16). Design:
 40 languages x 250 items x 4 options = 10 000 prompts x 4 options, written as a Concord
-project (item files and registries, probe.tiny.write_mcq_study) and read by the landing's
-reader as the command reads any study. Each question is 36-61 words drawn from the probe's
-own texts with a blank ("[ADJ and ADJ]") in the middle, 60-100 tokens with the default
-template; each option 1-6 words. Measured with bench_probe_gpu.py's parts:
+project (item files and registries, probe.tiny.write_mcq_study), landed by the landing's
+reader and scored from the landing as the command scores any study. Each question is 36-61
+words drawn from the probe's own texts with a blank ("[ADJ and ADJ]") in the middle,
+60-100 tokens with the default template; each option 1-6 words. Measured with
+bench_probe_gpu.py's parts:
 
 - ``python -m probe mcq`` end to end in a fresh process (twice: the first pays the cold
   imports; under torchrun too where the machine has several GPUs), its wall time against
@@ -40,6 +41,7 @@ import torch  # noqa: E402
 from bench_probe_gpu import Bench, common_options, probe_job, side_by_side  # noqa: E402
 from generate_mcq import LANGUAGE_POOL  # noqa: E402
 
+from concord_io.landing import land_mcq  # noqa: E402
 from probe.mcq import DEFAULT_TEMPLATE, load_items, prompts_and_options  # noqa: E402
 from probe.stimuli import load_design  # noqa: E402
 from probe.tiny import FILLER, write_mcq_study  # noqa: E402
@@ -143,12 +145,14 @@ def main(argv: list[str] | None = None) -> dict:
         tmp = Path(folder)
         items = synthetic_items(args.languages, args.items, args.options)
         project = write_mcq_study(tmp / "project", items, options="ABCDEFGH"[: args.options])
+        landing = tmp / "landing"
+        land_mcq(project, landing)  # the probe scores the landed items, as concord probe mcq
         model_dir = bench.model(tmp / "model")
         bench.floor()
 
         def job(name: str, ranks: int = 1) -> dict:
-            argv = ["mcq", "--model", str(model_dir), "--items", str(project), "--out",
-                    str(tmp / name)]  # fmt: skip
+            argv = ["mcq", "--model", str(model_dir), "--items", str(project),
+                    "--landing-dir", str(landing), "--out", str(tmp / name)]  # fmt: skip
             return probe_job(ROOT, argv, args.device, ranks)
 
         for attempt in ("first", "second")[: args.jobs]:
@@ -157,7 +161,7 @@ def main(argv: list[str] | None = None) -> dict:
         if gpus > 1:
             bench.save("job_torchrun", {"ranks": gpus, **job("ranks", gpus)})
         # the prompts and options the command scored, read the way it reads them
-        study_items, _ = load_items(project, None)
+        study_items, _ = load_items(project, landing, None)
         prompts, options = prompts_and_options(study_items, DEFAULT_TEMPLATE)
         side_by_side(bench, model_dir, prompts, options, backends=False, layouts=True)
         if bench.cuda:

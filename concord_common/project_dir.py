@@ -79,3 +79,45 @@ def project_root(explicit: Path | str | None = None, *, error: type[UserError]) 
         hint="run the command in the Concord project folder, or give it with --project-dir "
         "or DBT_PROJECT_DIR",
     )
+
+
+def project_yaml(path: Path) -> dict:
+    """A yml file of the dbt project as a mapping; refused in one line when unreadable."""
+    import yaml  # the warehouse's dbt and the probe's transformers both install PyYAML
+
+    try:
+        # libyaml's parser where PyYAML has it (half the seed landing's time was the pure
+        # Python parser, and the dbt plugin lands before every dbt call)
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        loaded = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
+    except (OSError, yaml.YAMLError) as error:
+        raise UserError(
+            f"{path}: cannot be read ({error})", hint="the reader needs the dbt project's files"
+        ) from None
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def project_vars(root: Path, overrides: dict | None = None) -> dict:
+    """The vars of the project at ``root``: ``dbt_project.yml``'s (none where it has no
+    such file), and over them ``overrides``, the vars given to one dbt call (``--vars``)."""
+    path = Path(root) / PROJECT_FILE
+    declared = (project_yaml(path).get("vars") or {}) if path.is_file() else {}
+    return {**declared, **(overrides or {})}
+
+
+#: The vars that name the cross-lingual study's input folders.
+STUDY_FOLDERS = ("mcq_answers_dir", "mcq_items_dir", "mcq_answer_sources_dir")
+
+
+def input_folders(root: Path, overrides: dict | None = None) -> list[Path]:
+    """The folders of the project at ``root`` that hold its inputs and code: ``seeds/`` (every
+    seed folder lies in it), the study's answer, item and answer-source folders (its vars,
+    ``overrides`` over ``dbt_project.yml``'s), ``models/`` and ``macros/``. No command writes
+    into them but the ones that register inputs, and no output folder lies in or holds one."""
+    variables = project_vars(root, overrides)
+    folders = [root / "seeds", root / "models", root / "macros"]
+    for name in STUDY_FOLDERS:
+        if variables.get(name):
+            path = Path(str(variables[name]))
+            folders.append(path if path.is_absolute() else root / path)
+    return folders

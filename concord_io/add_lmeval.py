@@ -30,7 +30,7 @@ import io
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from concord_common import folders, inside_without_links, warehouse_lock
@@ -42,7 +42,7 @@ from concord_io.landing.identities import (
     slug,
 )
 from concord_io.landing.lm_eval import SAMPLES_NAME, unique_keys
-from concord_io.landing.mcq import read_source_runs
+from concord_io.landing.mcq import Run, read_source_runs
 from concord_io.landing.registries import (
     FIELD_PATH,
     Line,
@@ -671,100 +671,80 @@ class TaskLanguages:
         return out
 
 
-def add_lmeval(
-    project_root: Path | str,
-    path: Path | str,
-    *,
-    task_pattern: str | None = None,
-    as_folder: str | None = None,
-    variant: str = "base",
-    name: str | None = None,
-    languages: list[str] | None = None,
-    domain_field: str | None = None,
-    replace_languages: bool = False,
-    replace: bool = False,
-) -> list[str]:
+@dataclass(frozen=True)
+class Options:
+    """What ``concord add lmeval`` was asked (its flags; see :func:`add_lmeval`)."""
+
+    task_pattern: str | None = None
+    as_folder: str | None = None
+    variant: str = "base"
+    name: str | None = None
+    languages: list[str] | None = None
+    domain_field: str | None = None
+    replace_languages: bool = False
+    replace: bool = False
+
+    def checked(self) -> Options:
+        """The flags checked, before anything is read: the variant and ``--name`` names, the
+        languages canonical, the task pattern (default ``auto``)."""
+        check_name(self.variant, "concord add lmeval", column="--variant")
+        name = self.name
+        if name is not None:
+            name = check_model_name(name, "--name", hint=NAME_HINT)
+        languages = self.languages
+        if languages is not None:
+            languages = sorted({canonical_language(lang, "concord add lmeval", "--languages")
+                                for lang in languages if lang.strip()})  # fmt: skip
+            if not languages:
+                raise ConcordError(
+                    "--languages names no language",
+                    hint="give the task's languages, e.g. --languages en,de,fr",
+                )
+        pattern = check_task_pattern(self.task_pattern or AUTO, "--task-pattern")
+        return replace(self, name=name, languages=languages, task_pattern=pattern)
+
+
+def add_lmeval(project_root: Path | str, path: Path | str, **options) -> list[str]:
     """Import the harness output folder ``path`` into the project at ``project_root``; the
-    lines to print (one per file, registry line, alias, languages, run and note). ``name``:
-    what the marts call the model (an alias of the harness's name for it); ``languages``:
-    the languages its tasks are compared in (seeds/mcq/mcq_task_languages.csv), refused
-    where a task declares others unless ``replace_languages``; ``domain_field``: the field
-    of a sample's document that names its item's domain; ``replace``: the harness run
-    already in the destination folder (its other files) is replaced by this one.
+    lines to print (one per file, registry line, alias, languages, run and note). The
+    options (:class:`Options`): ``name``, what the marts call the model (an alias of the
+    harness's name for it); ``languages``, the languages its tasks are compared in
+    (seeds/mcq/mcq_task_languages.csv), refused where a task declares others unless
+    ``replace_languages``; ``domain_field``, the field of a sample's document that names its
+    item's domain; ``replace``, the harness run already in the destination folder (its other
+    files) is replaced by this one; ``task_pattern``, ``as_folder``, ``variant``.
 
     Holds the warehouse lock (:mod:`concord_common.warehouse_lock`) from its first read of
     ``seeds/`` to its last write: it rewrites whole seed files from what it read, so another
     add (or a landing, or a build reading them) between the two would be lost or mixed."""
     root = Path(project_root).resolve()
     with warehouse_lock.held(landing_dir(root), "concord add lmeval", error=ConcordError):
-        return _add(
-            root,
-            Path(path),
-            task_pattern=task_pattern,
-            as_folder=as_folder,
-            variant=variant,
-            name=name,
-            languages=languages,
-            domain_field=domain_field,
-            replace_languages=replace_languages,
-            replace=replace,
-        )
+        return _add(root, Path(path), Options(**options).checked())
 
 
-def _add(
-    root: Path,
-    path: Path,
-    *,
-    task_pattern: str | None,
-    as_folder: str | None,
-    variant: str,
-    name: str | None,
-    languages: list[str] | None,
-    domain_field: str | None,
-    replace_languages: bool,
-    replace: bool,
-) -> list[str]:
-    study = load_study(root)
-    check_name(variant, "concord add lmeval", column="--variant")
-    if name is not None:
-        name = check_model_name(name, "--name", hint=NAME_HINT)
-    if languages is not None:
-        languages = sorted({canonical_language(lang, "concord add lmeval", "--languages")
-                            for lang in languages if lang.strip()})  # fmt: skip
-        if not languages:
-            raise ConcordError(
-                "--languages names no language",
-                hint="give the task's languages, e.g. --languages en,de,fr",
-            )
-    declared = TaskLanguages.read(root, study)
-    pattern = check_task_pattern(task_pattern or AUTO, "--task-pattern")
+def _source_folder(study: Study, root: Path, path: Path) -> tuple[Path, Path]:
+    """The harness's output folder, resolved, and the answer sources folder: refused where
+    either holds the other (the add copies one into the other)."""
     sources = inside(root, study.sources_dir, what="mcq_answer_sources_dir")
-    source = Path(path)
-    if not source.is_dir():
+    if not path.is_dir():
         raise ConcordError(
-            f"{printable(source)}: not a folder",
+            f"{printable(path)}: not a folder",
             hint="give the --output_path folder of an lm_eval run",
         )
-    source = source.resolve()
+    source = path.resolve()
     if source == sources or sources in source.parents or source in sources.parents:
         raise ConcordError(
             f"{printable(source)}: overlaps the answer sources folder {study.relative(sources)}",
             hint="give the harness's own --output_path (concord add copies it into the project)",
         )
+    return source, sources
 
-    runs, notes = _harness_runs(source, pattern)
-    override = {canonical_language(lang, "dbt_project.yml: vars") for lang in study.languages}
-    if languages is not None and not override and not replace_languages:
-        declared.refuse_change(
-            sorted({task for run in runs for task, _ in run.mapped.values()}), languages
-        )
-    if domain_field is not None and FIELD_PATH.match(domain_field):
-        _refuse_absent_field(runs, domain_field, source)
-    _destinations(runs, as_folder)
-    aliases = ModelAliases.read(root)
-    wanted = aliases.wanted(runs, name)
 
-    # what to copy, and what each copy finds there
+def _copies(
+    study: Study, runs: list[HarnessRun], source: Path, sources: Path
+) -> tuple[dict[str, Copy], dict[str, Path]]:
+    """What to copy (relative path under the answer sources folder -> its copy) and where,
+    each copy with what it finds there (``added``, ``unchanged``, ``replaced``)."""
     copies: dict[str, Copy] = {}
     for run in runs:
         for file in (run.results, *run.logs.values()):
@@ -788,33 +768,40 @@ def _add(
                 hint="remove it, or pass --as another folder",
             )
         copy.before = target.read_bytes() if target.is_file() else None
-        copy.status = (
-            "added"
-            if copy.before is None
-            else "unchanged"
-            if copy.before == copy.data
-            else "replaced"
-        )
+        same = copy.before == copy.data
+        copy.status = "added" if copy.before is None else "unchanged" if same else "replaced"
+    return copies, targets
 
-    earlier = _earlier_run(study, sources, runs, targets, replace)
 
-    ours: dict[str, dict[str, str]] = {}
-    for run in runs:
-        ours[f"{run.folder}/samples_*.jsonl"] = {
+def _lines(runs: list[HarnessRun], options: Options) -> dict[str, dict[str, str]]:
+    """The registry line of each folder the add writes (its logs' pattern -> its cells)."""
+    return {
+        f"{run.folder}/samples_*.jsonl": {
             "file": f"{run.folder}/samples_*.jsonl",
             "format": "lm_eval",
             "model": run.model,
-            "run": variant,
+            "run": options.variant,
             "language": "",
             "presented_option_order": "",
             "item_key": "",
-            PATTERN_COLUMN: pattern,
-            DOMAIN_COLUMN: domain_field or "",
+            PATTERN_COLUMN: options.task_pattern or AUTO,
+            DOMAIN_COLUMN: options.domain_field or "",
         }
-    registry, header, rows, ending = _registry(study)
-    new_lines = _check_lines(study, rows, ours, list(copies.values()))
+        for run in runs
+    }
 
-    changed = [copy for copy in copies.values() if copy.status != "unchanged"]
+
+def _copy_and_read(
+    study: Study,
+    sources: Path,
+    plan: tuple[list[Copy], list[Copy], dict[str, Path]],
+    ours: dict[str, dict[str, str]],
+    notes: list[str],
+) -> list[Run]:
+    """The earlier run's files removed and the copies written (``plan``: those two lists and
+    the copies' targets), then the copied folders read and checked as the reader will land
+    them: their runs. A refusal puts back what was there and removes the folders made."""
+    earlier, changed, targets = plan
     # the folders the copies create, removed again if the add is refused
     created = sorted(
         {
@@ -834,7 +821,6 @@ def _add(
         for copy in changed:
             _write(targets[copy.relative], copy.data)
             done.append(copy)
-        # the copied folders read and checked as the reader will land them
         lines = []
         for values in ours.values():
             line = Line(REGISTRY, dict(values))
@@ -847,7 +833,7 @@ def _add(
                 if p.is_file() and matcher.match(f"{folder}/{p.name}")
             )
             lines.append(line)
-        landed = read_source_runs(study, lines, notes)
+        return read_source_runs(study, lines, notes)
     except BaseException:
         _undo(done, targets)
         for made in created:
@@ -855,56 +841,122 @@ def _add(
                 made.rmdir()
         raise
 
-    if new_lines:
-        later = [name for name in study.optional[REGISTRY] if name not in header]
-        if later:  # a registry from before these columns: given them
-            header = [*header, *later]
-            text = _registry_text(header, rows + new_lines, ending)
-        else:
-            text = registry.read_bytes().decode("utf-8")
-            if text and not text.endswith("\n"):
-                text += ending
-            text += _registry_text(header, new_lines, ending).split(ending, 1)[1]
-        _write(inside(root, registry, what="registry"), text.encode("utf-8"))
-    alias_lines = aliases.add(root, wanted)
 
+def _write_registry(
+    root: Path,
+    study: Study,
+    read: tuple[Path, list[str], list[dict[str, str]], str],
+    new_lines: list[dict[str, str]],
+) -> None:
+    """``new_lines`` appended to the answer sources registry (``read``: :func:`_registry`'s
+    reading of it; a registry from before its optional columns is written whole, with
+    them)."""
+    registry, header, rows, ending = read
+    later = [name for name in study.optional[REGISTRY] if name not in header]
+    if later:  # a registry from before these columns: given them
+        text = _registry_text([*header, *later], rows + new_lines, ending)
+    else:
+        text = registry.read_bytes().decode("utf-8")
+        if text and not text.endswith("\n"):
+            text += ending
+        text += _registry_text(header, new_lines, ending).split(ending, 1)[1]
+    _write(inside(root, registry, what="registry"), text.encode("utf-8"))
+
+
+def _add(root: Path, path: Path, options: Options) -> list[str]:
+    study = load_study(root)
+    declared = TaskLanguages.read(root, study)
+    source, sources = _source_folder(study, root, path)
+    pattern = options.task_pattern or AUTO
+    runs, notes = _harness_runs(source, pattern)
+    override = {canonical_language(lang, "dbt_project.yml: vars") for lang in study.languages}
+    if options.languages is not None and not override and not options.replace_languages:
+        declared.refuse_change(
+            sorted({task for run in runs for task, _ in run.mapped.values()}), options.languages
+        )
+    if options.domain_field is not None and FIELD_PATH.match(options.domain_field):
+        _refuse_absent_field(runs, options.domain_field, source)
+    _destinations(runs, options.as_folder)
+    aliases = ModelAliases.read(root)
+    wanted = aliases.wanted(runs, options.name)
+    copies, targets = _copies(study, runs, source, sources)
+    earlier = _earlier_run(study, sources, runs, targets, options.replace)
+    ours = _lines(runs, options)
+    registry = _registry(study)
+    new_lines = _check_lines(study, registry[2], ours, list(copies.values()))
+    changed = [copy for copy in copies.values() if copy.status != "unchanged"]
+    landed = _copy_and_read(study, sources, (earlier, changed, targets), ours, notes)
+    if new_lines:
+        _write_registry(root, study, registry, new_lines)
+    out = _copy_lines(study, copies, earlier, targets)
+    out += _registered_lines(ours, new_lines, options)
+    out += aliases.add(root, wanted)
+    answered = _answered(landed)
+    if options.languages is not None and not override:
+        out += declared.declare(root, sorted(answered), options.languages)
+    out += _run_lines(landed)
+    notes += _language_notes(study, landed, answered, declared, override, options)
+    out += [f"note       {note}" for note in notes]
+    if not changed and not new_lines and not earlier:
+        out.append("nothing added: the same files are already there, and registered")
+    else:
+        out.append("next: `concord land` (or dbt build) lands the run")
+    return out
+
+
+def _copy_lines(
+    study: Study, copies: dict[str, Copy], earlier: list[Copy], targets: dict[str, Path]
+) -> list[str]:
+    """One line per file copied (or found already there) and per file of a replaced run."""
+    said = {
+        "unchanged": "unchanged  {}  (the same bytes are already there)",
+        "replaced": "replaced   {}  (the file changed: the copy is replaced)",
+        "added": "added      {}",
+        "removed": "removed    {}  (the earlier harness run, replaced: --replace)",
+    }
+    return [
+        said[copy.status].format(study.relative(targets[copy.relative]))
+        for copy in [*copies.values(), *earlier]
+    ]
+
+
+def _registered_lines(
+    ours: dict[str, dict[str, str]], new_lines: list[dict[str, str]], options: Options
+) -> list[str]:
+    """One line per registry line: registered now, or already."""
     out = []
-    for copy in copies.values():
-        shown = study.relative(targets[copy.relative])
-        if copy.status == "unchanged":
-            out.append(f"unchanged  {shown}  (the same bytes are already there)")
-        elif copy.status == "replaced":
-            out.append(f"replaced   {shown}  (the file changed: the copy is replaced)")
-        else:
-            out.append(f"added      {shown}")
-    for copy in earlier:
-        shown = study.relative(targets[copy.relative])
-        out.append(f"removed    {shown}  (the earlier harness run, replaced: --replace)")
     for pattern_file, values in ours.items():
-        what = f"{pattern_file}  (model {values['model']}, run {variant}, task_pattern {pattern})"
+        what = (
+            f"{pattern_file}  (model {values['model']}, run {options.variant}, task_pattern "
+            f"{options.task_pattern or AUTO})"
+        )
         if values in new_lines:
             out.append(f"registered {what}")
         else:
             out.append(f"unchanged  {REGISTRY} line {what}: already registered")
-    out += alias_lines
-    outside: set[str] = set()
-    # task -> the languages its answers hold here
+    return out
+
+
+def _answered(landed: list[Run]) -> dict[str, set[str]]:
+    """Task -> the languages its answers hold in the added runs."""
     answered: dict[str, set[str]] = {}
     for landed_run in landed:
         for a in tables(landed_run.answers):
             pairs = zip(a.column("task").to_pylist(), a.column("language").to_pylist(), strict=True)
             for task, lang in pairs:
                 answered.setdefault(task, set()).add(lang)
-    if languages is not None and not override:
-        out += declared.declare(root, sorted(answered), languages)
+    return answered
+
+
+def _run_lines(landed: list[Run]) -> list[str]:
+    """One line per added run: its samples, tasks, languages, provenance, records set aside."""
+    out = []
     for landed_run in sorted(landed, key=lambda r: r.run_id):
         aside, answers = landed_run.quarantine_table, tables(landed_run.answers)
         assert aside is not None
         found = sorted({lang for a in answers for lang in a.column("language").to_pylist()})
         tasks = sorted({task for a in answers for task in a.column("task").to_pylist()})
         reasons = sorted(set(aside.column("reason").to_pylist()))
-        if override:  # the var: an answer in another language was set aside
-            outside |= {lang for lang in found if lang not in override}
         row = landed_run.row
         shots = "-" if row["n_fewshot"] is None else row["n_fewshot"]
         out.append(
@@ -914,14 +966,31 @@ def _add(
             f"n-shot {shots}"
             + (f"; {aside.num_rows} set aside ({'; '.join(reasons)})" if aside.num_rows else "")
         )
+    return out
+
+
+def _language_notes(
+    study: Study,
+    landed: list[Run],
+    answered: dict[str, set[str]],
+    declared: TaskLanguages,
+    override: set[str],
+    options: Options,
+) -> list[str]:
+    """Notes on languages the build will set aside: outside ``mcq_languages`` (the var
+    overrides every task's), or outside a task's declared languages, with what to run."""
+    notes = []
+    found = {lang for run in landed for a in tables(run.answers)
+             for lang in a.column("language").to_pylist()}  # fmt: skip
+    outside = sorted(found - override) if override else []
     if outside:
         notes.append(
-            f"language(s) {', '.join(sorted(outside))} not in mcq_languages "
+            f"language(s) {', '.join(outside)} not in mcq_languages "
             f"({', '.join(study.languages)}): their answers land in the run's quarantine "
             "(add them to mcq_languages in dbt_project.yml, or set it to [] so that each "
             "task compares its own languages)"
         )
-    elif languages is not None and override:
+    elif options.languages is not None and override:
         notes.append(
             "--languages is not written: mcq_languages in dbt_project.yml overrides every "
             "task's languages (set it to [] so that each task compares its own)"
@@ -937,9 +1006,4 @@ def _add(
                 f"(to compare them: concord add lmeval PATH --languages {hinted} "
                 "--replace-languages)"
             )
-    out += [f"note       {note}" for note in notes]
-    if not changed and not new_lines and not earlier:
-        out.append("nothing added: the same files are already there, and registered")
-    else:
-        out.append("next: `concord land` (or dbt build) lands the run")
-    return out
+    return notes

@@ -417,7 +417,7 @@ def _landed_runs() -> dict[str, str]:
     """Each landed probe run and its model, as its runs.parquet records it (the demo's says
     that its weights are random); the probe's own listing (``probe runs``), so the reader's
     empty placeholder before the first run is never listed as a run."""
-    from probe.landing import list_runs
+    from concord_common.probe_landing import list_runs
 
     return {
         row["run_id"]: row.get("model", "unreadable runs.parquet")
@@ -869,6 +869,24 @@ PROBE_COMMANDS = {
 }
 
 
+#: What ``concord probe mcq`` adds to the probe's own options (``python -m probe mcq``).
+MCQ_LAND_HELP = (
+    "concord probe mcq lands the study's inputs first (the probe scores the landed items), "
+    "and takes two options of its own: --land imports the logs into the study (concord add "
+    "lmeval, with --replace replacing the run added before) and lands them; --variant NAME "
+    "names the run's variant (default base; a template is a variant)."
+)
+
+
+def _run_probe(name: str, args: list[str]) -> int:
+    # run_main took --debug off the command line: the probe gets it as CONCORD_DEBUG
+    env = {**os.environ, "CONCORD_DEBUG": "1"} if debug_requested() else None
+    # a subprocess, not an import: concord_io and probe never import each other
+    return subprocess.run(
+        [sys.executable, "-m", "probe", name, *args], env=env, check=False
+    ).returncode
+
+
 def _probe_command(name: str) -> None:
     # every argument after the command, --help included, goes to the probe's own parser
     @probe_app.command(
@@ -878,13 +896,53 @@ def _probe_command(name: str) -> None:
         add_help_option=False,
     )
     def command(ctx: typer.Context) -> None:
-        # run_main took --debug off the command line: the probe gets it as CONCORD_DEBUG
-        env = {**os.environ, "CONCORD_DEBUG": "1"} if debug_requested() else None
-        # a subprocess, not an import: concord_io and probe never import each other
-        result = subprocess.run(
-            [sys.executable, "-m", "probe", name, *ctx.args], env=env, check=False
-        )
-        raise typer.Exit(result.returncode)
+        raise typer.Exit(_probe_mcq(ctx.args) if name == "mcq" else _run_probe(name, ctx.args))
+
+
+def _probe_mcq(args: list[str]) -> int:
+    """``concord probe mcq``: land the inputs (the probe reads the landed items), run
+    ``python -m probe mcq``, and with ``--land`` import its logs into the study and land
+    them (:data:`MCQ_LAND_HELP`)."""
+    import argparse
+    import tempfile
+
+    if {"-h", "--help"} & set(args):
+        status = _run_probe("mcq", args)
+        print("\n" + MCQ_LAND_HELP)
+        return status
+    ours = argparse.ArgumentParser(add_help=False)
+    for flag in ("--items", "--landing-dir"):
+        ours.add_argument(flag, type=Path, default=None)
+    ours.add_argument("--land", action="store_true")
+    ours.add_argument("--variant", default="base")
+    ours.add_argument("--replace", action="store_true")
+    known, rest = ours.parse_known_args(args)
+    project = paths.project_root(known.items)
+    landing = known.landing_dir or paths.landing_dir(project)
+    from concord_io.landing import land
+
+    landed = land(project, landing)
+    written = sum(o.status != "unchanged" for o in landed.outcomes)
+    print(f"inputs landed in {printable(landing)}: {written} folder(s) written or removed")
+    probe_args = [*rest, "--items", str(project), "--landing-dir", str(landing)]
+    probe_args += ["--replace"] if known.replace else []
+    if not known.land:
+        return _run_probe("mcq", probe_args)
+    with tempfile.TemporaryDirectory() as scratch:
+        result = Path(scratch) / "result.json"
+        status = _run_probe("mcq", [*probe_args, "--result-json", str(result)])
+        if status != 0:
+            return status
+        scored = json.loads(result.read_text(encoding="utf-8"))
+    from concord_io.add_lmeval import add_lmeval as add
+    from concord_io.landing import land_mcq
+
+    lines = add(project, Path(scored["folder"]), task_pattern=f"{scored['task']}_{{lang}}",
+                variant=known.variant, replace=known.replace)  # fmt: skip
+    lines = [line for line in lines if not line.startswith("next:")]
+    for line in lines + land_mcq(project, landing).lines():
+        print(printable(line))
+    return 0
 
 
 for _name in PROBE_COMMANDS:

@@ -8,9 +8,8 @@ dbt docs right after its dbt build, in the same process (concord_io/cli.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
-
-from concord_io.project import close_duckdb
 
 THEN = "--then"
 
@@ -26,6 +25,20 @@ def split(argv: list[str]) -> list[list[str]]:
     if any(not command for command in commands):
         raise SystemExit(f"usage: python -m concord_io.dbt_sequence ARGS [{THEN} ARGS ...]")
     return commands
+
+
+def close_duckdb() -> None:
+    """dbt-duckdb keeps the database open in a class attribute after a run: close it, so the
+    caller (or the next call, with other settings) can open the file."""
+    try:
+        from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+    except ImportError:  # a target without dbt-duckdb
+        return
+    environment = DuckDBConnectionManager._ENV
+    DuckDBConnectionManager._ENV = None
+    if environment is not None:
+        with contextlib.suppress(Exception):
+            environment.close()
 
 
 def run(commands: list[list[str]]) -> int:

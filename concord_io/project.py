@@ -33,6 +33,7 @@ from typing import Any
 
 from concord_common import warehouse_lock
 from concord_common.settings import SETTINGS
+from concord_io.dbt_sequence import close_duckdb
 
 #: The repository this module runs from: tests and benchmarks run in a checkout (the
 #: commands take their project from the folder they run in, concord_io.paths).
@@ -231,20 +232,6 @@ def _environment(env: dict[str, str], cwd: Path):
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-
-
-def close_duckdb() -> None:
-    """dbt-duckdb keeps the database open in a class attribute after a run: close it, so the
-    caller (or the next call, with other settings) can open the file."""
-    try:
-        from dbt.adapters.duckdb.connections import DuckDBConnectionManager
-    except ImportError:  # a target without dbt-duckdb
-        return
-    environment = DuckDBConnectionManager._ENV
-    DuckDBConnectionManager._ENV = None
-    if environment is not None:
-        with contextlib.suppress(Exception):
-            environment.close()
 
 
 def invoke_dbt(

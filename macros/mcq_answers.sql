@@ -256,7 +256,7 @@
 {#- Two runs of one task and variant on the same items (and the same `by`, further key
     columns): per unordered pair of runs (run_id_a < run_id_b) and `by`, the items both
     have in `relation`, counted by the boolean `outcome` of each: the 2 × 2 table of a
-    paired comparison, all that concord_io.frames.model_pair_comparisons reads. -#}
+    paired comparison, all that concord_models.frames.model_pair_comparisons reads. -#}
 {% macro mcq_run_pairs_2x2(relation, outcome, by=[]) -%}
     select
         a.task,

@@ -8,6 +8,7 @@ CONCORD_DEBUG=1) shows the traceback. Under torchrun only rank 0 prints.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 from pathlib import Path
@@ -158,7 +159,6 @@ def _mcq(args: argparse.Namespace, started: float) -> None:
         trust_remote_code=args.trust_remote_code,
         replace=args.replace,
         progress=not args.no_progress,
-        land_variant=args.variant if args.land else None,
         landing_dir=args.landing_dir,
         model_name=args.model_name,
     )
@@ -174,8 +174,12 @@ def _mcq(args: argparse.Namespace, started: float) -> None:
         f"sample logs in {printable(result.folder)}"
     )
     _print_wall_time(imports, result.stage_seconds)
-    for line in result.landed or [next_steps(result.folder, result.task)]:
-        print(printable(line))
+    if args.result_json is not None:  # for the program that ran it: concord probe mcq --land
+        args.result_json.write_text(
+            json.dumps({"folder": str(result.folder), "task": result.task}), encoding="utf-8"
+        )
+    else:
+        print(printable(next_steps(result.folder, result.task)))
 
 
 def _print_wall_time(imports: float, stage_seconds: dict[str, float]) -> None:
@@ -293,7 +297,8 @@ def build_parser() -> argparse.ArgumentParser:
         "sum of the token log-probabilities of ' ' + its text after the prompt, as "
         "lm-evaluation-harness scores multiple choice. Writes OUT/<model>/samples_<task>_"
         "<language>_<date>.jsonl and results_<date>.json, which `concord add lmeval` imports "
-        "(or --land) and the landing reads as any harness run (docs/probe.md).",
+        "(`concord probe mcq --land` does it after scoring) and the landing reads as any "
+        "harness run (docs/probe.md).",
     )
     mcq.add_argument("--model", required=True, help="local folder, or a hub id already cached")
     _name_option(mcq)
@@ -301,8 +306,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--items",
         type=Path,
         default=None,
-        help="the Concord project whose seeds/mcq/mcq_item_files.csv registers the item "
-        "files, read by the landing's reader (default: the project this runs in)",
+        help="the Concord project whose items are scored: those `concord land` landed "
+        "(--landing-dir), in its study's option order (default: the project this runs in)",
     )
     mcq.add_argument(
         "--task", default=None, help="the items' task (default: the one task they hold)"
@@ -319,14 +324,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--replace", action="store_true", help="replace this model's logs already in --out"
     )
     mcq.add_argument(
-        "--land",
-        action="store_true",
-        help="then import them into the project (concord add lmeval) and land (concord land)",
-    )
-    mcq.add_argument(
-        "--variant",
-        default="base",
-        help="with --land: the run's variant (a template is a variant: name each one's runs)",
+        "--result-json",
+        type=Path,
+        default=None,
+        help="write the logs' folder and task to this file as JSON (for a program that runs "
+        "this command: `concord probe mcq --land` imports and lands them)",
     )
     _landing_option(mcq)
     _model_options(mcq)

@@ -32,6 +32,8 @@ from concord_common.probe_landing import (  # noqa: F401 (the probe's names for 
     SCORES_SCHEMA,
     STIMULI_SCHEMA,
     STIMULUS_FIELDS,
+    landed_run_ids,
+    list_runs,
 )
 from concord_common.settings import value
 from probe.errors import ProbeError, inside
@@ -133,45 +135,6 @@ def run_exists(run_id: str, folder: Path) -> LandingError:
         f"run id {run_id!r} is already landed ({folder})",
         hint="choose another --run-id, add --replace to overwrite it, or --resume a sweep",
     )
-
-
-def landed_run_ids(landing_dir: Path | str) -> set[str]:
-    """The run ids with a folder the dbt glob reads (run_id=*)."""
-    folder = runs_dir(landing_dir)
-    if not folder.is_dir():
-        return set()
-    # run_id=_empty: the warehouse reader's empty tables before the first run (Spark reads
-    # them: concord_io.landing.placeholders), never a run
-    return {
-        p.name.removeprefix("run_id=")
-        for p in folder.glob("run_id=*")
-        if p.is_dir() and p.name != "run_id=_empty"
-    }
-
-
-def list_runs(landing_dir: Path | str) -> list[dict]:
-    """One dict per landed run: run id, model, design hash, dtype, world size, finish time
-    and size on disk; a folder whose runs.parquet cannot be read is listed with its reason."""
-    rows = []
-    for run_id in sorted(landed_run_ids(landing_dir)):
-        folder = run_dir(landing_dir, run_id) if RUN_ID_PATTERN.match(run_id) else None
-        if folder is None:
-            folder = runs_dir(landing_dir) / f"run_id={run_id}"
-        size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-        row = {"run_id": run_id, "folder": folder, "bytes": size}
-        try:
-            meta = pq.read_table(folder / "runs.parquet").to_pylist()[0]
-            row.update(
-                model=meta["model"],
-                design_hash=meta["design_hash"],
-                dtype=meta["dtype"],
-                world_size=meta.get("world_size"),
-                finished_at=meta["finished_at"],
-            )
-        except (OSError, IndexError, KeyError, pa.ArrowException) as error:
-            row["problem"] = f"runs.parquet unreadable: {error}"
-        rows.append(row)
-    return rows
 
 
 def remove_run(landing_dir: Path | str, run_id: str) -> Path:

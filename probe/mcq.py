@@ -8,12 +8,12 @@ The requests, batching, shared-prefix check and torchrun sharding are the name p
 (:func:`probe.runner.run_mcq`); an item has its own options, two or more. This module holds
 what needs no torch: the items, the template, the logs and their folder.
 
-The items come from the project's one reader of item files (``concord_io.landing``: the
-``mcq_item_files`` registry, the domain translations, the order-control files' checks), in
-the study's option order (``mcq_options``), an option whose text is blank being one the
-item does not have. The reader and the landing of the logs (``--land``) are the only parts
-of the probe that import ``concord_io``, and only when this command runs: scoring and the
-name probe never do.
+The items are the project's landed items (``<landing>/items/task=<task>/items.parquet``,
+which ``concord land`` writes after its reader has checked the item files, their registry
+and the domain translations), in the study's option order (``mcq_options``), an option
+whose text is blank being one the item does not have. The probe never imports the
+warehouse (``concord_io``): both stand on ``concord_common``, and ``concord probe mcq``
+lands the inputs first, and with ``--land`` imports and lands the logs after.
 
 The output is what ``lm_eval --log_samples --output_path OUT`` writes for one model, so the
 landing's ``lm_eval`` reader takes it unchanged (docs/landing.md):
@@ -27,7 +27,6 @@ revision, ``n-shot``, ``task_hashes``, and each task's ``configs`` with the temp
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 from dataclasses import dataclass
 from functools import partial
@@ -35,9 +34,10 @@ from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 
-import concord_common
-from concord_common import folders
+from concord_common import folders, project_dir
 from probe.errors import ProbeError, inside, printable
 
 QUESTION = "{question}"
@@ -97,32 +97,22 @@ def render(template: str, question: str) -> str:
     return template.replace(QUESTION, question)
 
 
-def _from_reader(module: str, name: str, project: Path, *args):
-    """``concord_io.<module>.<name>(project, *args)``: what the warehouse's reader says of
-    the project (imported here only), its refusal as the probe's one line."""
-    if not (project / "dbt_project.yml").is_file():
+def landed_items(landing: Path) -> pa.Table:
+    """Every task's landed items (``<landing>/items/task=*/items.parquet``, the reader's
+    placeholder left out); refused in one line where none are landed."""
+    files = sorted(
+        path / "items.parquet"
+        for path in (landing / "items").glob("task=*")
+        if path.name != "task=_empty" and (path / "items.parquet").is_file()
+    )
+    if not files:
         raise ProbeError(
-            f"--items {str(project)!r}: not a Concord project folder (no dbt_project.yml)",
-            hint="give the project whose seeds/mcq/mcq_item_files.csv registers the item files",
+            f"no items landed in {landing / 'items'}: the item files are read and checked "
+            "by the warehouse's reader first",
+            hint="run `concord land` (or `concord probe mcq`, which lands first), or pass "
+            "--landing-dir where they are landed",
         )
-    try:
-        function = getattr(importlib.import_module(f"concord_io.{module}"), name)
-    except ImportError as error:
-        raise ProbeError(
-            f"reading the item files needs the warehouse's reader: {error.name or error} is "
-            "not installed",
-            hint="install it with `make probe-install` (the warehouse's dependencies and the "
-            "probe's)",
-        ) from None
-    try:
-        return function(project, *args)
-    except concord_common.UserError as error:  # the reader's one line, as the probe's
-        raise ProbeError(error.message, hint=error.hint) from None
-
-
-def _items_table(project: Path):
-    """The project's items table, from ``concord_io``'s reader."""
-    return _from_reader("landing.items", "read_study_items", project)
+    return pa.concat_tables(pq.read_table(path) for path in files)
 
 
 def items_from_table(table, options: list[str], task: str | None) -> list[Item]:
@@ -191,10 +181,21 @@ def prompts_and_options(items: list[Item], template: str) -> tuple[list[str], li
     return prompts, [[TARGET_DELIMITER + text for text in item.option_texts] for item in items]
 
 
-def load_items(project: Path, task: str | None) -> tuple[list[Item], list[str]]:
-    """The items of ``task`` in the project's item files, and the study's option keys."""
-    study, table = _items_table(project)
-    return items_from_table(table, study.options, task), study.options
+def load_items(project: Path, landing: Path, task: str | None) -> tuple[list[Item], list[str]]:
+    """The items of ``task`` landed in ``landing``, and the study's option keys (the
+    project's ``mcq_options``)."""
+    if not (project / project_dir.PROJECT_FILE).is_file():
+        raise ProbeError(
+            f"--items {str(project)!r}: not a Concord project folder (no dbt_project.yml)",
+            hint="give the project whose study's items are landed",
+        )
+    options = [str(key) for key in project_dir.project_vars(project).get("mcq_options") or []]
+    if not options:
+        raise ProbeError(
+            f"{project}: no mcq_options in dbt_project.yml's vars",
+            hint="give the project whose study the items are (--items)",
+        )
+    return items_from_table(landed_items(landing), options, task), options
 
 
 def _hash(text: str) -> str:
@@ -337,7 +338,7 @@ def output_folder(out: Path, slug: str, replace: bool, project: Path) -> Path:
     if out.exists() and not out.is_dir():
         raise ProbeError(f"--out {out}: is a file, not a folder", hint="name a folder")
     resolved = out.resolve()
-    for folder in _from_reader("landing.study", "input_folders", project):
+    for folder in project_dir.input_folders(project):
         inputs = folder.resolve()
         if resolved.is_relative_to(inputs) or inputs.is_relative_to(resolved):
             where = "lies in" if resolved.is_relative_to(inputs) else "holds"
@@ -371,33 +372,9 @@ def write_folder(out: Path, slug: str, files: dict[str, str], replace: bool, pro
     )
 
 
-def land(
-    project: Path, folder: Path, task: str, variant: str, landing_dir: Path | None, replace: bool
-):
-    """``concord add lmeval FOLDER --task-pattern <task>_{lang} [--replace]`` then ``concord
-    land``: the lines they print (``replace``: the run scored again replaces the one landed
-    before)."""
-    try:
-        from concord_io import paths
-        from concord_io.add_lmeval import add_lmeval
-        from concord_io.landing import land_mcq
-    except ImportError as error:
-        raise ProbeError(
-            f"--land needs the warehouse's reader: {error.name or error} is not installed",
-            hint="install it with `make probe-install`, or land later with `concord add lmeval`",
-        ) from None
-    try:
-        lines = add_lmeval(
-            project, folder, task_pattern=f"{task}_{{lang}}", variant=variant, replace=replace
-        )
-        report = land_mcq(project, landing_dir or paths.landing_dir(project))
-    except concord_common.UserError as error:
-        raise ProbeError(error.message, hint=error.hint) from None
-    return [line for line in lines if not line.startswith("next:")] + report.lines()
-
-
 def next_steps(folder: Path, task: str) -> str:
-    """The commands that import the logs into the study (when --land was not given)."""
+    """The commands that import the logs into the study (``concord probe mcq --land`` runs
+    them after scoring)."""
     return (
         f"next: concord add lmeval {printable(folder)} --task-pattern '{task}_{{lang}}' "
         "[--variant NAME], then concord land"

@@ -537,7 +537,6 @@ class McqResult:
     world_size: int
     is_main: bool
     stage_seconds: dict[str, float]
-    landed: list[str]  # what --land printed
 
 
 def run_mcq(
@@ -555,17 +554,17 @@ def run_mcq(
     trust_remote_code: bool = False,
     replace: bool = False,
     progress: bool = True,
-    land_variant: str | None = None,
     landing_dir: Path | str | None = None,
     model_name: str | None = None,
 ) -> McqResult:
     """Score every item of ``task`` in every language with ``model`` (probe.mcq) and write
-    lm-evaluation-harness sample logs under ``out``; with ``land_variant``, import and land
-    them as that variant. Under torchrun each rank scores a share balanced by token count;
-    rank 0 writes, or nothing is written if any rank failed."""
+    lm-evaluation-harness sample logs under ``out`` (the items: those landed in
+    ``landing_dir``, the study's of ``project``). Under torchrun each rank scores a share
+    balanced by token count; rank 0 writes, or nothing is written if any rank failed."""
     started = datetime.now(UTC)
     mcq.check_template(template)
     project, out = Path(project), Path(out)
+    landing = Path(landing_dir) if landing_dir else default_landing_dir()
     ranks, torch_device, torch_dtype = _start(device, dtype, device_map)
     model_ref = model_reference(model)
     name = model_display_name(model, model_name)
@@ -581,7 +580,7 @@ def run_mcq(
 
     scored = score_inputs(
         ranks, model, torch_device, torch_dtype,
-        load_inputs=lambda: mcq.load_items(project, task), requests_of=requests_of,
+        load_inputs=lambda: mcq.load_items(project, landing, task), requests_of=requests_of,
         inputs_label="items", batch_size=batch_size, progress=progress and ranks.is_main,
         device_map=device_map, revision=revision, trust_remote_code=trust_remote_code,
         stages=stages,
@@ -615,17 +614,13 @@ def run_mcq(
         }
         files = mcq.harness_files(items, template, options, logliks, run)
         folder = mcq.write_folder(out, slug, files, replace, project)
-        landed = []
-        if land_variant is not None:
-            landing = Path(landing_dir) if landing_dir else None
-            landed = mcq.land(project, folder, items[0].task, land_variant, landing, replace)
-        return str(folder), batch_used, seconds, landed
+        return str(folder), batch_used, seconds
 
-    folder, used_batch, seconds, landed = _on_main(ranks, write)
-    stages["write" if land_variant is None else "write and land"] = time.perf_counter() - tick
+    folder, used_batch, seconds = _on_main(ranks, write)
+    stages["write"] = time.perf_counter() - tick
     counts = [len(item.option_keys) for item in items]
     return McqResult(
         Path(folder), items[0].task, len(items), len({i.item_id for i in items}),
         len({i.language for i in items}), (min(counts), max(counts)), used_batch, seconds,
-        ranks.world_size, ranks.is_main, stages, landed,
+        ranks.world_size, ranks.is_main, stages,
     )  # fmt: skip

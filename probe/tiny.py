@@ -176,6 +176,7 @@ def write_mcq_study(
         "mcq_answer_registry.csv": "file,model,prefix,run,presented_option_order\n",
         "mcq_answer_sources.csv": "file,format,model,run,language,presented_option_order,"
         "item_key,task_pattern,domain_field\n",
+        "mcq_task_languages.csv": "task,language\n",
         "mcq_item_files.csv": table(
             ["file", "language", "variant", "gold_column"],
             [[f"{lang}.csv", lang, "base", "Gold" if with_gold else ""] for lang in items],

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from concord_common.project_dir import project_vars
 from concord_io.landing.mcq import LandingReport, Outcome, land_mcq, locked_landing
 from concord_io.landing.seeds import land_seeds
-from concord_io.landing.study import checked_task, study_vars
+from concord_io.landing.study import checked_task
 
 __all__ = ["LandingReport", "Outcome", "land", "land_mcq", "land_seeds"]
 
@@ -28,7 +29,7 @@ def land(
     """Land the seed files, then the cross-lingual study's inputs (``variables``: the vars
     given to one dbt call, over ``dbt_project.yml``'s). Every var is checked before
     anything is written or removed (a task var names a landing folder)."""
-    checked_task(study_vars(Path(project_root), variables))
+    checked_task(project_vars(Path(project_root), variables))
     # one holding for both parts: no build between them
     with locked_landing(landing_dir, project_root, variables):
         seeds = land_seeds(project_root, landing_dir)

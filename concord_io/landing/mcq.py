@@ -38,6 +38,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from concord_common import warehouse_lock
+from concord_common.project_dir import input_folders
 from concord_common.sql import sql_literal
 from concord_io.connect import open_duckdb
 from concord_io.errors import ConcordError, printable
@@ -50,7 +51,7 @@ from concord_io.landing.placeholders import PLACEHOLDER, keep_placeholders
 from concord_io.landing.registries import Line, answer_registry, answer_sources, item_registry
 from concord_io.landing.sources import SourceFile, first_row, load
 from concord_io.landing.spill import Deferred, FileCheck, Pieces, Records, spill_folder
-from concord_io.landing.study import Study, input_folders, load_study
+from concord_io.landing.study import Study, load_study
 from concord_io.landing.wide import read_wide, release_wide
 from concord_io.landing.writer import (
     Written,

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
-import yaml
 
+from concord_common.project_dir import project_yaml
 from concord_io.errors import ConcordError, printable
 from concord_io.landing.identities import canonical_language, check_name
 from concord_io.landing.schemas import PROVENANCE
@@ -77,20 +77,6 @@ class Seed:
             [pa.field(name, SEED_TYPES[kind]) for name, kind in self.columns.items()]
             + [pa.field(name, kind, nullable=null) for name, kind, null in PROVENANCE]
         )
-
-
-def project_yaml(path: Path) -> dict:
-    """A yml file of the dbt project as a mapping; refused in one line when unreadable."""
-    try:
-        # libyaml's parser where PyYAML has it (half the seed landing's time was the pure
-        # Python parser, and the dbt plugin lands before every dbt call)
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        loaded = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
-    except (OSError, yaml.YAMLError) as error:
-        raise ConcordError(
-            f"{path}: cannot be read ({error})", hint="the reader needs the dbt project's files"
-        ) from None
-    return loaded if isinstance(loaded, dict) else {}
 
 
 def _meta(node: dict) -> dict:

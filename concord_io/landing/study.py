@@ -8,10 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from concord_common.project_dir import project_vars
 from concord_common.settings import DBT_VARS
 from concord_io.errors import ConcordError
 from concord_io.landing.identities import check_name
-from concord_io.landing.seed_sources import declared_seeds, project_yaml, seed_folders
+from concord_io.landing.seed_sources import declared_seeds
 
 SEEDS = Path("seeds") / "mcq"
 REGISTRIES = ("mcq_answer_registry", "mcq_item_files", "mcq_answer_sources")
@@ -46,12 +47,6 @@ class Study:
             return path.resolve().as_posix()
 
 
-def study_vars(root: Path, overrides: dict | None = None) -> dict:
-    """The vars of the project at ``root``: ``dbt_project.yml``'s, and over them
-    ``overrides``, the vars given to one dbt call (``--vars``)."""
-    return {**(project_yaml(Path(root) / "dbt_project.yml").get("vars") or {}), **(overrides or {})}
-
-
 def checked_task(variables: dict) -> str:
     """The var ``mcq_default_task``, checked as a name: it names a landing folder
     (``items/task=<task>``), so it is checked before anything is read, written or removed
@@ -65,7 +60,7 @@ def load_study(root: Path, overrides: dict | None = None) -> Study:
     """The study of the project at ``root``; ``overrides`` are vars given to one dbt call
     (``--vars``), which win over ``dbt_project.yml``'s."""
     root = Path(root)
-    variables = study_vars(root, overrides)
+    variables = project_vars(root, overrides)
     seeds = declared_seeds(root)
     columns = {seed.name: list(seed.columns) for seed in seeds}
     missing = [name for name in (*REGISTRIES, TRANSLATIONS) if not columns.get(name)]
@@ -116,19 +111,3 @@ def load_study(root: Path, overrides: dict | None = None) -> Study:
         columns=columns,
         optional={seed.name: seed.optional for seed in seeds},
     )
-
-
-def input_folders(root: Path, overrides: dict | None = None) -> list[Path]:
-    """The folders of the project at ``root`` that hold its inputs and code: every seed
-    folder, the study's answer, item and answer-source folders (its vars, ``overrides``
-    over ``dbt_project.yml``'s) and ``models/``, ``macros/``. No command writes into them
-    but the ones that register inputs."""
-    # a seed-only project (no study) has no dbt_project.yml to read the study's folders from
-    has_vars = (root / "dbt_project.yml").is_file()
-    variables = study_vars(root, overrides) if has_vars else dict(overrides or {})
-    folders = [root / folder for folder in seed_folders(declared_seeds(root))]
-    for name in ("mcq_answers_dir", "mcq_items_dir", "mcq_answer_sources_dir"):
-        if variables.get(name):
-            path = Path(str(variables[name]))
-            folders.append(path if path.is_absolute() else root / path)
-    return [*folders, root / "seeds", root / "models", root / "macros"]

@@ -7,6 +7,7 @@ and one with four) and the tiny random models, loaded through from_pretrained.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -17,6 +18,9 @@ import torch
 from mcq_project import MCQ_ITEMS, make_mcq_project
 from test_probe_cli import _fails
 
+from concord_io.add_lmeval import add_lmeval
+from concord_io.errors import ConcordError
+from concord_io.landing import land, land_mcq
 from probe import mcq
 from probe.__main__ import main
 from probe.modeling import load_model
@@ -36,8 +40,24 @@ def _logs(folder: Path) -> dict[str, list[dict]]:
     }
 
 
+def _landed(project: Path) -> Path:
+    """The project's inputs landed (as `concord land` lands them): the probe scores the
+    landed items."""
+    landing = project.parent / "landing"
+    land(project, landing)
+    return landing
+
+
 def _run(model: Path, project: Path, out: Path, **options):
+    options.setdefault("landing_dir", _landed(project))
     return run_mcq(str(model), project=project, out=out, device="cpu", progress=False, **options)
+
+
+def _import_and_land(project: Path, folder: Path, landing: Path, **options) -> list[str]:
+    """What `concord probe mcq --land` does after scoring: `concord add lmeval` of the logs,
+    then `concord land`."""
+    lines = add_lmeval(project, folder, task_pattern="xcloze_{lang}", **options)
+    return lines + land_mcq(project, landing).lines()
 
 
 @torch.no_grad()
@@ -76,9 +96,10 @@ def test_the_logs_land_through_the_lm_eval_reader(tiny_model_dirs, mcq_project):
     landing = mcq_project.parent / "landing"
     result = _run(
         tiny_model_dirs["llama_bos"], mcq_project, mcq_project.parent / "out",
-        land_variant="base", landing_dir=landing, template="Q: {question}\nA:",
+        template="Q: {question}\nA:",
     )  # fmt: skip
-    assert any(line.startswith("registered") for line in result.landed)
+    lines = _import_and_land(mcq_project, result.folder, landing)
+    assert any(line.startswith("registered") for line in lines)
     (run,) = sorted((landing / "mcq").glob("run_id=*"))
     runs = pq.read_table(run / "runs.parquet").to_pylist()[0]
     answers = pq.read_table(run / "answers.parquet").to_pandas()
@@ -111,27 +132,32 @@ def test_the_logs_land_through_the_lm_eval_reader(tiny_model_dirs, mcq_project):
 
 
 def test_a_run_scored_again_with_replace_and_land_replaces_the_landed_one(
-    tiny_model_dirs, mcq_project
+    tiny_model_dirs, mcq_project, capsys
 ):
-    """`probe mcq --land`, then `--replace --land` (the same model scored again): the second
-    harness run replaces the first in the study's folder and the landing (it was refused,
-    "both record task xcloze_en", with no way through); without --replace the add says
-    that the folder holds another run of the task, and to pass --replace."""
-    landing, out = mcq_project.parent / "landing", mcq_project.parent / "out"
-    model = tiny_model_dirs["gpt2"]
-    _run(model, mcq_project, out, land_variant="base", landing_dir=landing)
-    again = _run(model, mcq_project, out, land_variant="base", landing_dir=landing, replace=True)
-    assert sum(line.startswith("removed ") for line in again.landed) == 3  # results, 2 logs
-    copied = next((mcq_project / "seeds" / "mcq" / "answer_sources").iterdir())
-    assert sorted(p.name for p in copied.iterdir()) == sorted(
-        p.name for p in again.folder.iterdir()
-    )
-    (run,) = (landing / "mcq").glob("run_id=*")
-    assert pq.read_table(run / "answers.parquet").num_rows == 4
-    from concord_io.add_lmeval import add_lmeval
+    """`concord probe mcq --land` (the probe scores, then the logs are imported and
+    landed), then `--replace --land` (the same model scored again): the second harness run
+    replaces the first in the study's folder and the landing (it was refused, "both record
+    task xcloze_en", with no way through); without --replace the add says that the folder
+    holds another run of the task, and to pass --replace."""
+    from concord_io.cli import main as concord
     from concord_io.errors import ConcordError
 
-    newer = _run(model, mcq_project, out, replace=True).folder  # scored, not landed
+    landing, out = mcq_project.parent / "landing", mcq_project.parent / "out"
+    argv = ["probe", "mcq", "--model", str(tiny_model_dirs["gpt2"]), "--items",
+            str(mcq_project), "--landing-dir", str(landing), "--out", str(out),
+            "--device", "cpu", "--no-progress", "--land"]  # fmt: skip
+    for extra in ([], ["--replace"]):
+        with pytest.raises(SystemExit) as exit_:
+            concord([*argv, *extra])
+        assert exit_.value.code == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert sum(line.startswith("removed ") for line in printed) == 3  # results, 2 logs
+    (scored,) = out.iterdir()
+    copied = next((mcq_project / "seeds" / "mcq" / "answer_sources").iterdir())
+    assert sorted(p.name for p in copied.iterdir()) == sorted(p.name for p in scored.iterdir())
+    (run,) = (landing / "mcq").glob("run_id=*")
+    assert pq.read_table(run / "answers.parquet").num_rows == 4
+    newer = _run(tiny_model_dirs["gpt2"], mcq_project, out, replace=True).folder  # not landed
     with pytest.raises(ConcordError) as caught:
         add_lmeval(mcq_project, newer, task_pattern="xcloze_{lang}")
     assert "another harness run of task(s) xcloze_en, xcloze_it is already in" in str(
@@ -173,9 +199,13 @@ def test_the_results_file_records_model_template_and_options():
 
 
 def _mcq(model: Path, project: Path, *extra: str) -> list[str]:
-    out = project.parent / "out"
+    """`python -m probe mcq` on the project's landed items (the landing refused: none)."""
+    out, landing = project.parent / "out", project.parent / "landing"
+    with contextlib.suppress(ConcordError):
+        land(project, landing)
     return ["mcq", "--model", str(model), "--items", str(project), "--out", str(out),
-            "--device", "cpu", "--no-progress", *extra]  # fmt: skip
+            "--landing-dir", str(landing), "--device", "cpu", "--no-progress",
+            *extra]  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -183,7 +213,7 @@ def _mcq(model: Path, project: Path, *extra: str) -> list[str]:
     [
         ({"template": "{prompt}\nAnswer:"}, "has no {question}"),
         ({"template": "{question}\nAnswer: "}, "ends with white space"),
-        ({"it.csv": None}, "registered file(s) not found"),
+        ({"it.csv": None}, "no items landed in "),  # the landing refused the registry
         (
             {"en": [["Health", "A nurse who is [ADJ].", "Kind", "", "", ""]]},
             "en.csv row 1 (task xcloze, item 1 (en)): 1 option(s) with text",
@@ -257,8 +287,8 @@ def test_an_item_files_gold_is_the_logs_target_and_lands_as_the_answers_gold(
     project = tmp_path / "project"
     write_mcq_study(project, items, with_gold=True)
     landing = tmp_path / "landing"
-    result = _run(tiny_model_dirs["llama_bos"], project, tmp_path / "out",
-                  land_variant="base", landing_dir=landing)  # fmt: skip
+    result = _run(tiny_model_dirs["llama_bos"], project, tmp_path / "out")
+    _import_and_land(project, result.folder, landing)
     logs = _logs(result.folder)
     for lang, keys in golds.items():
         for record, key in zip(logs[f"xcloze_{lang}"], keys, strict=True):

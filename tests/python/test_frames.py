@@ -1,4 +1,4 @@
-"""concord_io.frames.to_pandas: one table, whatever dbt.ref() returned (the Spark DataFrame
+"""concord_models.frames.to_pandas: one table, whatever dbt.ref() returned (the Spark DataFrame
 case runs in tests/spark/, with a local SparkSession)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from concord_io.frames import to_pandas
+from concord_models.frames import to_pandas
 
 EXPECTED = pd.DataFrame({"model": ["a", "b"], "n": [3, 4]})
 
@@ -31,7 +31,7 @@ def test_frames_by_gives_one_group_at_a_time_in_key_order():
     import duckdb
     import pandas as pd
 
-    from concord_io.frames import frames_by
+    from concord_models.frames import frames_by
 
     frame = pd.DataFrame(
         {"dataset": ["b", "a", "o'q", "a"], "item_id": ["1", "2", "3", "4"], "x": [1, 2, 3, 4]}
@@ -44,7 +44,7 @@ def test_frames_by_gives_one_group_at_a_time_in_key_order():
 
 
 def test_per_cell_gives_each_cells_keys_and_figures_typed_even_with_no_row():
-    from concord_io.frames import per_cell
+    from concord_models.frames import per_cell
 
     frame = pd.DataFrame({"run_id": ["b", "a", "a"], "task": ["t", "u", "t"], "x": [1, 2, 3]})
     columns = {"run_id": "string", "task": "string", "total": "int64"}

@@ -48,7 +48,8 @@ def mf_query(project: Path, database: Path, metrics: str, group_by: str) -> list
     from click.testing import CliRunner
     from dbt_metricflow.cli.main import cli
 
-    from concord_io.project import _environment, close_duckdb
+    from concord_io.dbt_sequence import close_duckdb
+    from concord_io.project import _environment
 
     out = project / "out.csv"
     env = {

@@ -12,8 +12,8 @@ import duckdb
 import pandas as pd
 import pytest
 
-from concord_io.frames import to_pandas
 from concord_io.project import PROJECT_ROOT
+from concord_models.frames import to_pandas
 
 # every dbt Python model of the project, found on disk (the manifest only exists later)
 MODELS = sorted(path.stem for path in (PROJECT_ROOT / "models").rglob("*.py"))

@@ -7,7 +7,7 @@ mcq_accuracy."""
 import pandas as pd
 
 from concord_common.settings import dbt_vars
-from concord_io.frames import per_cell, to_pandas
+from concord_models.frames import per_cell, to_pandas
 from concord_stats.consistency import ratio_interval
 
 COLUMNS = {

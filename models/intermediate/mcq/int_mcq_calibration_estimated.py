@@ -8,7 +8,7 @@ option score."""
 import numpy as np
 import pandas as pd
 
-from concord_io.frames import to_pandas
+from concord_models.frames import to_pandas
 from concord_stats.consistency import calibration_error_from_bins
 
 GROUP = ["run_id", "task", "language"]

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from concord_common.settings import dbt_vars
-from concord_io.frames import to_pandas
+from concord_models.frames import to_pandas
 from concord_stats.consistency import cohen_kappa_tables, normal_interval
 
 KEYS = ["run_id", "task", "language_a", "language_b"]

@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 
 from concord_common.settings import dbt_vars
-from concord_io.frames import engine_threads, to_pandas
+from concord_models.frames import engine_threads, to_pandas
 from concord_stats.agreement import disagreement_rate_statistics
 from concord_stats.bootstrap import bootstrap_many, derive_seed
 from concord_stats.entropy import shannon_entropy

@@ -2,10 +2,10 @@
 a gold both answered, their difference with a seeded paired bootstrap interval (resampling
 items, drawn as the pair's 2 × 2 table), the discordant counts and the exact McNemar
 p-value, Holm-adjusted within each task and variant over its pairs of runs × languages
-(concord_io.frames.model_pair_comparisons). The input is each pair's 2 × 2 table of items
+(concord_models.frames.model_pair_comparisons). The input is each pair's 2 × 2 table of items
 answered correctly, the sufficient statistic of every figure."""
 
-from concord_io.frames import model_pair_comparisons, to_pandas
+from concord_models.frames import model_pair_comparisons, to_pandas
 
 
 def model(dbt, session):

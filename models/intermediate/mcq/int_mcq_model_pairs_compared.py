@@ -2,11 +2,11 @@
 variant): each run's full agreement on the items both answered completely, their difference
 with a seeded paired bootstrap interval (resampling items, drawn as the pair's 2 × 2 table),
 the discordant counts and the exact McNemar p-value, Holm-adjusted over the pairs of each
-task and variant (concord_io.frames.model_pair_comparisons). The input is each pair's
+task and variant (concord_models.frames.model_pair_comparisons). The input is each pair's
 2 × 2 table of items answered alike in every language, the sufficient statistic of every
 figure."""
 
-from concord_io.frames import model_pair_comparisons, to_pandas
+from concord_models.frames import model_pair_comparisons, to_pandas
 
 
 def model(dbt, session):

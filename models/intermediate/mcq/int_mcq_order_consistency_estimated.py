@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 
 from concord_common.settings import dbt_vars
-from concord_io.frames import to_pandas
+from concord_models.frames import to_pandas
 from concord_stats.agreement import share_pct
 from concord_stats.bootstrap import bootstrap, derive_seed
 

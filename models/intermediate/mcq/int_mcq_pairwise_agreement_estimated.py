@@ -4,7 +4,7 @@ items): SE² = M/(M − 1) · Σ u_i² over the M items entering any pair. The s
 (each influence's square, a float, times its items, added as fractions) and rounded once,
 the float math.fsum gives over every item's square, so the figure does not depend on the
 order the rows arrive in; z from statistics.NormalDist (no scipy in a dbt Python model).
-Read one run at a time (concord_io.frames.frames_by)."""
+Read one run at a time (concord_models.frames.frames_by)."""
 
 import math
 from fractions import Fraction
@@ -13,7 +13,7 @@ from statistics import NormalDist
 import pandas as pd
 
 from concord_common.settings import dbt_vars
-from concord_io.frames import frames_by, per_cell
+from concord_models.frames import frames_by, per_cell
 
 COLUMNS = {
     "run_id": "string",

@@ -1,4 +1,4 @@
-from concord_io.frames import paired_summaries, to_pandas
+from concord_models.frames import paired_summaries, to_pandas
 
 
 def model(dbt, session):

@@ -5,7 +5,7 @@ kemeny (exact up to KEMENY_MAX_EXACT tasks, a local-search heuristic beyond)."""
 import numpy as np
 import pandas as pd
 
-from concord_io.frames import ranking_cube, to_pandas
+from concord_models.frames import ranking_cube, to_pandas
 from concord_stats.consensus import KEMENY_MAX_EXACT, borda, kemeny, position_mode
 
 METHODS = {"position_mode": position_mode, "borda": borda, "kemeny": kemeny}

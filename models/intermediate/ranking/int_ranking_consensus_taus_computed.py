@@ -4,7 +4,7 @@ method's A matrix, one row per (rater, scenario, method) (concord_stats.kendall)
 import numpy as np
 import pandas as pd
 
-from concord_io.frames import ranking_cube, to_pandas
+from concord_models.frames import ranking_cube, to_pandas
 from concord_stats.kendall import rank_array, tau_b
 
 

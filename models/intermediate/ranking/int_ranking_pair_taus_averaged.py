@@ -6,7 +6,7 @@ scenarios (concord_stats.kendall)."""
 import pandas as pd
 
 from concord_common.settings import dbt_vars
-from concord_io.frames import ranking_cube, to_pandas
+from concord_models.frames import ranking_cube, to_pandas
 from concord_stats.kendall import (
     pairwise_mean_tau_b,
     pairwise_tau_b,

@@ -3,7 +3,7 @@
 
 import pandas as pd
 
-from concord_io.frames import ranking_cube, to_pandas
+from concord_models.frames import ranking_cube, to_pandas
 from concord_stats.kendall import kendall_w
 
 

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from concord_io.frames import frames_by
+from concord_models.frames import frames_by
 from concord_stats.rater import category_kappas
 
 

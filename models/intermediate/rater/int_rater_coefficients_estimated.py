@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from concord_common.settings import dbt_vars
-from concord_io.frames import frames_by, to_pandas
+from concord_models.frames import frames_by, to_pandas
 from concord_stats.bootstrap import derive_seed
 from concord_stats.rater_coefficients import dataset_coefficients, se_inference
 
