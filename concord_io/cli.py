@@ -869,7 +869,8 @@ PROBE_COMMANDS = {
 }
 
 
-#: What ``concord probe mcq`` adds to the probe's own options (``python -m probe mcq``).
+#: The options ``concord probe mcq`` takes beyond the probe's own (``python -m probe mcq``).
+MCQ_OWN_OPTIONS = ("--land", "--variant")
 MCQ_LAND_HELP = (
     "concord probe mcq lands the study's inputs first (the probe scores the landed items), "
     "and takes two options of its own: --land imports the logs into the study (concord add "
@@ -911,11 +912,11 @@ def _probe_mcq(args: list[str]) -> int:
         print("\n" + MCQ_LAND_HELP)
         return status
     ours = argparse.ArgumentParser(add_help=False)
-    for flag in ("--items", "--landing-dir"):
+    for flag in ("--items", "--landing-dir"):  # the probe's, read here too
         ours.add_argument(flag, type=Path, default=None)
-    ours.add_argument("--land", action="store_true")
-    ours.add_argument("--variant", default="base")
     ours.add_argument("--replace", action="store_true")
+    ours.add_argument(MCQ_OWN_OPTIONS[0], action="store_true")
+    ours.add_argument(MCQ_OWN_OPTIONS[1], default="base")
     known, rest = ours.parse_known_args(args)
     project = paths.project_root(known.items)
     landing = known.landing_dir or paths.landing_dir(project)

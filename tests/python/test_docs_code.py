@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from concord_io.cli import MCQ_OWN_OPTIONS
 from concord_io.project import PROJECT_ROOT
 
 PAGES = [PROJECT_ROOT / "README.md", *sorted((PROJECT_ROOT / "docs").glob("*.md"))]
@@ -133,6 +134,8 @@ def test_every_documented_command_line_passes_options_its_command_takes():
                 command, rest = (*command, rest[0]), rest[1:]
             if command[:1] == ("probe",) and len(command) == 2 and command[1] in probe:
                 known = probe[command[1]]  # concord probe passes its words to the probe
+                if command[1] == "mcq":  # and takes its own beside them
+                    known = known | set(MCQ_OWN_OPTIONS)
             else:
                 known = concord[command]
         elif "-m" in words and words[words.index("-m") + 1 :][:1] == ["probe"]:
