@@ -283,51 +283,62 @@ def _write_xlsx(
             last_row = r
             for c, raw in enumerate(record):
                 value = _text(raw)
-                if value is None:
-                    continue
-                shown: object = value
-                if isinstance(value, bool):
-                    data.write_boolean(r, c, value)
-                elif isinstance(value, int | float | Decimal):
-                    if isinstance(value, Decimal):  # a DECIMAL is a number, not text
-                        value = float(value)
-                    if value == value and abs(value) != float("inf"):
-                        data.write_number(r, c, value)
-                        # Excel's General format shows about ten significant digits
-                        shown = f"{value:.10g}"
-                    else:  # NaN and infinities have no xlsx number
-                        data.write_string(r, c, str(value))
-                elif (excel_date := _excel_date(value)) is not None:
-                    moment, kind = excel_date
-                    data.write_datetime(r, c, moment, formats[kind])
-                    shown = DATE_FORMATS[kind].replace('"', "")
-                elif len(text := str(value)) > XLSX_MAX_CHARS:
-                    # xlsxwriter would cut it to the cell's limit and say nothing
-                    raise ConcordError(
-                        f"--mart {mart}: row {r}, column {header[c]} holds a text of "
-                        f"{len(text)} characters, more than an xlsx cell holds "
-                        f"({XLSX_MAX_CHARS}); nothing was written",
-                        hint="export it with --format csv or --format parquet",
-                    )
-                else:
-                    data.write_string(r, c, text)
-                widths[c] = max(widths[c], _width(shown))
+                if value is not None:
+                    where = f"--mart {mart}: row {r}, column {header[c]}"
+                    shown = _write_cell(data, (r, c), value, formats, where)
+                    widths[c] = max(widths[c], _width(shown))
         if header:
             data.freeze_panes(1, 0)
             data.autofilter(0, 0, last_row, len(header) - 1)
         for c, width in enumerate(widths):
             data.set_column(c, c, _bounded(width))
 
-        about = book.add_worksheet(COLUMNS_SHEET)
-        lines = [("table", description), (), ("column", "type", "description"), *columns]
-        widths = [0, 0, 0]
-        for r, line in enumerate(lines):
-            for c, text in enumerate(line):
-                about.write_string(r, c, text)
-                if r > 0:  # the table's description runs on over the empty cells beside it
-                    widths[c] = max(widths[c], _width(text))
-        for c, width in enumerate(widths):
-            about.set_column(c, c, _bounded(width))
+        _write_columns_sheet(book, description, columns)
+
+
+def _write_columns_sheet(book, description: str, columns: list[tuple[str, str, str]]) -> None:
+    """The sheet that describes the table and each of its columns (name, type, meaning)."""
+    about = book.add_worksheet(COLUMNS_SHEET)
+    lines = [("table", description), (), ("column", "type", "description"), *columns]
+    widths = [0, 0, 0]
+    for r, line in enumerate(lines):
+        for c, text in enumerate(line):
+            about.write_string(r, c, text)
+            if r > 0:  # the table's description runs on over the empty cells beside it
+                widths[c] = max(widths[c], _width(text))
+    for c, width in enumerate(widths):
+        about.set_column(c, c, _bounded(width))
+
+
+def _write_cell(sheet, cell: tuple[int, int], value: object, formats: dict, where: str) -> object:
+    """``value`` written at ``cell`` of ``sheet`` as what it is (a boolean, a number, a date,
+    text); what a reader sees of it, for the column's width. A text longer than a cell holds
+    is refused (``where`` names its row and column)."""
+    r, c = cell
+    if isinstance(value, bool):
+        sheet.write_boolean(r, c, value)
+        return value
+    if isinstance(value, int | float | Decimal):
+        number = float(value) if isinstance(value, Decimal) else value  # a DECIMAL is a number
+        if number == number and abs(number) != float("inf"):
+            sheet.write_number(r, c, number)
+            return f"{number:.10g}"  # Excel's General format shows about ten digits
+        sheet.write_string(r, c, str(number))  # NaN and infinities have no xlsx number
+        return number
+    if (excel_date := _excel_date(value)) is not None:
+        moment, kind = excel_date
+        sheet.write_datetime(r, c, moment, formats[kind])
+        return DATE_FORMATS[kind].replace('"', "")
+    text = str(value)
+    if len(text) > XLSX_MAX_CHARS:
+        # xlsxwriter would cut it to the cell's limit and say nothing
+        raise ConcordError(
+            f"{where} holds a text of {len(text)} characters, more than an xlsx cell holds "
+            f"({XLSX_MAX_CHARS}); nothing was written",
+            hint="export it with --format csv or --format parquet",
+        )
+    sheet.write_string(r, c, text)
+    return value
 
 
 def _write_parquet(path: Path, table: pa.Table, columns: list[tuple[str, str, str]]) -> None:

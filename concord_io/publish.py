@@ -657,6 +657,24 @@ def publish(
         raise disk from error
 
 
+def _check_links(serving_dir: Path) -> None:
+    """The serving folder's reader paths are the symlinks publish manages, and nothing
+    opened a published file for writing (a ``.wal`` beside it)."""
+    for link in (CURRENT_DB, CURRENT_PARQUET, CURRENT):
+        path = serving_dir / link
+        if path.exists() and not path.is_symlink():
+            raise PublishError(
+                f"{path} is a real file or folder, not the symlink publish manages",
+                hint="move it out of the serving folder and publish again",
+            )
+        _check_no_wal(path, "something opened the serving file for writing")
+    current = current_version(serving_dir)
+    if current is not None:
+        _check_no_wal(
+            serving_dir / VERSIONS / current / CURRENT_DB, "something opened it for writing"
+        )
+
+
 def _publish_locked(
     database: Path,
     serving_dir: Path,
@@ -668,17 +686,7 @@ def _publish_locked(
 ) -> Published:
     versions = serving_dir / VERSIONS
     versions.mkdir(exist_ok=True)
-    for link in (CURRENT_DB, CURRENT_PARQUET, CURRENT):
-        path = serving_dir / link
-        if path.exists() and not path.is_symlink():
-            raise PublishError(
-                f"{path} is a real file or folder, not the symlink publish manages",
-                hint="move it out of the serving folder and publish again",
-            )
-        _check_no_wal(path, "something opened the serving file for writing")
-    current = current_version(serving_dir)
-    if current is not None:
-        _check_no_wal(versions / current / CURRENT_DB, "something opened it for writing")
+    _check_links(serving_dir)
     # a record lost or emptied is rebuilt first, its versions all kept by this publish
     rebuilt = recover_record(serving_dir)
     if rebuilt is not None:

@@ -74,7 +74,7 @@ ITEM_BLOCK = 16_384  # items per block of per-item terms (memory stays bounded)
 # --------------------------------------------------------------------------------------------
 # weights
 # --------------------------------------------------------------------------------------------
-def weight_matrix(name: str, values: np.ndarray | None = None, q: int | None = None) -> np.ndarray:
+def weight_matrix(name: str, values: np.ndarray | None = None, q: int | None = None) -> np.ndarray:  # noqa: C901 - one branch per weighting scheme of Gwet (2014) ch. 3, each its formula
     """irrCAC's agreement weights w_kl for categories with numeric ``values`` (sorted).
 
     With no values the categories are 1..q (irrCAC's rule for non-numeric labels). identity:
@@ -890,7 +890,7 @@ def _weights_label(name: str) -> str:
     return "unweighted" if name == "identity" else name
 
 
-def _statistic(data: Ratings, weights: dict[str, np.ndarray], levels: dict, values):
+def _statistic(data: Ratings, weights: dict[str, np.ndarray], levels: dict, values):  # noqa: C901 - one branch per coefficient, each its published formula
     """Item sums (:meth:`_Terms.unit_sums` or :meth:`_Terms.replicate_sums`) -> (R, columns)
     values of every coefficient; with the names and the terms."""
     r, q = data.n_raters, data.q
@@ -1018,7 +1018,7 @@ def point_estimates(
     return {name: float(value) for name, value in zip(names, row, strict=False)}
 
 
-def dataset_coefficients(
+def dataset_coefficients(  # noqa: C901 - one pass over a dataset for every coefficient (the counts once)
     codes: np.ndarray,
     n_categories: int,
     *,

@@ -148,7 +148,7 @@ def _window_start(ids, offsets, special: set[int]) -> int | None:
     return start
 
 
-def build_requests(
+def build_requests(  # noqa: C901 - one pass over the prompts for both tokenizer kinds and every boundary case: the hot path of tokenization, measured against the joint encoding (bench)
     tokenizer,
     prompts: list[str],
     candidates: list[str] | list[list[str]],

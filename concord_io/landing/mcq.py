@@ -293,55 +293,82 @@ def _record_runs(
             if not _once(seen, (source.content_hash, way, read_as), source, notes):
                 continue
             folder = study.relative(source.path.parent)
-            # the file's records by (model, variant, presented order), in the order met: a
-            # file may hold several runs
-            found: dict[tuple[str, str, str], Pieces] = {}
             if read_as is not None:
-                harness_task, task, language = read_as
                 if line["task_pattern"]:
-                    _refuse_same_task(by_task, (folder, task, language), source, line)
-                prov = provenance(source.path.parent, harness_task, source.name)
-                answers, scores = read_samples(
-                    con, study, line, source, task, language, prov.target_delimiter
-                )
-                _refuse_other_domains(con, answers)
-                kind = "lm_eval"
-                for model, variant, order in _groups(answers):
-                    pieces = found[(model, variant, order)] = records.pieces()
-                    records.add(pieces, _of_run(answers, model, variant))
-                del answers
+                    _refuse_same_task(by_task, (folder, *read_as[1:]), source, line)
+                found, prov, scores = _read_log(con, study, line, source, read_as, records)
             else:
-                prov, kind, scores = Provenance(), "long", None
-                read = read_long(con, study, line, source, items, f"long_file_{len(seen)}")
-                first = records.reserve(read.n_rows)
-                for model, variant, order in read.runs:
-                    pieces = found[(model, variant, order)] = records.pieces()
-                    answers = read.run_answers[(model, variant)]
-                    piece = Deferred(answers, read.tables, (source,), first, clean=read.clean)
-                    records.defer(pieces, piece)
+                prov, scores = Provenance(), None
+                found = _read_long_file(con, study, line, source, items, records, len(seen))
             # the whole file is read and checked: its records join their runs
+            inputs = [source.name, source.content_hash, way, items_fingerprint]
+            if read_as is not None:  # its results file's delimiter shapes the option texts
+                inputs.append(prov.target_delimiter)
+            kind = "long" if read_as is None else "lm_eval"
             for (model, variant, order), pieces in found.items():
                 row = _run_row(
-                    model=model,
-                    variant=variant,
-                    kind=kind,
-                    folder=folder,
-                    order=order,
-                    prov=prov,
+                    model=model, variant=variant, kind=kind, folder=folder, order=order, prov=prov
                 )
-                key = row["run_id"]
-                run = runs.get(key)
-                if run is None:
-                    run = runs[key] = Run(row, answers=records.pieces())
-                _refuse_mixed(run, row, source)
-                inputs = [source.name, source.content_hash, way, items_fingerprint]
-                if kind == "lm_eval":  # its results file's delimiter shapes the option texts
-                    inputs.append(prov.target_delimiter)
+                run = _joined(runs, row, source, records)
                 run.inputs.append(inputs)
                 if scores is not None:
                     run.option_scores.append(scores)
                 records.move(pieces, run.answers)
     return list(runs.values())
+
+
+def _joined(runs: dict[str, Run], row: dict, source: SourceFile, records: Records) -> Run:
+    """The run ``row`` describes, the one already met (presented and recorded alike:
+    :func:`_refuse_mixed`) or a new one."""
+    run = runs.get(row["run_id"])
+    if run is None:
+        run = runs[row["run_id"]] = Run(row, answers=records.pieces())
+    _refuse_mixed(run, row, source)
+    return run
+
+
+def _read_log(
+    con: duckdb.DuckDBPyConnection,
+    study: Study,
+    line: Line,
+    source: SourceFile,
+    read_as: tuple[str, str, str],
+    records: Records,
+) -> tuple[dict[tuple[str, str, str], Pieces], Provenance, pa.Table]:
+    """A sample log read and checked (``read_as``: its harness task, task and language):
+    its records by (model, variant, presented order), in the order met, waiting in
+    ``records``; its run's provenance; its option scores."""
+    harness_task, task, language = read_as
+    prov = provenance(source.path.parent, harness_task, source.name)
+    answers, scores = read_samples(con, study, line, source, task, language, prov.target_delimiter)
+    _refuse_other_domains(con, answers)
+    found: dict[tuple[str, str, str], Pieces] = {}
+    for model, variant, order in _groups(answers):
+        pieces = found[(model, variant, order)] = records.pieces()
+        records.add(pieces, _of_run(answers, model, variant))
+    return found, prov, scores
+
+
+def _read_long_file(
+    con: duckdb.DuckDBPyConnection,
+    study: Study,
+    line: Line,
+    source: SourceFile,
+    items: pa.Table,
+    records: Records,
+    number: int,
+) -> dict[tuple[str, str, str], Pieces]:
+    """A long file read and checked: its records by (model, variant, presented order), in
+    the order met (a file may hold several runs), read where they lie when their run is
+    written (``number``: the file's, for its tables' names)."""
+    read = read_long(con, study, line, source, items, f"long_file_{number}")
+    first = records.reserve(read.n_rows)
+    found: dict[tuple[str, str, str], Pieces] = {}
+    for model, variant, order in read.runs:
+        pieces = found[(model, variant, order)] = records.pieces()
+        answers = read.run_answers[(model, variant)]
+        records.defer(pieces, Deferred(answers, read.tables, (source,), first, clean=read.clean))
+    return found
 
 
 def _of_run(answers: pa.Table, model: str, variant: str) -> pa.Table:

@@ -180,6 +180,54 @@ def file_pattern(file: str) -> re.Pattern[str]:
     return re.compile("^" + re.escape(file).replace(r"\*", "[^/]*") + "$")
 
 
+def _check_lm_eval_line(line: Line, where: str) -> None:
+    """An lm_eval line: a model and run (the logs do not say them), a language or a task
+    pattern, and its JSON fields (``item_key``, ``domain_field``) as dotted names."""
+    for column in ("model", "run"):
+        if not line[column]:
+            raise ConcordError(
+                f"{where}: an lm_eval line needs a {column} (the sample logs do not say it)",
+                hint="Fill it in.",
+            )
+    if bool(line["language"]) == bool(line["task_pattern"]):
+        raise ConcordError(
+            f"{where}: an lm_eval line needs a language or a task_pattern, not "
+            f"{'both' if line['language'] else 'neither'}",
+            hint="language: the logs' one language; task_pattern: auto, or where the "
+            "language stands in the task names (xcopa_{lang})",
+        )
+    if line["task_pattern"]:
+        check_task_pattern(line["task_pattern"], where)
+    if line["item_key"] and not FIELD_PATH.match(line["item_key"]):
+        raise ConcordError(
+            f"{where}: item_key {printable(line['item_key'])} is not a JSON field "
+            "name (names joined by dots, e.g. doc.id)",
+            hint="leave it blank for doc_id",
+        )
+    if line["domain_field"] and not FIELD_PATH.match(line["domain_field"]):
+        raise ConcordError(
+            f"{where}: domain_field {printable(line['domain_field'])} is not a field of "
+            "the document (names joined by dots, e.g. subject or meta.subject)",
+            hint="leave it blank for the document's domain",
+        )
+
+
+def _check_long_line(line: Line, where: str) -> None:
+    """A long file's line: no lm_eval column (its records name their language, and its
+    items take their domain from the item files)."""
+    if line["task_pattern"]:
+        raise ConcordError(
+            f"{where}: task_pattern is for lm_eval lines; a long file has a language column",
+            hint="leave task_pattern blank",
+        )
+    if line["domain_field"]:
+        raise ConcordError(
+            f"{where}: domain_field is for lm_eval lines; a long file's items take their "
+            "domain from the item files",
+            hint="leave domain_field blank",
+        )
+
+
 def check_answer_source(study: Study, line: Line) -> None:
     """One ``mcq_answer_sources`` line on its own: its file a relative path, its format,
     and what a format needs (an lm_eval line: model, run, and language or task_pattern)."""
@@ -202,44 +250,9 @@ def check_answer_source(study: Study, line: Line) -> None:
             "lm_eval: the harness's samples_<task>_<date>.jsonl",
         )
     if line["format"] == "lm_eval":
-        for column in ("model", "run"):
-            if not line[column]:
-                raise ConcordError(
-                    f"{where}: an lm_eval line needs a {column} (the sample logs do not say it)",
-                    hint="Fill it in.",
-                )
-        if bool(line["language"]) == bool(line["task_pattern"]):
-            raise ConcordError(
-                f"{where}: an lm_eval line needs a language or a task_pattern, not "
-                f"{'both' if line['language'] else 'neither'}",
-                hint="language: the logs' one language; task_pattern: auto, or where the "
-                "language stands in the task names (xcopa_{lang})",
-            )
-        if line["task_pattern"]:
-            check_task_pattern(line["task_pattern"], where)
-        if line["item_key"] and not FIELD_PATH.match(line["item_key"]):
-            raise ConcordError(
-                f"{where}: item_key {printable(line['item_key'])} is not a JSON field "
-                "name (names joined by dots, e.g. doc.id)",
-                hint="leave it blank for doc_id",
-            )
-        if line["domain_field"] and not FIELD_PATH.match(line["domain_field"]):
-            raise ConcordError(
-                f"{where}: domain_field {printable(line['domain_field'])} is not a field of "
-                "the document (names joined by dots, e.g. subject or meta.subject)",
-                hint="leave it blank for the document's domain",
-            )
-    elif line["task_pattern"]:
-        raise ConcordError(
-            f"{where}: task_pattern is for lm_eval lines; a long file has a language column",
-            hint="leave task_pattern blank",
-        )
-    elif line["domain_field"]:
-        raise ConcordError(
-            f"{where}: domain_field is for lm_eval lines; a long file's items take their "
-            "domain from the item files",
-            hint="leave domain_field blank",
-        )
+        _check_lm_eval_line(line, where)
+    else:
+        _check_long_line(line, where)
     if line["model"]:  # the marts show it; a line break would split every row it is on
         check_model_name(
             line["model"], f"{where}: model", hint="write the model's name on one line"

@@ -238,6 +238,25 @@ def _text(data: bytes, label: str) -> str:
     return text_of(data, label, "the file is empty (no header row)")
 
 
+def _decoded_header(data: bytes, label: str) -> tuple[bytes, str | None, list[str], list[str]]:
+    """The file's bytes without a BOM (Arrow parses them), its text where it was decoded
+    (None: only the header was), and its header as written and as names. A file without a
+    quote, CR or NUL has only its first line decoded here, and Arrow checks the rest is
+    UTF-8 as it parses (decoding 1.4 GB of wide files took 3 s)."""
+    body = data
+    while body.startswith(BOM):
+        body = body[len(BOM) :]
+    if not body or b'"' in body or b"\r" in body or b"\0" in body:
+        text = _text(data, label)
+        return (body, text, *_header(text))
+    end = body.find(b"\n")
+    try:
+        return (body, None, *_header((body[:end] if end >= 0 else body).decode("utf-8")))
+    except UnicodeDecodeError:
+        _text(data, label)  # refuses the file, naming the line
+        raise
+
+
 def read_csv(
     data: bytes,
     label: str,
@@ -258,23 +277,8 @@ def read_csv(
     at its commas: Arrow's parser, which refuses a record of another width, checks it, and
     the regular-expression pass runs only to name the record it refused (the same message);
     a file with quotes gets that pass first."""
-    body = data
-    while body.startswith(BOM):  # the bytes without a BOM: Arrow parses them
-        body = body[len(BOM) :]
+    body, text, raw, header = _decoded_header(data, label)
     quoted = b'"' in body
-    # a file without a quote, CR or NUL: only its first line is decoded here, and Arrow
-    # checks the rest is UTF-8 as it parses (decoding 1.4 GB of wide files took 3 s)
-    text = None
-    if not body or quoted or b"\r" in body or b"\0" in body:
-        text = _text(data, label)
-        raw, header = _header(text)
-    else:
-        end = body.find(b"\n")
-        try:
-            raw, header = _header((body[:end] if end >= 0 else body).decode("utf-8"))
-        except UnicodeDecodeError:
-            _text(data, label)  # refuses the file, naming the line
-            raise
     check_header(header, label, declared=declared, required=required, optional=optional)
     if quoted:
         assert text is not None  # decoded above: the file holds a quote
