@@ -744,9 +744,11 @@ def land(
 ) -> None:
     """Check the seed files and the cross-lingual study's input files, and land them as
     Parquet (one line per folder): what a Spark build needs first (docs/spark.md)."""
-    from concord_io.landing.__main__ import main
+    from concord_io.landing import land as land_inputs
 
-    main(["--landing", str(landing)] if landing else [])
+    project = paths.project_root()
+    for line in land_inputs(project, landing or paths.landing_dir(project)).lines():
+        print(printable(line))
 
 
 # ---------------------------------------------------------------------------------------------
