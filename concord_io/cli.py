@@ -97,6 +97,8 @@ class Stage:
     steps: list[Step]
     show_output: bool = False  # print the stage's output after it (the summary)
     env: dict[str, str] = field(default_factory=dict)
+    #: after the stage: why the build has nothing more to do (it stops there), or None
+    done_if: Callable[[], str | None] | None = None
 
 
 def build_stages(
@@ -348,6 +350,11 @@ def _run_stages(
                 console.print(text, markup=False)
             elif text:  # the stage's own last word: dbt's PASS/WARN counts, the docs' path
                 console.print(f"  {printable(text.splitlines()[-1].strip())}", markup=False)
+            done = stage.done_if() if stage.done_if is not None else None
+            if done:
+                log.write(f"{done}\n")
+                console.print(printable(done), markup=False)
+                break
     total = sum(s for _, s in timings)
     console.print(f"build finished in {total:.1f} s (log: {log_path})", markup=False)
     return timings
@@ -385,9 +392,17 @@ def build(
         list[str] | None,
         typer.Option(help=f"run only this stage (repeatable): {', '.join(STAGE_NAMES)}"),
     ] = None,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full", help="build everything, even when nothing is new since the last build"
+        ),
+    ] = False,
 ) -> None:
-    """Build the warehouse: dbt build, quality checkpoint, publish, report (with dbt docs),
-    summary; stops at the first stage that fails."""
+    """Build the warehouse: land, dbt build, quality checkpoint, publish, report (with dbt
+    docs), summary; stops at the first stage that fails, and after the landing when nothing
+    is new since the last whole build (its inputs, code, vars and seeds as it found them,
+    its database and published version as it left them)."""
     database = (database or paths.build_db_path()).absolute()
     log_path = (log or database.parent / "logs" / BUILD_LOG).absolute()
     stages = build_stages(
@@ -405,8 +420,30 @@ def build(
         stages = [s for s in stages if s.name in stage]
     from concord_io.landing.mcq import checked_landing_folder
 
-    landing = checked_landing_folder(paths.landing_dir(), paths.project_root())
+    project = paths.project_root()
+    landing = checked_landing_folder(paths.landing_dir(), project)
+    if not stage:  # the whole build: it records what it was made from, and skips a repeat
+        _skip_when_nothing_new(stages, project, landing, database, full)
     run_build(database, stages, log_path, _console(), landing)
+
+
+def _skip_when_nothing_new(
+    stages: list[Stage], project: Path, landing: Path, database: Path, full: bool
+) -> None:
+    """The whole build's stages told to stop after the landing when nothing is new since the
+    last whole build (unless ``full``), and to record what they were made from at the end
+    (:mod:`concord_io.build_state`)."""
+    from concord_io import build_state
+
+    warehouse, serving = database.parent, database.parent / "serving"
+    digest: list[str] = []
+
+    def nothing_new() -> str | None:
+        digest.append(build_state.inputs_digest(project, landing))
+        return None if full else build_state.nothing_new(warehouse, digest[0], database, serving)
+
+    stages[0].done_if = nothing_new
+    stages[-1].steps.append(lambda: build_state.record(warehouse, digest[0], database, serving))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -201,6 +201,71 @@ def test_concord_build_holds_one_warehouse_lock_from_its_landing_to_its_end(
     assert outsider[0].wait(timeout=120) == 0  # then it lands
 
 
+def test_a_whole_build_with_nothing_new_stops_after_its_landing(project_copy, monkeypatch):
+    """The whole build records what it was made from; the next one with nothing new stops
+    after its (real) landing without running the rest, and any change builds again: an
+    input file, a model's code, the build database written by another dbt call, a
+    published version gone; --full always builds. (The stages after the landing stand in
+    for dbt, quality, publish: they count their runs and write what those write.)"""
+    from concord_io import cli
+    from concord_io.landing import land
+    from concord_io.publish import CURRENT, CURRENT_DB, VERSIONS
+
+    monkeypatch.chdir(project_copy)
+    warehouse = project_copy / "warehouse"
+    database, landing, serving = (
+        warehouse / "concord.duckdb",
+        warehouse / "landing",
+        warehouse / "serving",
+    )
+    ran: list[str] = []
+
+    def dbt_build() -> None:
+        ran.append("dbt")
+        database.write_bytes(b"a build " + str(len(ran)).encode())
+
+    published: list[str] = []
+
+    def publish() -> None:
+        version = f"20261128T0000{len(published):02d}000000Z"
+        published.append(version)
+        (serving / VERSIONS / version).mkdir(parents=True)
+        (serving / VERSIONS / version / CURRENT_DB).write_bytes(database.read_bytes())
+        (serving / CURRENT).unlink(missing_ok=True)
+        (serving / CURRENT).symlink_to(f"{VERSIONS}/{version}")
+
+    def build(full: bool = False) -> list[str]:
+        ran.clear()
+        stages = [
+            Stage("land", [lambda: print(len(land(project_copy, landing).outcomes))]),
+            Stage("dbt-build", [dbt_build]),
+            Stage("publish", [publish]),
+        ]
+        cli._skip_when_nothing_new(stages, project_copy, landing, database, full)
+        out = io.StringIO()
+        run_build(database, stages, project_copy / "b.log", Console(file=out), landing)
+        return ran if "nothing new since the last build" not in out.getvalue() else ["skipped"]
+
+    assert build() == ["dbt"]
+    assert build() == ["skipped"]
+    answers = project_copy / "seeds" / "mcq" / "answers" / "mBERT_Merged_Multilingual.csv"
+    text = answers.read_text(encoding="utf-8")
+    cut = text.rindex("\n", 0, len(text) - 1) - 1  # the last row's last answer
+    answers.write_text(text[:cut] + ("A" if text[cut] != "A" else "B") + text[cut + 1 :],
+                       encoding="utf-8")  # fmt: skip
+    assert build() == ["dbt"]  # a changed answer file
+    assert build() == ["skipped"]
+    model = project_copy / "models" / "marts" / "mcq" / "mcq_agreement_summary_v2.sql"
+    model.write_text(model.read_text(encoding="utf-8") + "\n-- changed\n", encoding="utf-8")
+    assert build() == ["dbt"]  # a mart's code
+    database.write_bytes(b"written by a plain dbt build")
+    assert build() == ["dbt"]  # the database another dbt call wrote
+    (serving / CURRENT).unlink()
+    assert build() == ["dbt"]  # the published version gone
+    assert build(full=True) == ["dbt"]
+    assert build() == ["skipped"]
+
+
 def test_build_with_all_stages_ok_reports_each_timing(tmp_path):
     stages = [Stage(n, [[sys.executable, "-c", "print(1)"]]) for n in ("a", "b")]
     stages.append(Stage("summary", [[sys.executable, "-c", "print('the summary')"]], True))
