@@ -153,6 +153,10 @@ def read_descriptions(manifest: Path | None) -> dict[str, dict]:
             if any(c.get("type") == "primary_key" for c in meta.get("constraints") or [])
         ]
         out[name] = {
+            # a versioned model's own name, where this table is its latest version
+            "latest_of": node["name"]
+            if node.get("version") is not None and node.get("version") == node.get("latest_version")
+            else None,
             "description": (node.get("description") or "").strip(),
             "columns": {
                 col: (meta.get("description") or "").strip() for col, meta in columns.items()
@@ -445,6 +449,7 @@ def _copy_marts(
                         f"comment on column {table}.{sql_identifier(column)} is {sql_literal(text)}"
                     )
             counts[name] = con.execute(f"select count(*) from {table}").fetchone()[0]
+        _latest_version_views(con, marts, descriptions)
         con.execute(f"create schema serving.{META_SCHEMA}")
         con.execute(
             f"create table serving.{META_SCHEMA}.publication as select "
@@ -466,6 +471,28 @@ def _copy_marts(
     return counts
 
 
+def _latest_version_views(
+    con: duckdb.DuckDBPyConnection, marts: list[str], descriptions: dict[str, dict]
+) -> None:
+    """Each versioned mart also under its unversioned name, at its latest version: a view
+    (``marts.mcq_agreement_summary`` reads ``marts.mcq_agreement_summary_v2``), the name a BI
+    tool's saved dataset keeps across versions. Not a table: exports and counts see each
+    mart once."""
+    for name in marts:
+        latest_of = (descriptions.get(name) or {}).get("latest_of")
+        if not latest_of or latest_of == name or latest_of in marts:
+            continue
+        view = f"serving.{SCHEMA}.{sql_identifier(latest_of)}"
+        con.execute(f"create view {view} as select * from {SCHEMA}.{sql_identifier(name)}")
+        con.execute(
+            f"comment on view {view} is "
+            + sql_literal(
+                f"{latest_of} at its latest version, {name}: save this name in a BI tool, "
+                "it follows each new version"
+            )
+        )
+
+
 def _export_parquet(
     version_db: Path, out_dir: Path, counts: dict[str, int], meta: dict[str, object]
 ) -> None:
@@ -477,8 +504,9 @@ def _export_parquet(
     try:
         tables = []
         for (name,) in con.execute(
+            # the tables: a view of a mart's latest version is that mart under another name
             "select table_name from information_schema.tables where table_schema = ? "
-            "order by table_name",
+            "and table_type = 'BASE TABLE' order by table_name",
             [SCHEMA],
         ).fetchall():
             file = out_dir / f"{name}.parquet"

@@ -306,6 +306,12 @@ def test_duckdb_14_opens_the_serving_file_and_reads_every_mart(warehouse, served
         ).fetchall():
             rows = con.execute(f'select * from marts."{name}"').fetchall()
             out["tables"][name] = len(rows)
+        out["views"] = {
+            name: len(con.execute(f'select * from marts."{name}"').fetchall())
+            for (name,) in con.execute(
+                "select view_name from duckdb_views() where schema_name = 'marts'"
+            ).fetchall()
+        }
         print(json.dumps(out))
         """
     )
@@ -319,6 +325,35 @@ def test_duckdb_14_opens_the_serving_file_and_reads_every_mart(warehouse, served
     got = json.loads(result.stdout)
     assert got["version"] == DUCKDB_14
     assert got["tables"] == build_marts(warehouse)
+    # each versioned mart's unversioned name reads its latest version there too
+    assert got["views"]["mcq_agreement_summary"] == got["tables"]["mcq_agreement_summary_v2"]
+
+
+def test_each_versioned_mart_has_its_unversioned_name_at_its_latest_version(served):
+    """A BI tool's saved dataset names the mart without its version: a view of the latest
+    version (its name as the manifest gives the model, its description saying so), whatever
+    catalog name a reader attaches the file under; exports and counts see each mart once."""
+    from concord_io.export import published_marts
+
+    serving, _ = served
+    with duckdb.connect(":memory:") as con:
+        con.execute(f"attach '{serving / CURRENT_DB}' as published (read_only)")
+        con.execute("use published")
+        views = dict(
+            con.execute(
+                "select view_name, comment from duckdb_views() where schema_name = 'marts'"
+            ).fetchall()
+        )
+        assert set(views) == {
+            name.removesuffix("_v2") for name in published_marts(con) if name.endswith("_v2")
+        }
+        assert views["mcq_agreement_summary"].startswith(
+            "mcq_agreement_summary at its latest version, mcq_agreement_summary_v2: save this"
+        )
+        for view in views:
+            assert con.execute(f"select * from marts.{view} except all "
+                               f"select * from marts.{view}_v2").fetchall() == []  # fmt: skip
+            assert view not in published_marts(con)
 
 
 def test_sqlalchemy_duckdb_engine_connects_read_only(served, warehouse):
