@@ -42,7 +42,7 @@ from typer import completion as typer_completion
 from typer._click.exceptions import NoArgsIsHelpError
 
 from concord_common import warehouse_lock
-from concord_common.sql import sql_identifier
+from concord_common.sql import sql_identifier, sql_literal
 from concord_io import paths
 from concord_io.dbt_sequence import THEN
 from concord_io.errors import ConcordError, debug_requested, printable, run_main
@@ -633,6 +633,90 @@ def _no_current_version(serving: Path, database: Path | None) -> list[str]:
     ]
 
 
+def _quarantine_and_failing_lines(con, marts: list[str]) -> list[str]:
+    """The published version's quarantined rows by study and reason, and its failing dbt
+    tests (``marts``: the tables it publishes)."""
+    lines = []
+    if "dq_quarantine" in marts:
+        quarantined = con.execute(
+            "select study, reason, count(*) from marts.dq_quarantine "
+            "group by study, reason order by study, count(*) desc, reason"
+        ).fetchall()
+        lines.append(f"Quarantined rows: {sum(n for *_, n in quarantined)}")
+        lines += [f"  {s}: {n} x {printable(r)}" for s, r, n in quarantined]
+    if TEST_FAILURES_TABLE in marts:
+        failing = con.execute(
+            f"select test_name, model_name, status, n_failures, failures_relation "
+            f"from marts.{TEST_FAILURES_TABLE} order by model_name, test_name"
+        ).fetchall()
+        lines.append(f"Failing tests in the published build: {len(failing)}")
+        lines += [
+            f"  {t} on {m}: {s}, {n} rows" + (f" (rows in {rel})" if rel else "")
+            for t, m, s, n, rel in failing
+        ]
+    return lines
+
+
+def _probe_run_lines(landed: dict[str, str], published_runs: list[str]) -> list[str]:
+    """Each landed probe run and its model, and whether the published version holds it."""
+    return [f"Probe runs landed in {paths.landing_dir() / 'probe'}: {len(landed)}"] + [
+        f"  {printable(r)}: {printable(model)}"
+        + ("  (published)" if r in published_runs else "  (not built)")
+        for r, model in landed.items()
+    ]
+
+
+def _mcq_run_lines(landing: Path, published: Path | None) -> list[str]:
+    """Each landed cross-lingual run, one line: model, variant, tasks, languages, items and
+    answers, accuracy where graded (the published ``mcq_accuracy``, pooled over its
+    languages), its source and when it landed, and whether the published version holds it."""
+    import duckdb
+
+    from concord_io.connect import connect_serving, open_duckdb
+
+    runs, answers = (landing / "mcq" / "run_id=*" / f"{t}.parquet" for t in ("runs", "answers"))
+    if not list(landing.glob("mcq/run_id=*/runs.parquet")):
+        return [f"Cross-lingual runs landed in {landing / 'mcq'}: 0 (`concord land` lands them)"]
+    with open_duckdb() as con:
+        rows = con.execute(
+            f"""
+            select r.run_id, r.model, r.variant, r.source_folder, r.landed_at,
+                string_agg(distinct a.task, ', ' order by a.task),
+                string_agg(distinct a.language, ', ' order by a.language),
+                count(distinct (a.task, a.item_id)), count(a.run_id)
+            from read_parquet({sql_literal(str(runs))}) as r
+            left join read_parquet({sql_literal(str(answers))}) as a using (run_id)
+            group by all
+            order by r.model, r.variant, r.run_id
+            """
+        ).fetchall()
+    graded: dict[str, float] = {}
+    built: set[str] = set()
+    if published is not None:
+        with connect_serving(published) as con:
+            try:
+                built = {r for (r,) in con.execute("select run_id from marts.fct_mcq_answers "
+                                                   "group by run_id").fetchall()}  # fmt: skip
+                graded = dict(
+                    con.execute(
+                        "select run_id, sum(accuracy_pct * n_gold_items) / sum(n_gold_items) "
+                        "from marts.mcq_accuracy where n_gold_items > 0 group by run_id"
+                    ).fetchall()
+                )
+            except duckdb.Error:  # a version published before these marts
+                pass
+    lines = [f"Cross-lingual runs landed in {landing / 'mcq'}: {len(rows)}"]
+    for run_id, model, variant, source, landed_at, tasks, langs, items, n in rows:
+        accuracy = f", accuracy {graded[run_id]:.1f} %" if run_id in graded else ""
+        lines.append(
+            f"  {printable(model)} ({printable(variant)}): task(s) {printable(tasks or '-')}, "
+            f"language(s) {printable(langs or '-')}, {items} item(s), {n} answer(s)"
+            f"{accuracy}; {printable(source)}, landed {landed_at:%Y-%m-%d %H:%M} UTC; "
+            f"{run_id}" + ("  (published)" if run_id in built else "  (not built)")
+        )
+    return lines
+
+
 def status_report(serving: Path | None = None) -> str:
     """What is published, when and from which build; whether the build database is what is
     published; the versions kept, each with its quality state, and what changed since the
@@ -688,32 +772,9 @@ def status_report(serving: Path | None = None) -> str:
             }
             lines.append(f"  {len(marts)} tables in schema {SCHEMA}, {sum(rows.values())} rows")
             published_runs = probe_runs(con)
-            if "dq_quarantine" in marts:
-                quarantined = con.execute(
-                    "select study, reason, count(*) from marts.dq_quarantine "
-                    "group by study, reason order by study, count(*) desc, reason"
-                ).fetchall()
-                total = sum(n for *_, n in quarantined)
-                lines.append(f"Quarantined rows: {total}")
-                lines += [f"  {s}: {n} x {printable(r)}" for s, r, n in quarantined]
-            if TEST_FAILURES_TABLE in marts:
-                failing = con.execute(
-                    f"select test_name, model_name, status, n_failures, failures_relation "
-                    f"from marts.{TEST_FAILURES_TABLE} order by model_name, test_name"
-                ).fetchall()
-                lines.append(f"Failing tests in the published build: {len(failing)}")
-                lines += [
-                    f"  {t} on {m}: {s}, {n} rows" + (f" (rows in {rel})" if rel else "")
-                    for t, m, s, n, rel in failing
-                ]
-    lines.append(
-        f"Probe runs landed in {paths.landing_dir() / 'probe'}: {len(landed)}"
-        + "".join(
-            f"\n  {printable(r)}: {printable(model)}"
-            + ("  (published)" if r in published_runs else "  (not built)")
-            for r, model in landed.items()
-        )
-    )
+            lines += _quarantine_and_failing_lines(con, marts)
+    lines += _mcq_run_lines(paths.landing_dir(), current if current.exists() else None)
+    lines += _probe_run_lines(landed, published_runs)
     generated, last_failures = _last_build_failures(_target_dir())
     if generated:
         lines.append(f"Last dbt invocation {generated}: {len(last_failures)} test(s) not passing")

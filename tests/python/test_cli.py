@@ -806,3 +806,42 @@ def test_install_spark_installs_no_torch(tmp_path):
 @pytest.mark.parametrize("target", ["test", "test-spark"])
 def test_the_test_targets_install_everything(target, tmp_path):
     assert {"probe", "dev", "spark"} <= extras_installed(target, tmp_path)
+
+
+def test_status_lists_every_cross_lingual_run_landed(tmp_path, monkeypatch):
+    """`concord status` names each landed cross-lingual run (it named none: the user
+    queried model_scorecard to see what is loaded): model and variant, tasks, languages,
+    items and answers, its source and when it landed, its run id, whether the published
+    version holds it, and its accuracy there where graded (pooled over its languages)."""
+    from test_report import serving_file
+
+    from concord_io import cli
+    from concord_io.landing import land
+    from concord_io.project import PROJECT_ROOT
+
+    landing = tmp_path / "landing"
+    land(PROJECT_ROOT, landing)
+    monkeypatch.setenv("CONCORD_LANDING_DIR", str(landing))
+    monkeypatch.setenv("DBT_TARGET_PATH", str(tmp_path / "target"))
+    text = status_report(tmp_path / "serving").splitlines()
+    start = text.index(f"Cross-lingual runs landed in {landing / 'mcq'}: 8")
+    gpt = next(line for line in text[start:] if line.startswith("  GPT-4o (base): "))
+    assert gpt.startswith(
+        "  GPT-4o (base): task(s) xcloze, language(s) en, fa, it, 60 item(s), 180 answer(s); "
+        "seeds/mcq/answers/GPT4o_Merged_Multilingual.csv, landed "
+    )
+    assert gpt.endswith("UTC; gpt-4o--base--ae5f52cc  (not built)")
+    published = serving_file(
+        tmp_path / "serving.duckdb",
+        {
+            "fct_mcq_answers": "select 'gpt-4o--base--ae5f52cc' as run_id",
+            "mcq_accuracy": "select * from (values ('gpt-4o--base--ae5f52cc', 60.0, 50), "
+            "('gpt-4o--base--ae5f52cc', 40.0, 50), ('mbert--base--10158d08', null, 0)) "
+            "as t(run_id, accuracy_pct, n_gold_items)",
+        },
+    )
+    lines = cli._mcq_run_lines(landing, published)
+    gpt = next(line for line in lines if line.startswith("  GPT-4o (base): "))
+    assert "180 answer(s), accuracy 50.0 %; seeds/" in gpt and gpt.endswith("  (published)")
+    mbert = next(line for line in lines if line.startswith("  mBERT (base): "))
+    assert "accuracy" not in mbert and mbert.endswith("  (not built)")
