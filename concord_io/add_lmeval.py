@@ -26,6 +26,7 @@ A spelling already aliased to another name, or a name that is itself a spelling,
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import json
 import os
@@ -46,6 +47,7 @@ from concord_io.landing.mcq import Run, read_source_runs
 from concord_io.landing.registries import (
     FIELD_PATH,
     Line,
+    answer_registry,
     check_answer_source,
     file_pattern,
     item_registry,
@@ -683,6 +685,7 @@ class Options:
     domain_field: str | None = None
     replace_languages: bool = False
     replace: bool = False
+    new_variant: bool = False
 
     def checked(self) -> Options:
         """The flags checked, before anything is read: the variant and ``--name`` names, the
@@ -842,6 +845,22 @@ def _copy_and_read(
         raise
 
 
+def _refuse_variant_typo(study: Study, rows: list[dict[str, str]], variant: str) -> None:
+    """A variant that no run of the study has, one typo from one that it has (``shufled``
+    for ``shuffled``), is refused naming the nearest: a new variant starts a new comparison
+    (its runs compared with no baseline run), so it is asked for by name (--new-variant)."""
+    known = {"base", "shuffled"} | {row.get("run", "") for row in rows}
+    known |= {line["run"] for line in answer_registry(study)}
+    near = difflib.get_close_matches(variant, sorted(known - {"", variant}), n=1, cutoff=0.8)
+    if variant not in known and near:
+        raise ConcordError(
+            f"--variant {printable(variant)}: no run of the study has it; did you mean "
+            f"{printable(near[0])}?",
+            hint=f"pass --variant {near[0]}, or --new-variant to start variant "
+            f"{printable(variant)}",
+        )
+
+
 def _write_registry(
     root: Path,
     study: Study,
@@ -883,6 +902,8 @@ def _add(root: Path, path: Path, options: Options) -> list[str]:
     earlier = _earlier_run(study, sources, runs, targets, options.replace)
     ours = _lines(runs, options)
     registry = _registry(study)
+    if not options.new_variant:
+        _refuse_variant_typo(study, registry[2], options.variant)
     new_lines = _check_lines(study, registry[2], ours, list(copies.values()))
     changed = [copy for copy in copies.values() if copy.status != "unchanged"]
     landed = _copy_and_read(study, sources, (earlier, changed, targets), ours, notes)

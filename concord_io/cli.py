@@ -886,7 +886,9 @@ def add_lmeval(
             "--as", help="folder under seeds/mcq/answer_sources/ (default: the model's slug)"
         ),
     ] = None,
-    variant: Annotated[str, typer.Option(help="the run's variant: base or shuffled")] = "base",
+    variant: Annotated[
+        str, typer.Option(help="the run's variant: base, shuffled, or a name of your own")
+    ] = "base",
     name: Annotated[
         str | None,
         typer.Option(
@@ -919,6 +921,14 @@ def add_lmeval(
             "files and sample logs that this folder does not bring)",
         ),
     ] = False,
+    new_variant: Annotated[
+        bool,
+        typer.Option(
+            "--new-variant",
+            help="start a variant no run of the study has, though its name is one letter "
+            "from one it has (refused otherwise, naming the nearest)",
+        ),
+    ] = False,
     replace_languages: Annotated[
         bool,
         typer.Option(
@@ -937,6 +947,7 @@ def add_lmeval(
         variant=variant, name=name,
         languages=None if languages is None else languages.split(","),
         domain_field=domain_field, replace_languages=replace_languages, replace=replace,
+        new_variant=new_variant,
     )  # fmt: skip
     for line in lines:
         print(printable(line))

@@ -804,3 +804,17 @@ def test_a_sample_log_that_is_a_link_to_a_fifo_is_named_as_what_it_is(project, t
     os.mkfifo(tmp_path / "pipe")
     log.symlink_to(tmp_path / "pipe")
     refused(project, output, f"org__model-1b/{log.name}: is a FIFO", "not a regular file")
+
+
+def test_a_variant_one_typo_from_a_known_one_is_refused_unless_new(project, tmp_path):
+    """`--variant shufled` started a variant of its own (compared with no baseline run),
+    though the help said "base or shuffled": refused naming the nearest, unless
+    --new-variant says a new one is meant; a name far from any is a new variant."""
+    output = harness_output(tmp_path / "out", TWO_LANGUAGES)
+    message = refused(project, output, "--variant shufled: no run of the study has it; did you "
+                      "mean shuffled?", variant="shufled")  # fmt: skip
+    assert message.endswith("did you mean shuffled?")
+    lines = add_lmeval(project, output, variant="shufled", new_variant=True)
+    assert any(line.startswith("registered") and "run shufled" in line for line in lines)
+    other = harness_output(tmp_path / "other", TWO_LANGUAGES, model="org/other")
+    assert any("run fewshot-5" in line for line in add_lmeval(project, other, variant="fewshot-5"))
