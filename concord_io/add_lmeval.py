@@ -31,6 +31,7 @@ import io
 import json
 import os
 import re
+import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -59,7 +60,7 @@ from concord_io.landing.spill import tables
 from concord_io.landing.strict_csv import read_csv
 from concord_io.landing.study import Study, load_study
 from concord_io.landing.task_names import AUTO, check_task_pattern, split_task
-from concord_io.paths import inside, landing_dir
+from concord_io.paths import inside, landing_dir, warehouse_dir
 
 REGISTRY = "mcq_answer_sources"
 PATTERN_COLUMN = "task_pattern"
@@ -345,24 +346,26 @@ def _refuse_absent_field(runs: list[HarnessRun], field: str, source: Path) -> No
         )
 
 
-def _registry(study: Study) -> tuple[Path, list[str], list[dict[str, str]], str]:
-    """The answer sources registry: its path, header, rows and line ending. A registry
-    written before a column declared optional existed (``task_pattern``, ``domain_field``)
-    is read without it, and written with it."""
-    path = study.registry(REGISTRY)
-    declared = study.columns[REGISTRY]
+def _registry(
+    study: Study, name: str = REGISTRY
+) -> tuple[Path, list[str], list[dict[str, str]], str]:
+    """A registry (the answer sources' by default): its path, header, rows and line ending.
+    A registry written before a column declared optional existed (``task_pattern``,
+    ``domain_field``) is read without it, and written with it."""
+    path = study.registry(name)
+    declared = study.columns[name]
     try:
         data = path.read_bytes()
     except OSError as error:
         raise ConcordError(
-            f"{REGISTRY}: registry not found or unreadable ({path}: {error.strerror})",
+            f"{name}: registry not found or unreadable ({path}: {error.strerror})",
             hint="every study registry is a CSV file in seeds/mcq/ (a header alone is enough)",
         ) from None
-    label = f"{REGISTRY} ({study.relative(path)})"
+    label = f"{name} ({study.relative(path)})"
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
     checked = read_csv(
         data, label, declared=declared, one_line_ending=False, allow_no_rows=True,
-        optional=study.optional[REGISTRY],
+        optional=study.optional[name],
     )  # fmt: skip
     rows = [
         {name.lower(): value for name, value in row.items()} for row in checked.table.to_pylist()
@@ -1028,3 +1031,86 @@ def _language_notes(
                 "--replace-languages)"
             )
     return notes
+
+
+def remove_run(project_root: Path | str, run_id: str, *, delete_files: bool = False) -> list[str]:
+    """``concord remove RUN_ID``: the landed cross-lingual run unregistered (its registry
+    line: the wide file's, or the answer sources lines of its folder) and landed again, so
+    its folder goes; its files moved out of the inputs folders (``<warehouse>/removed/<run
+    id>/``: a file there without its line would be refused by the next landing), or deleted
+    with ``delete_files``. The lines to print.
+    Refused, naming them, where its source gives other runs too (one line registers them
+    all). Holds the warehouse lock from its reads to its writes, as add does."""
+    root = Path(project_root).resolve()
+    landing = landing_dir(root)
+    with warehouse_lock.held(landing, "concord remove", error=ConcordError):
+        return _remove(root, landing, run_id, delete_files)
+
+
+def _landed_runs(landing: Path) -> dict[str, dict]:
+    """The landed cross-lingual runs: run id -> its row of ``runs``."""
+    import pyarrow.parquet as pq
+
+    rows = {}
+    for path in sorted(landing.glob("mcq/run_id=*/runs.parquet")):
+        for row in pq.read_table(path).to_pylist():
+            rows[row["run_id"]] = row
+    return rows
+
+
+def _remove(root: Path, landing: Path, run_id: str, delete_files: bool) -> list[str]:
+    from concord_io.landing import land
+    from concord_io.landing.registries import answer_sources
+
+    study = load_study(root)
+    runs = _landed_runs(landing)
+    if run_id not in runs:
+        raise ConcordError(
+            f"run {printable(run_id)} is not landed in {landing / 'mcq'}",
+            hint="`concord status` lists the landed runs and their ids",
+        )
+    run = runs[run_id]
+    source = run["source_folder"]
+    sharing = sorted(r for r, row in runs.items() if row["source_folder"] == source and r != run_id)
+    if sharing:
+        raise ConcordError(
+            f"run {run_id} shares its source {printable(source)} with run(s) "
+            f"{', '.join(sharing)}: one registry line gives them all",
+            hint="remove the run's records from its files (then land), or remove every run "
+            "of that source",
+        )
+    where = (root / source).resolve()
+    if run["source_kind"] == "wide_csv":
+        registry = "mcq_answer_registry"
+        gone = [study.answers_dir / line.file for line in answer_registry(study)
+                if (study.answers_dir / line.file).resolve() == where]  # fmt: skip
+        drop = {path.name for path in gone}
+    else:
+        registry = REGISTRY
+        lines = [
+            line
+            for line in answer_sources(study)
+            if any((study.sources_dir / p).resolve().parent == where for p in line.paths)
+        ]
+        drop = {line.file for line in lines}
+        gone = [study.sources_dir / p for line in lines for p in line.paths]
+        gone += sorted(where.glob("results_*.json")) if run["source_kind"] == "lm_eval" else []
+    path, header, rows, ending = _registry(study, registry)
+    kept = [row for row in rows if row.get("file", "").strip() not in drop]
+    _write(inside(root, path, what="registry"), _registry_text(header, kept, ending).encode())
+    out = [f"unregistered {registry} line {printable(file)}" for file in sorted(drop)]
+    # a file of the inputs folders comes with its registry line: kept, it moves out of them
+    aside = warehouse_dir() / "removed" / run_id
+    for file in gone:
+        if delete_files:
+            file.unlink(missing_ok=True)
+            out.append(f"deleted      {study.relative(file)}")
+        elif file.is_file():
+            moved = aside / study.relative(file).replace("/", "__")
+            moved.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(file, moved)
+            out.append(f"moved        {study.relative(file)} to {moved} (--delete-files deletes)")
+    if where.is_dir() and not any(where.iterdir()):
+        where.rmdir()
+    # landed again: the run's folder goes, as no longer registered, and so does its line
+    return out + [line for line in land(root, landing).lines() if not line.startswith("unchanged")]

@@ -954,6 +954,28 @@ def add_lmeval(
 
 
 # ---------------------------------------------------------------------------------------------
+# remove
+
+
+@app.command()
+def remove(
+    run_id: Annotated[
+        str, typer.Argument(metavar="RUN_ID", help="the run's id, as `concord status` lists it")
+    ],
+    delete_files: Annotated[
+        bool,
+        typer.Option("--delete-files", help="also delete the run's files (kept by default)"),
+    ] = False,
+) -> None:
+    """Remove a cross-lingual run: its registry line goes and the landing follows (its
+    folder removed); its files stay unless --delete-files."""
+    from concord_io.add_lmeval import remove_run
+
+    for line in remove_run(paths.project_root(), run_id, delete_files=delete_files):
+        print(printable(line))
+
+
+# ---------------------------------------------------------------------------------------------
 # probe, open
 
 

@@ -818,3 +818,27 @@ def test_a_variant_one_typo_from_a_known_one_is_refused_unless_new(project, tmp_
     assert any(line.startswith("registered") and "run shufled" in line for line in lines)
     other = harness_output(tmp_path / "other", TWO_LANGUAGES, model="org/other")
     assert any("run fewshot-5" in line for line in add_lmeval(project, other, variant="fewshot-5"))
+
+
+def test_a_harness_run_added_then_removed_leaves_the_study_as_before(
+    project, tmp_path, monkeypatch
+):
+    """`concord add lmeval` then `concord remove` of its run: the answer sources line goes,
+    the copied logs and results file move out of the inputs (or are deleted), the run's
+    landed folder goes; the wide file's run stays."""
+    from concord_io.add_lmeval import remove_run
+
+    monkeypatch.setenv("CONCORD_LANDING_DIR", str(project.parent / "landing"))
+    monkeypatch.setenv("CONCORD_DB_PATH", str(tmp_path / "warehouse" / "concord.duckdb"))
+    before = registry(project)
+    add_lmeval(project, harness_output(tmp_path / "out", TWO_LANGUAGES))
+    land(project)
+    (run_id,) = set(landed(project, "runs").query("harness == 'lm_eval'").run_id)
+    lines = remove_run(project, run_id, delete_files=True)
+    assert lines[0] == "unregistered mcq_answer_sources line org-model-1b/samples_*.jsonl"
+    assert sum(line.startswith("deleted      seeds/mcq/answer_sources/org-model-1b/")
+               for line in lines) == 3  # fmt: skip
+    assert f"removed   mcq/run_id={run_id}  no longer registered" in lines
+    assert registry(project) == before
+    assert not (mcq(project) / "answer_sources" / "org-model-1b").exists()
+    assert set(landed(project, "runs").source_kind) == {"wide_csv"}

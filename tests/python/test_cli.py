@@ -845,3 +845,44 @@ def test_status_lists_every_cross_lingual_run_landed(tmp_path, monkeypatch):
     assert "180 answer(s), accuracy 50.0 %; seeds/" in gpt and gpt.endswith("  (published)")
     mbert = next(line for line in lines if line.startswith("  mBERT (base): "))
     assert "accuracy" not in mbert and mbert.endswith("  (not built)")
+
+
+def test_concord_remove_unregisters_a_run_and_the_landing_follows(
+    project_copy, monkeypatch, capsys
+):
+    """`concord remove RUN_ID`: a wide run's registry line goes and its landed folder with it
+    (its file kept, moved out of the inputs, unless --delete-files); a run not landed is
+    refused naming what lists them. No file is edited by hand, no SQL."""
+    from concord_io.cli import main
+    from concord_io.landing import land
+
+    monkeypatch.chdir(project_copy)
+    landing = project_copy / "warehouse" / "landing"
+    land(project_copy, landing)
+    mbert = project_copy / "seeds" / "mcq" / "answers" / "mBERT_Merged_Multilingual.csv"
+
+    def concord_(*args: str) -> tuple[int, list[str]]:
+        with pytest.raises(SystemExit) as exit_:
+            main(list(args))
+        out = capsys.readouterr()
+        return exit_.value.code, (out.out + out.err).splitlines()
+
+    code, lines = concord_("remove", "mbert--base--10158d08")
+    assert (
+        code == 0
+        and lines[0] == "unregistered mcq_answer_registry line mBERT_Merged_Multilingual.csv"
+    )
+    assert "removed   mcq/run_id=mbert--base--10158d08  no longer registered" in lines
+    assert not (landing / "mcq" / "run_id=mbert--base--10158d08").exists()
+    # kept out of the inputs (a file there without its line would stop every landing)
+    moved = project_copy / "warehouse" / "removed" / "mbert--base--10158d08"
+    kept = moved / "seeds__mcq__answers__mBERT_Merged_Multilingual.csv"
+    assert f"moved        seeds/mcq/answers/mBERT_Merged_Multilingual.csv to {kept}" in lines[1]
+    assert kept.is_file() and not mbert.exists()
+    assert "mBERT" not in (mbert.parent.parent / "mcq_answer_registry.csv").read_text()
+    code, lines = concord_("remove", "mbert--base--10158d08")
+    assert code == 2 and "run mbert--base--10158d08 is not landed in" in lines[0]
+    assert "concord status" in lines[1]
+    code, lines = concord_("remove", "xlm-r-large--base--74e5bfaa", "--delete-files")
+    assert code == 0 and "deleted      seeds/mcq/answers/XLM-R_Merged_Multilingual.csv" in lines
+    assert not (mbert.parent / "XLM-R_Merged_Multilingual.csv").exists()
