@@ -35,6 +35,8 @@ import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import pyarrow as pa
+
 from concord_common import folders, inside_without_links, warehouse_lock
 from concord_io.errors import ConcordError, disk_error, printable
 from concord_io.landing.identities import (
@@ -56,7 +58,6 @@ from concord_io.landing.registries import (
 from concord_io.landing.seed_sources import Seed, declared_seeds
 from concord_io.landing.seeds import read_seed
 from concord_io.landing.sources import open_regular
-from concord_io.landing.spill import tables
 from concord_io.landing.strict_csv import read_csv
 from concord_io.landing.study import Study, load_study
 from concord_io.landing.task_names import AUTO, check_task_pattern, split_task
@@ -961,11 +962,17 @@ def _registered_lines(
     return out
 
 
+def _records(run: Run) -> list[pa.Table]:
+    """The run's records as read (set by read_source_runs)."""
+    assert run.records_table is not None
+    return [run.records_table]
+
+
 def _answered(landed: list[Run]) -> dict[str, set[str]]:
     """Task -> the languages its answers hold in the added runs."""
     answered: dict[str, set[str]] = {}
     for landed_run in landed:
-        for a in tables(landed_run.answers):
+        for a in _records(landed_run):
             pairs = zip(a.column("task").to_pylist(), a.column("language").to_pylist(), strict=True)
             for task, lang in pairs:
                 answered.setdefault(task, set()).add(lang)
@@ -976,7 +983,7 @@ def _run_lines(landed: list[Run]) -> list[str]:
     """One line per added run: its samples, tasks, languages, provenance, records set aside."""
     out = []
     for landed_run in sorted(landed, key=lambda r: r.run_id):
-        aside, answers = landed_run.quarantine_table, tables(landed_run.answers)
+        aside, answers = landed_run.quarantine_table, _records(landed_run)
         assert aside is not None
         found = sorted({lang for a in answers for lang in a.column("language").to_pylist()})
         tasks = sorted({task for a in answers for task in a.column("task").to_pylist()})
@@ -1004,7 +1011,7 @@ def _language_notes(
     """Notes on languages the build will set aside: outside ``mcq_languages`` (the var
     overrides every task's), or outside a task's declared languages, with what to run."""
     notes = []
-    found = {lang for run in landed for a in tables(run.answers)
+    found = {lang for run in landed for a in _records(run)
              for lang in a.column("language").to_pylist()}  # fmt: skip
     outside = sorted(found - override) if override else []
     if outside:

@@ -36,9 +36,8 @@ CONTEXT_VARIABLE = "concord_build_context"
 def build_context(project: Path, landing: Path, variables: Mapping) -> str:
     """The context hash of a build of ``project`` over ``landing`` with ``variables``."""
     # imported here: the dbt plugin imports this module for every dbt command
-    from concord_io.landing.mcq import reader_version
+    from concord_io.landing.engine import fingerprint_of, reader_version
     from concord_io.landing.study import REGISTRIES, TRANSLATIONS
-    from concord_io.landing.writer import fingerprint_of
 
     digest = hashlib.sha256(reader_version().encode())
 

@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 
 from concord_io.build_context import build_context
-from concord_io.landing.writer import fingerprint_of
+from concord_io.landing.engine import fingerprint_of
 from concord_io.publish import CURRENT, CURRENT_DB, current_version
 
 RECORD = "build_state.json"

@@ -418,7 +418,7 @@ def build(
                 f"--stage {unknown[0]!r} is not a stage", hint=f"stages: {', '.join(STAGE_NAMES)}"
             )
         stages = [s for s in stages if s.name in stage]
-    from concord_io.landing.mcq import checked_landing_folder
+    from concord_io.landing.engine import checked_landing_folder
 
     project = paths.project_root()
     landing = checked_landing_folder(paths.landing_dir(), project)

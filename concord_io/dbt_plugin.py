@@ -55,7 +55,7 @@ def _hold_and_land() -> str:
     from dbt.flags import get_flags
 
     from concord_io.build_context import build_context
-    from concord_io.landing.mcq import checked_landing_folder
+    from concord_io.landing.engine import checked_landing_folder
 
     flags = get_flags()
     which = getattr(flags, "WHICH", None)

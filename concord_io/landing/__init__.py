@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from concord_common.project_dir import project_vars
-from concord_io.landing.mcq import LandingReport, Outcome, land_mcq, locked_landing
-from concord_io.landing.seeds import land_seeds
-from concord_io.landing.study import checked_task
+from concord_io.landing.engine import LandingReport, Outcome, open_landing
+from concord_io.landing.mcq import land_mcq, land_study
+from concord_io.landing.seeds import land_seed_files, land_seeds
+from concord_io.landing.study import load_study
 
 __all__ = ["LandingReport", "Outcome", "land", "land_mcq", "land_seeds"]
 
@@ -29,9 +29,9 @@ def land(
     """Land the seed files, then the cross-lingual study's inputs (``variables``: the vars
     given to one dbt call, over ``dbt_project.yml``'s). Every var is checked before
     anything is written or removed (a task var names a landing folder)."""
-    checked_task(project_vars(Path(project_root), variables))
-    # one holding for both parts: no build between them
-    with locked_landing(landing_dir, project_root, variables):
-        seeds = land_seeds(project_root, landing_dir)
-        mcq = land_mcq(project_root, landing_dir, variables)
+    study = load_study(Path(project_root), variables)  # the vars, read once and checked
+    # one landing for both parts (the folder checked and locked once): no build between them
+    with open_landing(landing_dir, project_root, variables) as landing:
+        seeds = land_seed_files(landing, project_root)
+        mcq = land_study(landing, study)
     return LandingReport(seeds.outcomes + mcq.outcomes, seeds.notes + mcq.notes)

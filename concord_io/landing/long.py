@@ -15,7 +15,7 @@ whole number, a valid language tag.
 The engine does the row work: DuckDB reads a Parquet file where it lies (CSV and JSONL are
 parsed by their strict readers first), checks every rule in one pass over its records, and
 the file's answers are SQL over it that DuckDB evaluates when their run is written (a
-:class:`concord_io.landing.spill.Deferred` piece): no record passes through Python, and
+:class:`concord_io.landing.mcq.Piece`): no record passes through Python, and
 memory is DuckDB's limit, whatever the file's size. The refusal is the one a reading record
 by record would give: the first rule (in order) that any record breaks, at its first record.
 """
@@ -52,7 +52,6 @@ from concord_io.landing.sources import (
     refuse_json_shape,
     with_rows,
 )
-from concord_io.landing.spill import FileCheck
 from concord_io.landing.strict_csv import check_header, read_csv
 from concord_io.landing.study import Study
 
@@ -251,9 +250,10 @@ class LongFile:
     n_rows: int
     run_answers: dict[tuple[str, str], str]
     tables: dict[str, pa.Table]
-    #: whether no record of the file is set aside by a rule within it, found when the
-    #: first of its runs is written (an unchanged file is not checked for it)
-    clean: FileCheck | None = None
+    #: SQL of whether no record of the file is set aside by a rule within it, asked when
+    #: the first of its runs is written (an unchanged file is not checked for it); None:
+    #: not known without the run's own check
+    clean: str | None = None
 
 
 def _records(fields: Fields, study: Study, line: Line, where: str = "") -> str:
@@ -341,17 +341,12 @@ def read_long(
     for tag, _, _, row in found:
         if tag not in canonical:
             canonical[tag] = canonical_language(tag, f"{printable(source.name)}: {unit} {row}")
-    compared = {
-        canonical_language(lang, "dbt_project.yml: vars", column="mcq_languages")
-        for lang in study.languages
-    }
+    compared = set(study.compared)
     # a record set aside by a rule within the file: a key given twice, counted over the
     # file's own columns (no join), where every tag is a language of its own and compared
     clean = (
-        FileCheck(
-            f"select count(*) = 0 from (select 1 from ({records}) "
-            "group by model, run, task, item_id, language having count(*) > 1)"
-        )
+        f"select count(*) = 0 from (select 1 from ({records}) "
+        "group by model, run, task, item_id, language having count(*) > 1)"
         if len(set(canonical.values())) == len(canonical)
         and (not compared or set(canonical.values()) <= compared)
         else None

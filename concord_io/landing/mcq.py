@@ -1,15 +1,15 @@
 """Landing the cross-lingual study: every registered input read, checked and written as the
-landing's Parquet (docs/landing.md).
+landing's Parquet (docs/landing.md), by the reader's engine (:mod:`concord_io.landing.engine`).
 
 Everything is read and checked before anything is written: a refused input lands nothing
 (one line naming the file, row and column). Then each run and the task's items are written
 as one folder each, and only where their inputs changed (the folder's fingerprint); folders
 of runs no longer registered are removed, so the landing is what the registries say.
 
-Memory does not grow with the inputs: a file is read in batches, the records read wait for
-their run in memory up to a bound and beyond it in spill files
-(:mod:`concord_io.landing.spill`), and each run is split and written as its records are
-read back.
+Memory does not grow with the inputs: a file is read in batches; what a run's records wait
+in is DuckDB (the engine's one connection: records read where they lie, or held there as
+tables, spilling beyond DuckDB's memory limit); a wide file is one run, written as soon as
+it is read and checked.
 
 A run is one model (and revision) under one variant from one source: a wide file is a run;
 the records of the long files and sample logs in one folder with the same model, revision
@@ -21,52 +21,36 @@ are set aside in the run's ``quarantine`` table with their reason, not refused.
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import json
-import shutil
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from concord_common import warehouse_lock
-from concord_common.project_dir import input_folders
 from concord_common.sql import sql_literal
-from concord_io.connect import open_duckdb
 from concord_io.errors import ConcordError, printable
 from concord_io.landing import schemas
-from concord_io.landing.identities import canonical_language, run_id
+from concord_io.landing.engine import (
+    Landing,
+    LandingReport,
+    Outcome,
+    fingerprint,
+    keep_placeholders,
+    open_landing,
+    reader_version,
+)
+from concord_io.landing.identities import run_id
 from concord_io.landing.items import read_items, read_translations
 from concord_io.landing.lm_eval import Provenance, provenance, read_samples, task_of
 from concord_io.landing.long import read_long
-from concord_io.landing.placeholders import PLACEHOLDER, keep_placeholders
 from concord_io.landing.registries import Line, answer_registry, answer_sources, item_registry
 from concord_io.landing.sources import SourceFile, first_row, load
-from concord_io.landing.spill import Deferred, FileCheck, Pieces, Records, spill_folder
 from concord_io.landing.study import Study, load_study
 from concord_io.landing.wide import read_wide, release_wide
-from concord_io.landing.writer import (
-    Written,
-    checked_path,
-    commit_staging,
-    copy_query,
-    disk_errors,
-    landed_with,
-    open_staging,
-    remove_folder,
-    staged_folder,
-    write_folder,
-    write_table,
-)
-from concord_io.paths import serving_folder_of
 
 #: Bumped when the reader lands the same inputs differently: every folder is written again.
 LANDING_FORMAT = 6  # 6: a sample's own domain in English; 5: gold
@@ -77,95 +61,112 @@ OTHER_LANGUAGE = "language not one of mcq_languages"
 
 #: The tables of a landed run folder (docs/landing.md).
 RUN_TABLES = ("runs", "answers", "option_scores", "quarantine")
+#: The columns of a run's records while they wait: the answers' (less ``run_id``, its run's)
+#: and ``record_order``, their place in the reading order (by file, then row).
+RECORD_COLUMNS = [f.name for f in schemas.ANSWERS if f.name != "run_id"]
 
 
-@functools.cache  # asked once per run; reading the package metadata takes 1-2 ms each time
-def reader_version() -> str:
-    try:
-        return metadata.version("concord")
-    except metadata.PackageNotFoundError:
-        return "unknown"
+@dataclass(frozen=True)
+class Piece:
+    """Some of a run's records, in DuckDB: ``sql`` selects :data:`RECORD_COLUMNS` and
+    ``record_order`` (over the files where they lie, or over ``held``, a table the engine
+    holds); ``sources``: the files read where they lie, checked unchanged once written;
+    ``clean``: whether no record of its file is set aside by a rule within the file (True:
+    known from the file's shape; SQL of one boolean: asked once per file, when the first of
+    its runs is written; None: not known)."""
+
+    sql: str
+    sources: tuple[SourceFile, ...] = ()
+    held: str | None = None
+    clean: bool | str | None = None
 
 
 @dataclass
 class Run:
-    """A run ready to land: its row of ``runs`` (less ``landed_at``), its tables, and what
+    """A run ready to land: its row of ``runs`` (less ``landed_at``), its records, and what
     its fingerprint is made of."""
 
     row: dict
-    #: its records as read (in memory or spilled: :class:`Records`)
-    answers: Pieces = field(default_factory=list)
+    answers: list[Piece] = field(default_factory=list)
     option_scores: list[pa.Table] = field(default_factory=list)
     inputs: list[object] = field(default_factory=list)
-    #: the run's tables as landed (set by read_source_runs)
+    #: the run's records as read, and its tables as landed (set by read_source_runs)
+    records_table: pa.Table | None = None
     answers_table: pa.Table | None = None
     quarantine_table: pa.Table | None = None
     scores_table: pa.Table | None = None
     #: already landed from exactly these inputs: not read again (its fingerprint is known
     #: before parsing: the files' content hashes, the registry line, the study's context)
     unchanged: bool = False
+    #: written as soon as it was read (a wide file): its outcome's detail
+    staged: str | None = None
+    #: a held table -> the runs not yet written that read it (the reading's)
+    readers: Counter[str] = field(default_factory=Counter)
+
+    def add(self, piece: Piece, inputs: object, scores: pa.Table | None) -> None:
+        """Records of one file join the run, with what they are read from."""
+        self.answers.append(piece)
+        self.inputs.append(inputs)
+        if scores is not None:
+            self.option_scores.append(scores)
+        if piece.held is not None:
+            self.readers[piece.held] += 1
 
     @property
     def run_id(self) -> str:
         return str(self.row["run_id"])
 
-
-@dataclass(frozen=True)
-class Outcome:
-    """What happened to one landed folder: ``landed`` (new), ``replaced`` (its inputs
-    changed), ``unchanged``, or ``removed`` (no longer registered)."""
-
-    status: str
-    folder: str
-    detail: str
-
-    def line(self) -> str:
-        return f"{self.status:<9} {self.folder}  {self.detail}"
-
-
-def land_folder(
-    root: Path, relative: str, tables: dict[str, pa.Table], fingerprint: str, detail: str
-) -> Outcome:
-    """``tables`` written whole as ``<root>/<relative>``, unless it is landed with
-    ``fingerprint`` already: what happened."""
-    if landed_with(root, relative, tables, fingerprint):
-        return Outcome("unchanged", relative, detail)
-    status = "replaced" if checked_path(root, relative).exists() else "landed"
-    write_folder(root, relative, tables, fingerprint)
-    return Outcome(status, relative, detail)
-
-
-def remove_others(root: Path, area: str, key: str, kept: set[str], why: str) -> list[Outcome]:
-    """Remove the folders ``<area>/<key>=*`` of ``root`` not in ``kept`` (but the area's
-    placeholder, :mod:`concord_io.landing.placeholders`): what was removed."""
-    folder = checked_path(root, area)
-    removed: list[Outcome] = []
-    for path in sorted(folder.glob(f"{key}=*")) if folder.is_dir() else []:
-        relative = f"{area}/{path.name}"
-        if path.name == f"{key}={PLACEHOLDER}":
-            continue  # kept while the area has no real folder
-        if relative not in kept and path.is_dir():
-            remove_folder(root, relative)
-            removed.append(Outcome("removed", relative, why))
-    return removed
-
-
-@dataclass
-class LandingReport:
-    outcomes: list[Outcome] = field(default_factory=list)
-    #: inputs read but not landed again (the same bytes under another name)
-    notes: list[str] = field(default_factory=list)
-
-    def lines(self) -> list[str]:
-        return [o.line() for o in self.outcomes] + [f"note      {n}" for n in self.notes]
-
-    def status_of(self, folder: str) -> str | None:
-        return next((o.status for o in self.outcomes if o.folder == folder), None)
+    @property
+    def folder(self) -> str:
+        return f"mcq/run_id={self.run_id}"
 
 
 def _fingerprint(*parts: object) -> str:
-    text = json.dumps([LANDING_FORMAT, reader_version(), *parts], sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return fingerprint(LANDING_FORMAT, *parts)
+
+
+@dataclass
+class Reading:
+    """What one landing of the study reads with: the engine, the study, the fingerprint of
+    what every run is read against (``context``), the notes, and the reading order."""
+
+    landing: Landing
+    study: Study
+    context: str = ""
+    items_fingerprint: str = ""
+    notes: list[str] = field(default_factory=list)
+    next_order: int = 0
+    #: a file's check (``Piece.clean``'s SQL) -> its answer, asked once
+    checked: dict[str, bool] = field(default_factory=dict)
+    #: a held table -> the runs not yet written that read it
+    readers: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        return self.landing.con
+
+    def reserve(self, n_rows: int) -> int:
+        """The ``record_order`` of record 1 of a file of ``n_rows`` records."""
+        first = self.next_order
+        self.next_order += n_rows
+        return first
+
+    def holds(self, clean: bool | str | None) -> bool:
+        if clean is None or isinstance(clean, bool):
+            return bool(clean)
+        if clean not in self.checked:
+            ((answer,),) = self.con.execute(clean).fetchall()
+            self.checked[clean] = bool(answer)
+        return self.checked[clean]
+
+    def written(self, run: Run) -> None:
+        """``run`` is written (or known unchanged): its held tables go with their last run."""
+        for piece in run.answers:
+            if piece.held is not None:
+                self.readers[piece.held] -= 1
+                if self.readers[piece.held] <= 0:
+                    self.landing.drop([piece.held])
+        run.answers, run.option_scores = [], []
 
 
 def _run_row(
@@ -206,38 +207,27 @@ def _once(sources: dict[tuple, str], key: tuple, source: SourceFile, notes: list
     return True
 
 
-def _landed_alike(root: Path | None, run: Run, fingerprint: str) -> bool:
-    """Whether ``root`` holds ``run`` landed from exactly these inputs (its fingerprint)."""
-    return root is not None and landed_with(
-        root, f"mcq/run_id={run.run_id}", RUN_TABLES, fingerprint
-    )
+def _landed_alike(reading: Reading, run: Run, fingerprint: str) -> bool:
+    """Whether the landing holds ``run`` landed from exactly these inputs (its fingerprint)."""
+    return reading.landing.landed_with(run.folder, RUN_TABLES, fingerprint)
 
 
-def _wide_runs(
-    con: duckdb.DuckDBPyConnection,
-    study: Study,
-    lines: list[Line],
-    notes: list[str],
-    records: Records,
-    root: Path,
-    context: str,
-    staged: Staged,
-    items_fingerprint: str,
-) -> list[Run]:
-    """The runs of the wide files, one a file. Each run is written into its hidden folder
-    (``staged``) as soon as its file is read and checked, from the parsed file itself: its
-    records are written once, not held until every input is checked (they waited in a spill
-    file, written and read again: at 100 000 x 20 files 3.9 s of an 18 s landing).
+def _wide_runs(reading: Reading, lines: list[Line]) -> list[Run]:
+    """The runs of the wide files, one a file. Each run is written (staged) as soon as its
+    file is read and checked, from the parsed file itself: its records are written once, not
+    held until every input is checked (they waited in a spill file, written and read again:
+    at 100 000 x 20 files 3.9 s of an 18 s landing).
 
-    A run's fingerprint covers the item files (``items_fingerprint``) as a long run's does:
-    its rows are checked against their prompts, and the task's languages come from them, so
-    a changed or unregistered item file lands the run again (and checks it again)."""
+    A run's fingerprint covers the item files as a long run's does: its rows are checked
+    against their prompts, and the task's languages come from them, so a changed or
+    unregistered item file lands the run again (and checks it again)."""
+    study, con = reading.study, reading.con
     runs: list[Run] = []
     seen: dict[tuple, str] = {}
     for line in lines:  # a loop per file
         source = load(study.answers_dir, line.file)
         way = tuple(line[c] for c in ("model", "prefix", "run", "presented_option_order"))
-        if not _once(seen, (source.content_hash, *way), source, notes):
+        if not _once(seen, (source.content_hash, *way), source, reading.notes):
             continue
         row = _run_row(
             model=line["model"],
@@ -246,36 +236,27 @@ def _wide_runs(
             folder=study.relative(source.path),
             order=line["presented_option_order"],
         )
-        inputs: list[object] = [source.name, source.content_hash, way, items_fingerprint]
-        run = Run(row, answers=records.pieces(), inputs=inputs)
+        run = Run(row, inputs=[source.name, source.content_hash, way, reading.items_fingerprint])
         # a wide file is one run: its fingerprint is known before it is parsed, so an
         # unchanged file costs one pass of hashing, not a parse (and no memory)
-        if _landed_alike(root, run, _fingerprint(run.row, run.inputs, context)):
+        if _landed_alike(reading, run, _fingerprint(run.row, run.inputs, reading.context)):
             run.unchanged = True
         else:
             query, n_rows, position, clean = read_wide(con, study, line, source)
-            first = records.reserve(n_rows)
-            check = FileCheck.known() if clean else None  # nothing a set-aside query could find
-            records.defer(run.answers, Deferred(query, {}, (source,), first, position, check))
-            staged.write(con, run, records)
-            records.forget(run.answers)
-            run.answers = []
+            first = reading.reserve(n_rows)
+            order = f"{first} + ({position}) as record_order"
+            run.answers = [Piece(f"select *, {order} from ({query})", (source,), clean=clean)]
+            run.staged = _write_run(reading, run).detail(run)
+            reading.written(run)
             release_wide(con)
         runs.append(run)
     return runs
 
 
-def _record_runs(
-    con: duckdb.DuckDBPyConnection,
-    study: Study,
-    lines: list[Line],
-    items: pa.Table,
-    items_fingerprint: str,
-    notes: list[str],
-    records: Records,
-) -> list[Run]:
+def _record_runs(reading: Reading, lines: list[Line], items: pa.Table) -> list[Run]:
     """The runs of the long files and sample logs: records grouped by folder, model,
     revision and variant."""
+    study = reading.study
     runs: dict[str, Run] = {}
     seen: dict[tuple, str] = {}
     #: (folder, task, language) -> the log a task_pattern line read it from
@@ -290,95 +271,86 @@ def _record_runs(
             read_as = task_of(source, line) if line["format"] == "lm_eval" else None
             if read_as is not None:
                 _refuse_same_bytes(logs_read, source, read_as[1:])
-            if not _once(seen, (source.content_hash, way, read_as), source, notes):
+            if not _once(seen, (source.content_hash, way, read_as), source, reading.notes):
                 continue
             folder = study.relative(source.path.parent)
             if read_as is not None:
                 if line["task_pattern"]:
                     _refuse_same_task(by_task, (folder, *read_as[1:]), source, line)
-                found, prov, scores = _read_log(con, study, line, source, read_as, records)
+                found, prov, scores = _read_log(reading, line, source, read_as)
             else:
                 prov, scores = Provenance(), None
-                found = _read_long_file(con, study, line, source, items, records, len(seen))
+                found = _read_long_file(reading, line, source, items, len(seen))
             # the whole file is read and checked: its records join their runs
-            inputs = [source.name, source.content_hash, way, items_fingerprint]
+            inputs = [source.name, source.content_hash, way, reading.items_fingerprint]
             if read_as is not None:  # its results file's delimiter shapes the option texts
                 inputs.append(prov.target_delimiter)
             kind = "long" if read_as is None else "lm_eval"
-            for (model, variant, order), pieces in found.items():
+            for (model, variant, order), piece in found.items():
                 row = _run_row(
                     model=model, variant=variant, kind=kind, folder=folder, order=order, prov=prov
                 )
-                run = _joined(runs, row, source, records)
-                run.inputs.append(inputs)
-                if scores is not None:
-                    run.option_scores.append(scores)
-                records.move(pieces, run.answers)
+                _join(reading, runs, row, source).add(piece, inputs, scores)
     return list(runs.values())
 
 
-def _joined(runs: dict[str, Run], row: dict, source: SourceFile, records: Records) -> Run:
+def _join(reading: Reading, runs: dict[str, Run], row: dict, source: SourceFile) -> Run:
     """The run ``row`` describes, the one already met (presented and recorded alike:
-    :func:`_refuse_mixed`) or a new one."""
+    :func:`_refuse_mixed`) or a new one; the tables its pieces hold are counted as read."""
     run = runs.get(row["run_id"])
     if run is None:
-        run = runs[row["run_id"]] = Run(row, answers=records.pieces())
+        run = runs[row["run_id"]] = Run(row, readers=reading.readers)
     _refuse_mixed(run, row, source)
     return run
 
 
+def _of_run(model: str, variant: str) -> str:
+    return f"model = {sql_literal(model)} and variant = {sql_literal(variant)}"
+
+
 def _read_log(
-    con: duckdb.DuckDBPyConnection,
-    study: Study,
-    line: Line,
-    source: SourceFile,
-    read_as: tuple[str, str, str],
-    records: Records,
-) -> tuple[dict[tuple[str, str, str], Pieces], Provenance, pa.Table]:
+    reading: Reading, line: Line, source: SourceFile, read_as: tuple[str, str, str]
+) -> tuple[dict[tuple[str, str, str], Piece], Provenance, pa.Table]:
     """A sample log read and checked (``read_as``: its harness task, task and language):
-    its records by (model, variant, presented order), in the order met, waiting in
-    ``records``; its run's provenance; its option scores."""
+    its records by (model, variant, presented order), in the order met, held in DuckDB;
+    its run's provenance; its option scores."""
     harness_task, task, language = read_as
     prov = provenance(source.path.parent, harness_task, source.name)
-    answers, scores = read_samples(con, study, line, source, task, language, prov.target_delimiter)
-    _refuse_other_domains(con, answers)
-    found: dict[tuple[str, str, str], Pieces] = {}
-    for model, variant, order in _groups(answers):
-        pieces = found[(model, variant, order)] = records.pieces()
-        records.add(pieces, _of_run(answers, model, variant))
+    answers, scores = read_samples(
+        reading.con, reading.study, line, source, task, language, prov.target_delimiter
+    )
+    _refuse_other_domains(reading.con, answers)
+    first = reading.reserve(answers.num_rows)
+    orders = pa.array(np.arange(first, first + answers.num_rows, dtype=np.int64))
+    kept = answers.select([*RECORD_COLUMNS, "model", "variant"])
+    held = reading.landing.hold(kept.append_column("record_order", orders))
+    columns = ", ".join(RECORD_COLUMNS)
+    found = {}
+    for model, variant, presented in _groups(answers):
+        sql = f"select {columns}, record_order from {held} where {_of_run(model, variant)}"
+        found[(model, variant, presented)] = Piece(sql, held=held)
     return found, prov, scores
 
 
 def _read_long_file(
-    con: duckdb.DuckDBPyConnection,
-    study: Study,
-    line: Line,
-    source: SourceFile,
-    items: pa.Table,
-    records: Records,
-    number: int,
-) -> dict[tuple[str, str, str], Pieces]:
+    reading: Reading, line: Line, source: SourceFile, items: pa.Table, number: int
+) -> dict[tuple[str, str, str], Piece]:
     """A long file read and checked: its records by (model, variant, presented order), in
-    the order met (a file may hold several runs), read where they lie when their run is
-    written (``number``: the file's, for its tables' names)."""
-    read = read_long(con, study, line, source, items, f"long_file_{number}")
-    first = records.reserve(read.n_rows)
-    found: dict[tuple[str, str, str], Pieces] = {}
+    the order met (a file may hold several runs), read where they lie (a Parquet file) or
+    held in DuckDB (what was parsed in Python) until their run is written (``number``: the
+    file's, for its tables' names)."""
+    read = read_long(reading.con, reading.study, line, source, items, f"long_file_{number}")
+    held = None
+    for name, table in read.tables.items():
+        if name != "items":
+            held = reading.landing.hold(table, name)
+    first = reading.reserve(read.n_rows)
+    found = {}
     for model, variant, order in read.runs:
-        pieces = found[(model, variant, order)] = records.pieces()
         answers = read.run_answers[(model, variant)]
-        records.defer(pieces, Deferred(answers, read.tables, (source,), first, clean=read.clean))
+        sql = f"select *, {first} + (source_row - 1) as record_order from ({answers})"
+        found[(model, variant, order)] = Piece(sql, (source,), held, read.clean)
     return found
-
-
-def _of_run(answers: pa.Table, model: str, variant: str) -> pa.Table:
-    """The answers of one run of ``answers``."""
-    return answers.filter(
-        pc.and_(
-            pc.equal(answers.column("model"), model),
-            pc.equal(answers.column("variant"), variant),
-        )
-    )
 
 
 def _groups(answers: pa.Table) -> list[tuple[str, str, str]]:
@@ -613,40 +585,44 @@ def _landed_split(folder: Path) -> Split | None:
     return Split(rows, rows - nulls, aside)
 
 
-def _split(
-    con: duckdb.DuckDBPyConnection,
-    run: Run,
-    records: Records,
-    languages: list[str],
-    write: Callable[[str, pa.Schema, str | None], Written] | None = None,
-) -> tuple[Split, pa.Table]:
+def _relation(run: Run) -> str:
+    """SQL naming the run's records (every piece's, in reading order by ``record_order``)."""
+    columns = ", ".join([*RECORD_COLUMNS, "record_order"])
+    parts = [f"select {columns} from ({piece.sql})" for piece in run.answers]
+    return "(" + "\nunion all\n".join(parts) + ")"
+
+
+@dataclass(frozen=True)
+class RunSql:
+    """A run's split (:func:`_split`): the records set aside, the SQL of its answers and of
+    its quarantine (None: no rows), and its option scores less those set aside."""
+
+    aside: int
+    answers: str
+    quarantine: str | None
+    scores: pa.Table
+
+
+def _split(reading: Reading, run: Run) -> RunSql:
     """The run's answers, less the records set aside in its quarantine: every record of a
     key (task, item, language) given more than once (which of them counts is not for the
     reader to decide), and records in a language the study does not compare (none when
-    ``languages`` is empty: the study then compares every language its answers hold), and
+    the study's languages are empty: it then compares every language its answers hold), and
     every record of an item whose scored options differ between its languages.
 
-    ``write(name, schema, sql)`` is given the SQL of the run's ``answers`` and
-    ``quarantine`` tables (in reading order; None for a table with no rows, which needs no
-    query) and says what it wrote; without it the
-    records are only counted. DuckDB reads the run's records where they lie (memory, spill
-    files, the source files themselves) and computes the split: no record passes through
-    Python. The records set aside are found first, over the key columns alone (few, as a
-    rule); the answers are then one pass over the records. Returns the counts and the run's
-    option scores (less those of records set aside)."""
-    relation = records.relation(con, run.answers, "run_answers")
+    DuckDB reads the run's records where they lie (held tables, the source files themselves)
+    and computes the split: no record passes through Python. The records set aside are found
+    first, over the key columns alone (few, as a rule); the answers are then one pass over
+    the records."""
+    con, languages = reading.con, reading.study.compared
+    relation = _relation(run)
     scored = _scores_table(run)
-    (piece,) = run.answers if len(run.answers) == 1 else (None,)
     # the records of one file with no key given twice and every language compared (a long
     # file's check, made once for all its runs; a wide file's shape), and no option scores
     # (whose options may differ across languages): nothing to set aside, no query of the
     # run's own (0.23 µs a row over the joined records, and about 18 ms of planning a run)
-    checked = (
-        isinstance(piece, Deferred)
-        and piece.clean is not None
-        and not scored.num_rows
-        and piece.clean.holds(con)
-    )
+    checked = len(run.answers) == 1 and not scored.num_rows and reading.holds(run.answers[0].clean)
+    aside = 0
     if not checked:
         con.register(
             "run_option_keys", scored.select(["task", "item_id", "language", "option_key"])
@@ -654,31 +630,19 @@ def _split(
         con.execute(
             f"create or replace temp table run_set_aside as {_set_aside(relation, languages)}"
         )
-    (aside,) = (0,) if checked else first_row(con, "select count(*) from run_set_aside") or (0,)
+        (aside,) = first_row(con, "select count(*) from run_set_aside") or (0,)
     # nothing set aside (as a rule): the records as they are, no join
     kept_records = (
         f"{relation} as a anti join run_set_aside as f using (record_order)"
         if aside
         else f"{relation} as a"
     )
-    if write is None:
-        found = first_row(con, f"select count(*), count(a.chosen_option) from {kept_records}")
-        assert found is not None  # an aggregate has its one row
-        split = Split(found[0], found[1], aside)
-    else:
-        answers = f"""
-            select {sql_literal(run.run_id)} as run_id, a.* exclude (record_order)
-            from {kept_records}
-            order by a.record_order
-            """
-        kept = write("answers", schemas.ANSWERS, answers)
-        # nothing set aside: an empty table, no query (a DuckDB copy costs 10 ms a run)
-        written = write("quarantine", schemas.QUARANTINE,
-                        _quarantine_sql(run, relation) if aside else None)  # fmt: skip
-        assert written.rows == aside
-        split = Split(kept.rows, kept.rows - kept.nulls["chosen_option"], aside)
-    records.check_unchanged(run.answers)
-    if split.aside and scored.num_rows:
+    answers = f"""
+        select {sql_literal(run.run_id)} as run_id, a.* exclude (record_order)
+        from {kept_records}
+        order by a.record_order
+        """
+    if aside and scored.num_rows:
         # the scores of a record set aside go with it
         con.register("run_scores", scored)
         scored = con.sql(
@@ -691,45 +655,56 @@ def _split(
         ).to_arrow_table()
         con.unregister("run_scores")
         scored = schemas.conform("option_scores", scored)
-    if not checked:
-        con.execute("drop table run_set_aside")
-        con.unregister("run_option_keys")
-    records.release(con)
-    return split, scored
+    return RunSql(aside, answers, _quarantine_sql(run, relation) if aside else None, scored)
 
 
-def _prepare(
-    study: Study, records: Records, root: Path, staged: Staged
-) -> tuple[pa.Table, str, list[Run], list[str], str]:
-    """Read and check everything: the items table, its fingerprint, the runs (a wide file's
-    written into its hidden folder in ``staged`` once read; the others' records waiting in
-    ``records``; each run split into kept and quarantined records as it is written:
-    :func:`_split`), the notes, and the fingerprint of what every run is read against (the
-    study's languages and options, the domain translations)."""
-    notes: list[str] = []
+def _write_run(reading: Reading, run: Run) -> Split:
+    """The run staged as its landing folder: its row of ``runs``, its answers and quarantine
+    (:func:`_split`) and its option scores."""
+    split = _split(reading, run)
+    row = pa.Table.from_pylist([{**run.row, "landed_at": reading.landing.now}],
+                               schema=schemas.RUNS)  # fmt: skip
+    tables = {
+        "runs": (schemas.RUNS, schemas.conform("runs", row)),
+        "answers": (schemas.ANSWERS, split.answers),
+        "option_scores": (schemas.OPTION_SCORES, split.scores),
+        "quarantine": (schemas.QUARANTINE, split.quarantine),
+    }
+    fp = _fingerprint(run.row, run.inputs, reading.context)
+    written = reading.landing.stage(run.folder, tables, fp)  # type: ignore[arg-type]
+    assert written["quarantine"].rows == split.aside
+    for piece in run.answers:
+        for source in piece.sources:  # the records written are the bytes hashed
+            source.check_unchanged()
+    kept = written["answers"]
+    result = Split(kept.rows, kept.rows - kept.nulls["chosen_option"], split.aside)
+    reading.landing.staged_detail(run.folder, result.detail(run))
+    return result
+
+
+def _prepare(reading: Reading) -> tuple[pa.Table, list[Run]]:
+    """Read and check everything: the items table and the runs (a wide file's staged once
+    read; the others' records waiting in DuckDB), setting the reading's notes and the
+    fingerprint of what every run is read against (the study's languages and options, the
+    domain translations)."""
+    study, con = reading.study, reading.con
     item_lines, wide_lines = item_registry(study), answer_registry(study)
     source_lines = answer_sources(study)
-    with open_duckdb() as con:
-        records.engine_spill(con)
-        translations = read_translations(study)
-        con.register("translations", translations)
-        items = read_items(con, study, item_lines)
-        con.register("items", items)
-        context = _fingerprint(study.languages, study.options, study.task, translations.to_pydict())
-        # what the long records' option texts and domains come from
-        items_fingerprint = _fingerprint(
-            [line.values for line in item_lines],
-            con.execute(
-                "select distinct source_file, content_hash from items order by all"
-            ).fetchall(),
-            study.options,
-            translations.to_pydict(),
-        )
-        staged.context = context
-        runs = _wide_runs(
-            con, study, wide_lines, notes, records, root, context, staged, items_fingerprint
-        )
-        runs += _record_runs(con, study, source_lines, items, items_fingerprint, notes, records)
+    translations = read_translations(study)
+    con.register("translations", translations)
+    items = read_items(con, study, item_lines)
+    reading.landing.hold(items, "items")
+    reading.context = _fingerprint(study.languages, study.options, study.task,
+                                   translations.to_pydict())  # fmt: skip
+    # what the long records' option texts and domains come from
+    reading.items_fingerprint = _fingerprint(
+        [line.values for line in item_lines],
+        con.execute("select distinct source_file, content_hash from items order by all").fetchall(),
+        study.options,
+        translations.to_pydict(),
+    )
+    runs = _wide_runs(reading, wide_lines)
+    runs += _record_runs(reading, source_lines, items)
     ids = [run.run_id for run in runs]
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
@@ -738,7 +713,7 @@ def _prepare(
             hint="register each run once (one model, revision and variant per source)",
         )
     _refuse_one_model_twice(study, runs)
-    return items, items_fingerprint, runs, notes, context
+    return items, runs
 
 
 def _refuse_one_model_twice(study: Study, runs: list[Run]) -> None:
@@ -769,82 +744,29 @@ def _refuse_one_model_twice(study: Study, runs: list[Run]) -> None:
             )
 
 
-def _collect(
-    con: duckdb.DuckDBPyConnection, tables: dict[str, pa.Table]
-) -> Callable[[str, pa.Schema, str | None], Written]:
-    """A ``write`` for :func:`_split` that keeps each table in ``tables``."""
-
-    def collect(name: str, schema: pa.Schema, sql: str | None) -> Written:
-        found = schema.empty_table() if sql is None else con.sql(sql).to_arrow_table()
-        tables[name] = schemas.conform(name, found)
-        return Written.of(tables[name])
-
-    return collect
-
-
 def read_source_runs(study: Study, lines: list[Line], notes: list[str]) -> list[Run]:
     """The runs of answer source ``lines`` (their ``paths`` set), read and checked as the
     reader lands them, with their answers and quarantine (each answer with its sample's
     own domain: the item files are not read), and ``notes`` on what the landing would read once:
     what ``concord add`` checks before it registers a folder. Refused as the landing would
     be."""
-    languages = [
-        canonical_language(lang, "dbt_project.yml: vars", column="mcq_languages")
-        for lang in study.languages
-    ]
-    records = Records()  # in memory: a folder the command adds
-    with open_duckdb() as con:
+    with Landing(None) as landing:
+        reading = Reading(landing, study, notes=notes)
         items = schemas.ITEMS.empty_table()
-        con.register("items", items)
-        con.register("translations", read_translations(study))
-        runs = _record_runs(con, study, lines, items, "", notes, records)
+        landing.hold(items, "items")
+        landing.con.register("translations", read_translations(study))
+        runs = _record_runs(reading, lines, items)
         for run in runs:
-            tables: dict[str, pa.Table] = {}
-            _, run.scores_table = _split(con, run, records, languages, _collect(con, tables))
-            run.answers_table, run.quarantine_table = tables["answers"], tables["quarantine"]
+            split = _split(reading, run)
+            run.records_table = landing.con.sql(f"select * from {_relation(run)}").to_arrow_table()
+            found = landing.con.sql(split.answers).to_arrow_table()
+            run.answers_table = schemas.conform("answers", found)
+            aside = schemas.QUARANTINE.empty_table()
+            if split.quarantine is not None:
+                aside = landing.con.sql(split.quarantine).to_arrow_table()
+            run.quarantine_table = schemas.conform("quarantine", aside)
+            run.scores_table = split.scores
     return runs
-
-
-def checked_landing_folder(
-    landing_dir: Path | str, project: Path | str, variables: dict | None = None
-) -> Path:
-    """The landing folder, resolved; refused (before anything is read or written) when it is
-    a file, lies in a serving folder, whose published versions are never written again, or
-    holds or lies in an input folder of ``project`` (:func:`input_folders`: the seed files
-    would land among the inputs, then be refused as unregistered input at every build)."""
-    root = Path(landing_dir).resolve()
-    hint = "set CONCORD_LANDING_DIR to a folder of its own (default warehouse/landing)"
-    if root.exists() and not root.is_dir():
-        raise ConcordError(f"landing folder {printable(root)} is a file, not a folder", hint=hint)
-    serving = serving_folder_of(root)
-    if serving is not None:
-        raise ConcordError(
-            f"landing folder {printable(root)} lies in the serving folder {printable(serving)}",
-            hint=hint,
-        )
-    for folder in input_folders(Path(project), variables):
-        inputs = folder.resolve()
-        if root == inputs or root.is_relative_to(inputs) or inputs.is_relative_to(root):
-            where = "lies in" if root.is_relative_to(inputs) else "holds"
-            raise ConcordError(
-                f"landing folder {printable(root)} {where} the input folder "
-                f"{printable(inputs)}: the landing is written and replaced whole, never among "
-                "the inputs",
-                hint=hint,
-            )
-    return root
-
-
-@contextmanager
-def locked_landing(
-    landing_dir: Path | str, project: Path | str, variables: dict | None = None
-) -> Iterator[Path]:
-    """The landing folder checked (:func:`checked_landing_folder`) and held under the
-    warehouse lock (:mod:`concord_common.warehouse_lock`) while it is written: no build reads
-    it, no other landing or probe run writes it, meanwhile."""
-    root = checked_landing_folder(landing_dir, project, variables)
-    with warehouse_lock.held(root, "concord land", error=ConcordError):
-        yield root
 
 
 def land_mcq(
@@ -853,170 +775,61 @@ def land_mcq(
     """Land the study's registered inputs under ``landing_dir``; see the module's doc.
     ``variables``: vars given to one dbt call (``--vars``), over ``dbt_project.yml``'s."""
     study = load_study(Path(project_root), variables)
-    with locked_landing(landing_dir, project_root, variables) as root:
-        # the records read wait in memory, or beyond a bound in spill files of the landing
-        records = Records(spill_folder(root))
-        try:
-            return _land(root, study, records)
-        finally:
-            records.close()
-        # Arrow's allocator keeps freed pages for reuse; in dbt's process the models need them
-        pa.default_memory_pool().release_unused()
+    with open_landing(landing_dir, project_root, variables) as landing:
+        return land_study(landing, study)
 
 
-def _land_run(
-    con: duckdb.DuckDBPyConnection,
-    root: Path,
-    relative: str,
-    run: Run,
-    records: Records,
-    languages: list[str],
-    now: datetime,
-    context: str,
-) -> Outcome:
-    """One run landed as ``<root>/<relative>``, unless it is landed from the same inputs."""
+def land_study(landing: Landing, study: Study) -> LandingReport:
+    """Land ``study``'s inputs with ``landing`` (its folder checked and held)."""
+    reading = Reading(landing, study)
+    items, runs = _prepare(reading)
+    report = LandingReport(notes=reading.notes)
+    pending: list[tuple[Run | None, Outcome | None, str]] = []
+    for run in sorted(runs, key=lambda r: r.run_id):
+        pending.append((run, _landed_or_staged(reading, run), run.folder))
+    kept = {"mcq": {run.folder for run in runs}, "items": set()}
+    if items.num_rows:
+        relative = f"items/task={study.task}"
+        kept["items"].add(relative)
+        detail = f"{items.num_rows} item options"
+        if landing.landed_with(relative, ["items"], reading.items_fingerprint):
+            pending.append((None, Outcome("unchanged", relative, detail), relative))
+        else:
+            landing.stage(
+                relative, {"items": (schemas.ITEMS, items)}, reading.items_fingerprint, detail
+            )
+            pending.append((None, None, relative))
+    committed = landing.commit()
+    report.outcomes += [outcome or committed[relative] for _, outcome, relative in pending]
+    for area, relatives in kept.items():
+        report.outcomes += landing.remove_others(area, relatives, "no longer registered")
+    keep_placeholders(landing)
+    return report
+
+
+def _landed_or_staged(reading: Reading, run: Run) -> Outcome | None:
+    """The outcome of a run landed already from the same inputs; None for a run staged
+    (now, or as soon as it was read: a wide file), whose outcome its commit gives."""
+    if run.staged is not None:
+        return None
     if run.unchanged:
         detail = (
             f"{run.row['model']}, {run.row['variant']}: not read again "
             f"({run.row['source_folder']} is as it landed)"
         )
-        return Outcome("unchanged", relative, detail)
-    fingerprint = _fingerprint(run.row, run.inputs, context)
-    if landed_with(root, relative, RUN_TABLES, fingerprint):
-        split = _landed_split(checked_path(root, relative))
+        return Outcome("unchanged", run.folder, detail)
+    fp = _fingerprint(run.row, run.inputs, reading.context)
+    if reading.landing.landed_with(run.folder, RUN_TABLES, fp):
+        assert reading.landing.root is not None
+        split = _landed_split(reading.landing.root / run.folder)
         if split is None:
-            split, _ = _split(con, run, records, languages)
-        return Outcome("unchanged", relative, split.detail(run))
-    status = "replaced" if checked_path(root, relative).exists() else "landed"
-    with staged_folder(root, relative) as staging:
-        split = _write_run(con, staging, run, records, languages, now, fingerprint)
-    return Outcome(status, relative, split.detail(run))
-
-
-def _write_run(
-    con: duckdb.DuckDBPyConnection,
-    staging: Path,
-    run: Run,
-    records: Records,
-    languages: list[str],
-    now: datetime,
-    fingerprint: str,
-) -> Split:
-    """The run's tables written into the folder ``staging``: its row of ``runs``, its
-    answers and quarantine (:func:`_split`) and its option scores."""
-    runs_table = pa.Table.from_pylist([{**run.row, "landed_at": now}], schema=schemas.RUNS)
-    write_table(staging, "runs", schemas.conform("runs", runs_table), fingerprint)
-
-    def copy(name: str, schema: pa.Schema, sql: str | None) -> Written:
-        if sql is None:
-            write_table(staging, name, schema.empty_table(), fingerprint)
-            return Written.of(schema.empty_table())
-        return copy_query(con, sql, staging, schema, name, fingerprint)
-
-    split, scores = _split(con, run, records, languages, copy)
-    write_table(staging, "option_scores", scores, fingerprint)
-    return split
-
-
-@dataclass
-class Staged:
-    """Runs written into hidden folders while the other inputs are still being read and
-    checked, each renamed into place by :meth:`commit` once everything is (a refused input
-    lands nothing: :meth:`discard` removes them)."""
-
-    root: Path
-    languages: list[str]
-    now: datetime
-    #: the fingerprint of what every run is read against (set once it is known)
-    context: str = ""
-    #: run id -> its hidden folder, written whole, and what its split found
-    folders: dict[str, tuple[Path, Split]] = field(default_factory=dict)
-    #: every hidden folder opened (removed by discard unless renamed into place), and the
-    #: folders made for them (removed by discard where left empty)
-    opened: list[Path] = field(default_factory=list)
-    made: list[Path] = field(default_factory=list)
-
-    def write(self, con: duckdb.DuckDBPyConnection, run: Run, records: Records) -> None:
-        # the folders the hidden one's creation makes (the area's, on a first landing)
-        # are removed with it by discard: a refused input leaves no trace
-        made = checked_path(self.root, _run_folder(run)).parent
-        while not made.exists() and made not in self.made:
-            self.made.append(made)
-            made = made.parent
-        staging = open_staging(self.root, _run_folder(run))
-        self.opened.append(staging)
-        with disk_errors(self.root, _run_folder(run)):
-            fingerprint = _fingerprint(run.row, run.inputs, self.context)
-            split = _write_run(con, staging, run, records, self.languages, self.now, fingerprint)
-        self.folders[run.run_id] = (staging, split)
-
-    def commit(self, run: Run) -> Outcome:
-        """The run's hidden folder renamed into place, replacing an earlier version."""
-        relative = _run_folder(run)
-        staging, split = self.folders.pop(run.run_id)
-        status = "replaced" if checked_path(self.root, relative).exists() else "landed"
-        commit_staging(self.root, relative, staging)
-        return Outcome(status, relative, split.detail(run))
-
-    def discard(self) -> None:
-        """Remove every hidden folder not renamed into place."""
-        for staging in self.opened:
-            if staging.exists():  # renamed into place otherwise
-                shutil.rmtree(staging, ignore_errors=True)
-        for made in self.made:  # the deepest first
-            if made.is_dir() and not any(made.iterdir()):
-                made.rmdir()
-        self.folders.clear()
-        self.opened.clear()
-        self.made.clear()
-
-
-def _run_folder(run: Run) -> str:
-    return f"mcq/run_id={run.run_id}"
-
-
-def _land(root: Path, study: Study, records: Records) -> LandingReport:
-    languages = [
-        canonical_language(lang, "dbt_project.yml: vars", column="mcq_languages")
-        for lang in study.languages
-    ]
-    staged = Staged(root, languages, datetime.now(UTC))
-    try:
-        return _land_prepared(root, study, records, staged)
-    finally:
-        staged.discard()
-
-
-def _land_prepared(root: Path, study: Study, records: Records, staged: Staged) -> LandingReport:
-    items, items_fingerprint, runs, notes, context = _prepare(study, records, root, staged)
-    languages, now = staged.languages, staged.now
-    root.mkdir(parents=True, exist_ok=True)
-    report = LandingReport(notes=notes)
-
-    kept: dict[str, set[str]] = {"mcq": set(), "items": set()}
-    # one connection writes every run, one at a time: split and written by DuckDB from
-    # where its records lie, then let go
-    with open_duckdb() as con:
-        records.engine_spill(con)
-        for run in sorted(runs, key=lambda r: r.run_id):
-            relative = _run_folder(run)
-            kept["mcq"].add(relative)
-            if run.run_id in staged.folders:  # written while the inputs were read
-                report.outcomes.append(staged.commit(run))
-                continue
-            report.outcomes.append(_land_run(con, root, relative, run, records, languages, now,
-                                             context))  # fmt: skip
-            records.forget(run.answers)
-            run.answers, run.option_scores = [], []
-    if items.num_rows:
-        relative = f"items/task={study.task}"
-        kept["items"].add(relative)
-        detail = f"{items.num_rows} item options"
-        report.outcomes.append(
-            land_folder(root, relative, {"items": items}, items_fingerprint, detail)
-        )
-    for area, relatives in kept.items():
-        key = "run_id" if area == "mcq" else "task"
-        report.outcomes += remove_others(root, area, key, relatives, "no longer registered")
-    keep_placeholders(root)
-    return report
+            found = _split(reading, run)
+            counts = first_row(reading.con, "select count(*), count(a.chosen_option) from "
+                               f"({found.answers}) as a")  # fmt: skip
+            assert counts is not None  # an aggregate has its one row
+            split = Split(counts[0], counts[1], found.aside)
+        reading.written(run)
+        return Outcome("unchanged", run.folder, split.detail(run))
+    _write_run(reading, run)
+    reading.written(run)
+    return None

@@ -20,7 +20,6 @@ run``) land the seeds before the cross-lingual study's inputs (:func:`concord_io
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -30,18 +29,16 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from concord_io.errors import ConcordError, printable
-from concord_io.landing.mcq import (
+from concord_io.landing.engine import (
+    Landing,
     LandingReport,
     Outcome,
-    land_folder,
-    locked_landing,
-    reader_version,
-    remove_others,
+    fingerprint,
+    open_landing,
 )
 from concord_io.landing.seed_sources import SEED_FORMATS, Seed, declared_seeds, seed_folders
 from concord_io.landing.sources import read_regular
 from concord_io.landing.strict_csv import NOTHING_LOADED, read_csv
-from concord_io.landing.writer import landed_with
 
 #: Bumped when the reader lands the same seed files differently: every seed lands again.
 SEEDS_FORMAT = 2  # 2: an integer only as written canonically
@@ -198,10 +195,9 @@ def read_seed(seed: Seed, data: bytes) -> pa.Table:
 def _fingerprint(seed: Seed, data: bytes) -> str:
     """What a seed's landed folder is made from: its bytes, where it lies, its columns and
     what they declare (types, formats, key)."""
-    parts = [SEEDS_FORMAT, reader_version(), seed.relative, seed.columns]
+    parts = [SEEDS_FORMAT, seed.relative, seed.columns]
     parts += [seed.formats, list(seed.primary_key), list(seed.maps)]
-    parts += [hashlib.sha256(data).hexdigest()]
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+    return fingerprint(*parts, hashlib.sha256(data).hexdigest())
 
 
 def _unlisted(project: Path, seeds: list[Seed]) -> list[str]:
@@ -259,24 +255,37 @@ def _folder(seed: Seed) -> str:
 def land_seeds(project: Path | str, landing_dir: Path | str) -> LandingReport:
     """Land every declared seed file of ``project`` under ``landing_dir``; see the module's
     doc."""
+    with open_landing(landing_dir, project) as landing:  # checked before a seed is read
+        return land_seed_files(landing, project)
+
+
+def land_seed_files(landing: Landing, project: Path | str) -> LandingReport:
+    """Land every declared seed file of ``project`` with ``landing`` (its folder checked and
+    held)."""
     report = LandingReport()
-    with locked_landing(landing_dir, project) as root:  # checked before a seed is read
-        tables = read_seeds(
-            project,
-            lambda seed, fingerprint: landed_with(root, _folder(seed), [seed.name], fingerprint),
-        )
-        for seed, table, fingerprint in tables.values():
-            folder = _folder(seed)
-            if table is None:  # landed already: its row count from the Parquet footer
-                n_rows = pq.read_metadata(root / folder / f"{seed.name}.parquet").num_rows
-            else:
-                n_rows = table.num_rows
-            detail = f"{n_rows} {'row' if n_rows == 1 else 'rows'} from {seed.relative}"
-            report.outcomes.append(
-                Outcome("unchanged", folder, detail)
-                if table is None
-                else land_folder(root, folder, {seed.name: table}, fingerprint, detail)
-            )
-        kept = {_folder(seed) for seed, _, _ in tables.values()}
-        report.outcomes += remove_others(root, AREA, KEY, kept, "no longer declared")
+    tables = read_seeds(
+        project,
+        lambda seed, fp: landing.landed_with(_folder(seed), [seed.name], fp),
+    )
+    unchanged: dict[str, Outcome] = {}
+    for seed, table, fp in tables.values():
+        folder = _folder(seed)
+        if table is None:  # landed already: its row count from the Parquet footer
+            assert landing.root is not None
+            n_rows = pq.read_metadata(landing.root / folder / f"{seed.name}.parquet").num_rows
+        else:
+            n_rows = table.num_rows
+        detail = f"{n_rows} {'row' if n_rows == 1 else 'rows'} from {seed.relative}"
+        if table is None:
+            unchanged[folder] = Outcome("unchanged", folder, detail)
+        else:
+            landing.stage(folder, {seed.name: (table.schema, table)}, fp, detail)
+    committed = landing.commit()
+    report.outcomes += [unchanged.get(f) or committed[f] for f in map(_folder, _seeds(tables))]
+    kept = {_folder(seed) for seed, _, _ in tables.values()}
+    report.outcomes += landing.remove_others(AREA, kept, "no longer declared")
     return report
+
+
+def _seeds(tables: dict[str, tuple[Seed, pa.Table | None, str]]) -> list[Seed]:
+    return [seed for seed, _, _ in tables.values()]

@@ -11,7 +11,7 @@ from pathlib import Path
 from concord_common.project_dir import project_vars
 from concord_common.settings import DBT_VARS
 from concord_io.errors import ConcordError
-from concord_io.landing.identities import check_name
+from concord_io.landing.identities import canonical_language, check_name
 from concord_io.landing.seed_sources import declared_seeds
 
 SEEDS = Path("seeds") / "mcq"
@@ -26,7 +26,8 @@ class Study:
     answers_dir: Path
     items_dir: Path
     sources_dir: Path
-    #: the languages the study compares; empty: every language the answers hold
+    #: the languages the study compares, as the vars write them; empty: every language the
+    #: answers hold
     languages: list[str]
     options: list[str]
     #: the task of answers that name none and of the item files (var mcq_default_task)
@@ -35,6 +36,9 @@ class Study:
     columns: dict[str, list[str]]
     #: registry name -> the declared columns its file may lack (read as empty)
     optional: dict[str, tuple[str, ...]]
+
+    #: the same languages, canonical (made so once, when the study is loaded)
+    compared: list[str]
 
     def registry(self, name: str) -> Path:
         return self.root / SEEDS / f"{name}.csv"
@@ -106,6 +110,10 @@ def load_study(root: Path, overrides: dict | None = None) -> Study:
         items_dir=folder("mcq_items_dir"),
         sources_dir=folder("mcq_answer_sources_dir"),
         languages=[str(lang) for lang in variables["mcq_languages"]],
+        compared=[
+            canonical_language(str(lang), "dbt_project.yml: vars", column="mcq_languages")
+            for lang in variables["mcq_languages"]
+        ],
         options=options,
         task=task,
         columns=columns,

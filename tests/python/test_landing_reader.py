@@ -1066,12 +1066,12 @@ def test_a_landing_folder_among_the_inputs_is_refused_before_anything_is_written
 def test_a_landing_path_that_is_not_made_of_names_is_refused(tmp_path):
     """The writer's own guard, whatever a caller hands it: a part '..', '.' or blank never
     reaches a replacement or a removal (items/task=.. would be a name; '..' is not)."""
-    from concord_io.landing.writer import checked_path, remove_folder
+    from concord_io.landing.engine import checked_path
 
     (tmp_path / "items").mkdir()
     for relative in ("items/task=x/../..", "items/..", "./items", "items//x", "items/ x"):
         with pytest.raises(ConcordError, match="has a part that is not a name"):
-            remove_folder(tmp_path, relative)
+            checked_path(tmp_path, relative)
     assert (tmp_path / "items").is_dir()
     assert checked_path(tmp_path, "items/task=..") == (tmp_path / "items" / "task=..").resolve()
 

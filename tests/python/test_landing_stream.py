@@ -1,8 +1,9 @@
-"""The reader's memory does not grow with a file's size: DuckDB reads a long file where it
-lies (checked in one pass, its answers written by the engine), the records of the formats
-parsed in Python wait in spill files beyond ``spill.SPILL_ROWS``, and a file's content hash is
-computed in chunks. These tests make the row groups and the bound tiny, and show that a file
-lands, and is refused, exactly as when it is one row group."""
+"""The reader's memory does not grow with a file's size: DuckDB reads a long Parquet file
+where it lies (checked in one pass, its answers written by the engine), the records of the
+formats parsed in Python wait in DuckDB (the engine's one waiting mechanism, spilling beyond
+its memory limit into the landing's hidden spill folder), and a file's content hash is
+computed in chunks. These tests make the row groups tiny, and show that a file lands, and is
+refused, exactly as when it is one row group."""
 
 from __future__ import annotations
 
@@ -17,9 +18,8 @@ from test_landing_reader import land, landed, make_project, mcq, refused, source
 from concord_common.warehouse_lock import LOCK_FILE
 from concord_io.errors import ConcordError
 from concord_io.landing import sources as source_files
-from concord_io.landing import spill
+from concord_io.landing.engine import Landing
 from concord_io.landing.mcq import DUPLICATE
-from concord_io.landing.writer import ROW_GROUP_ROWS, TableWriter, write_folder
 
 N_ITEMS = 60  # items 1..60 in en and it: 120 records a run, two runs a file
 
@@ -61,20 +61,22 @@ def landed_tables(landing: Path) -> dict[str, pa.Table]:
 
 @pytest.fixture
 def small(monkeypatch):
-    """``small(True)``: at most 50 records in memory, so records held are spilled;
-    ``small(False)``: nothing is spilled. Returns the spill files written."""
-    written: list[Path] = []
-    write = spill.Records._write
+    """``small(row_groups)``: the tables the engine held while waiting (name, rows, where
+    DuckDB spills them) from now on."""
+    held: list[tuple[str, int, str]] = []
+    hold = Landing.hold
 
-    def counted(self, table):
-        written.append(write(self, table))
-        return written[-1]
+    def counted(self, table, name=""):
+        found = hold(self, table, name)
+        (spill,) = self.con.execute("select current_setting('temp_directory')").fetchone()
+        held.append((found, table.num_rows, spill))
+        return found
 
-    monkeypatch.setattr(spill.Records, "_write", counted)
+    monkeypatch.setattr(Landing, "hold", counted)
 
-    def streaming(on: bool) -> list[Path]:
-        monkeypatch.setattr(spill, "SPILL_ROWS", 50 if on else 10**9)
-        return written
+    def streaming(_: bool) -> list[tuple[str, int, str]]:
+        held.clear()
+        return held
 
     return streaming
 
@@ -143,7 +145,11 @@ def test_the_same_records_land_alike_in_one_row_group_or_many(tmp_path, small, l
         put(project, "b.parquet", second, row_group_size)
         land(project, variables)
         landings.append(landed_tables(project.parent / "landing"))
-    assert not written, "a long file's records were spilled: DuckDB reads them where they lie"
+    # a Parquet file is read where it lies: only the item files' table waits in DuckDB,
+    # spilling (beyond its memory limit) into the landing's hidden folder
+    assert [name for name, _, _ in written] == ["items"]
+    assert all(Path(spill).parent.parent == project.parent / "landing" for _, _, spill in written)
+    assert all(Path(spill).parent.name.startswith(".spill-") for _, _, spill in written)
     assert landings[0].keys() == landings[1].keys()
     for name, table in landings[0].items():
         assert table.equals(landings[1][name]), name
@@ -203,25 +209,6 @@ def test_a_file_that_changes_after_it_was_hashed_is_refused(tmp_path):
             read()
 
 
-@pytest.mark.parametrize("rows", [0, 5, ROW_GROUP_ROWS, 2 * ROW_GROUP_ROWS + 3])
-def test_a_table_written_piece_by_piece_is_the_file_written_whole(tmp_path, rows):
-    table = pa.table(
-        {
-            "a": pa.array([f"v{i % 97}" for i in range(rows)], pa.string()),
-            "b": pa.array(range(rows), pa.int64()),
-        }
-    )
-    write_folder(tmp_path, "whole", {"t": table}, "fp")
-    (tmp_path / "pieces").mkdir()
-    writer = TableWriter(tmp_path / "pieces", "t", table.schema, "fp")
-    for start in range(0, rows, 30_001):
-        writer.write(table.slice(start, 30_001))
-    writer.close()
-    assert (tmp_path / "pieces" / "t.parquet").read_bytes() == (
-        tmp_path / "whole" / "t.parquet"
-    ).read_bytes()
-
-
 def test_a_file_of_several_runs_lands_each_run_whole_whether_or_not_its_runs_can_be_skipped(
     tmp_path,
 ):
@@ -245,3 +232,23 @@ def test_a_file_of_several_runs_lands_each_run_whole_whether_or_not_its_runs_can
     assert landings[0].keys() == landings[1].keys()
     for name, table in landings[0].items():
         assert table.equals(landings[1][name]), name
+
+
+def test_a_parsed_files_records_wait_in_duckdb_within_its_limit_and_leave_no_trace(tmp_path, small):
+    """A long CSV is parsed in Python: its records wait for their runs as a DuckDB table
+    (the engine's one waiting mechanism, counted by DuckDB's memory limit and spilled into
+    the landing's hidden folder beyond it), not as an Arrow table no limit counts; the
+    spill folder goes when the landing ends."""
+    held = small(True)
+    project = make_project(tmp_path)
+    sources(project, "a.csv,long,,,,,,,\n")
+    columns = records()
+    lines = [",".join(columns)] + [",".join(row) for row in zip(*columns.values(), strict=True)]
+    (mcq(project) / "answer_sources" / "a.csv").write_text("\n".join(lines) + "\n")
+    land(project)
+    landing = project.parent / "landing"
+    assert [name for name, _, _ in held] == ["items", "long_file_1"]
+    assert held[1][1] == 4 * N_ITEMS  # the file's records, two runs of 60 items x 2 languages
+    assert {Path(spill).parent.parent for _, _, spill in held} == {landing}
+    assert sorted(p.name for p in landing.glob(".*")) == [LOCK_FILE]
+    assert len(landed(project).query("source_file == 'a.csv'")) == 4 * N_ITEMS

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from concord_common.probe_landing import SCHEMAS as PROBE_SCHEMAS
-from concord_io.landing.placeholders import keep_placeholders
+from concord_io.landing.engine import Landing, keep_placeholders
 from concord_io.project import PROJECT_ROOT, run_dbt
 
 PASSED = {"success", "pass"}
@@ -221,7 +221,8 @@ def test_before_the_first_probe_run_the_probe_landing_reads_empty_on_spark(spark
     tables (run_id=_empty) until a probe run lands, so the probe's staging, which reads each
     table as this query does (macros/cross_db/landing.sql), reads no rows, typed."""
     landing = tmp_path / "landing"
-    keep_placeholders(landing)  # what every landing does (test_landing_reader)
+    with Landing(landing) as writing:
+        keep_placeholders(writing)  # what every landing does (test_landing_reader)
     assert sorted(p.name for p in (landing / "probe").iterdir()) == ["run_id=_empty"]
     for table, schema in PROBE_SCHEMAS.items():
         frame = spark.sql(f"select * from parquet.`{landing}/probe/run_id=*/{table}.parquet`")
