@@ -109,12 +109,11 @@ def project_vars(root: Path, overrides: dict | None = None) -> dict:
 STUDY_FOLDERS = ("mcq_answers_dir", "mcq_items_dir", "mcq_answer_sources_dir")
 
 
-def input_folders(root: Path, overrides: dict | None = None) -> list[Path]:
+def input_folders(root: Path, variables: dict) -> list[Path]:
     """The folders of the project at ``root`` that hold its inputs and code: ``seeds/`` (every
-    seed folder lies in it), the study's answer, item and answer-source folders (its vars,
-    ``overrides`` over ``dbt_project.yml``'s), ``models/`` and ``macros/``. No command writes
+    seed folder lies in it), the study's answer, item and answer-source folders (its
+    ``variables``: :func:`project_vars`), ``models/`` and ``macros/``. No command writes
     into them but the ones that register inputs, and no output folder lies in or holds one."""
-    variables = project_vars(root, overrides)
     folders = [root / "seeds", root / "models", root / "macros"]
     for name in STUDY_FOLDERS:
         if variables.get(name):

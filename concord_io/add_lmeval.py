@@ -39,28 +39,30 @@ import pyarrow as pa
 
 from concord_common import folders, inside_without_links, warehouse_lock
 from concord_io.errors import ConcordError, disk_error, printable
-from concord_io.landing.identities import (
+from concord_io.landing.lm_eval import SAMPLES_NAME, unique_keys
+from concord_io.landing.mcq import Run, read_source_runs
+from concord_io.landing.names import (
+    AUTO,
     canonical_language,
     check_model_name,
     check_name,
+    check_task_pattern,
     slug,
+    split_task,
 )
-from concord_io.landing.lm_eval import SAMPLES_NAME, unique_keys
-from concord_io.landing.mcq import Run, read_source_runs
-from concord_io.landing.registries import (
+from concord_io.landing.schemas import Seed, declared_seeds
+from concord_io.landing.seeds import read_seed
+from concord_io.landing.sources import open_regular, read_csv
+from concord_io.landing.study import (
     FIELD_PATH,
     Line,
+    Study,
     answer_registry,
     check_answer_source,
     file_pattern,
     item_registry,
+    load_study,
 )
-from concord_io.landing.seed_sources import Seed, declared_seeds
-from concord_io.landing.seeds import read_seed
-from concord_io.landing.sources import open_regular
-from concord_io.landing.strict_csv import read_csv
-from concord_io.landing.study import Study, load_study
-from concord_io.landing.task_names import AUTO, check_task_pattern, split_task
 from concord_io.paths import inside, landing_dir, warehouse_dir
 
 REGISTRY = "mcq_answer_sources"
@@ -1067,7 +1069,7 @@ def _landed_runs(landing: Path) -> dict[str, dict]:
 
 def _remove(root: Path, landing: Path, run_id: str, delete_files: bool) -> list[str]:
     from concord_io.landing import land
-    from concord_io.landing.registries import answer_sources
+    from concord_io.landing.study import answer_sources
 
     study = load_study(root)
     runs = _landed_runs(landing)

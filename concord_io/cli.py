@@ -418,10 +418,11 @@ def build(
                 f"--stage {unknown[0]!r} is not a stage", hint=f"stages: {', '.join(STAGE_NAMES)}"
             )
         stages = [s for s in stages if s.name in stage]
+    from concord_common.project_dir import project_vars
     from concord_io.landing.engine import checked_landing_folder
 
     project = paths.project_root()
-    landing = checked_landing_folder(paths.landing_dir(), project)
+    landing = checked_landing_folder(paths.landing_dir(), project, project_vars(project))
     if not stage:  # the whole build: it records what it was made from, and skips a repeat
         _skip_when_nothing_new(stages, project, landing, database, full)
     run_build(database, stages, log_path, _console(), landing)

@@ -54,6 +54,7 @@ def _hold_and_land() -> str:
     (:func:`concord_io.build_context.build_context`), '' for a call that builds nothing."""
     from dbt.flags import get_flags
 
+    from concord_common.project_dir import project_vars
     from concord_io.build_context import build_context
     from concord_io.landing.engine import checked_landing_folder
 
@@ -69,7 +70,7 @@ def _hold_and_land() -> str:
         landing = landing if landing.is_absolute() else project / landing
     else:
         landing = landing_dir(project)
-    landing = checked_landing_folder(landing, project, variables)
+    landing = checked_landing_folder(landing, project, project_vars(project, variables))
     warehouse_lock.acquire(landing, f"dbt {which}", error=ConcordError)  # given back at exit
     if value("CONCORD_LANDED") != "1":  # else `concord build` landed a moment before
         _land(project, landing, variables)

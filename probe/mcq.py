@@ -338,7 +338,7 @@ def output_folder(out: Path, slug: str, replace: bool, project: Path) -> Path:
     if out.exists() and not out.is_dir():
         raise ProbeError(f"--out {out}: is a file, not a folder", hint="name a folder")
     resolved = out.resolve()
-    for folder in project_dir.input_folders(project):
+    for folder in project_dir.input_folders(project, project_dir.project_vars(project)):
         inputs = folder.resolve()
         if resolved.is_relative_to(inputs) or inputs.is_relative_to(resolved):
             where = "lies in" if resolved.is_relative_to(inputs) else "holds"

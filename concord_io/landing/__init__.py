@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from concord_common.project_dir import project_vars
 from concord_io.landing.engine import LandingReport, Outcome, open_landing
 from concord_io.landing.mcq import land_mcq, land_study
 from concord_io.landing.seeds import land_seed_files, land_seeds
-from concord_io.landing.study import load_study
+from concord_io.landing.study import checked_task, study_of
 
 __all__ = ["LandingReport", "Outcome", "land", "land_mcq", "land_seeds"]
 
@@ -29,9 +30,11 @@ def land(
     """Land the seed files, then the cross-lingual study's inputs (``variables``: the vars
     given to one dbt call, over ``dbt_project.yml``'s). Every var is checked before
     anything is written or removed (a task var names a landing folder)."""
-    study = load_study(Path(project_root), variables)  # the vars, read once and checked
+    project = Path(project_root)
+    merged = project_vars(project, variables)  # read once
+    checked_task(merged)
     # one landing for both parts (the folder checked and locked once): no build between them
-    with open_landing(landing_dir, project_root, variables) as landing:
-        seeds = land_seed_files(landing, project_root)
-        mcq = land_study(landing, study)
+    with open_landing(landing_dir, project, merged) as landing:
+        seeds = land_seed_files(landing, project)
+        mcq = land_study(landing, study_of(project, merged))
     return LandingReport(seeds.outcomes + mcq.outcomes, seeds.notes + mcq.notes)

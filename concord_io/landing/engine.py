@@ -177,13 +177,12 @@ class Written:
     nulls: dict[str, int]
 
 
-def checked_landing_folder(
-    landing_dir: Path | str, project: Path | str, variables: dict | None = None
-) -> Path:
+def checked_landing_folder(landing_dir: Path | str, project: Path | str, variables: dict) -> Path:
     """The landing folder, resolved; refused (before anything is read or written) when it is
     a file, lies in a serving folder, whose published versions are never written again, or
     holds or lies in an input folder of ``project`` (:func:`input_folders`: the seed files
-    would land among the inputs, then be refused as unregistered input at every build)."""
+    would land among the inputs, then be refused as unregistered input at every build);
+    ``variables``: the project's vars (:func:`concord_common.project_dir.project_vars`)."""
     root = Path(landing_dir).resolve()
     hint = "set CONCORD_LANDING_DIR to a folder of its own (default warehouse/landing)"
     if root.exists() and not root.is_dir():
@@ -391,7 +390,7 @@ def keep_placeholders(landing: Landing) -> None:
 
 @contextmanager
 def open_landing(
-    landing_dir: Path | str, project: Path | str, variables: dict | None = None
+    landing_dir: Path | str, project: Path | str, variables: dict
 ) -> Iterator[Landing]:
     """A landing of ``landing_dir``: the folder checked (:func:`checked_landing_folder`) and
     held under the warehouse lock (:mod:`concord_common.warehouse_lock`) while it is written,

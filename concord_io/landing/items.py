@@ -24,20 +24,26 @@ from concord_common.sql import sql_identifier, sql_literal
 from concord_io.connect import open_duckdb
 from concord_io.errors import ConcordError, printable
 from concord_io.landing import schemas
-from concord_io.landing.identities import canonical_language
-from concord_io.landing.registries import Line, item_registry, read_registry
+from concord_io.landing.names import canonical_language
 from concord_io.landing.sources import (
     Check,
     SourceFile,
     first_row,
     gold_check,
     load,
+    read_csv,
     refuse_first,
     refuse_unknown_domains,
     with_rows,
 )
-from concord_io.landing.strict_csv import read_csv
-from concord_io.landing.study import TRANSLATIONS, Study, load_study
+from concord_io.landing.study import (
+    TRANSLATIONS,
+    Line,
+    Study,
+    item_registry,
+    load_study,
+    read_registry,
+)
 
 
 def read_translations(study: Study) -> pa.Table:

@@ -48,14 +48,14 @@ import pyarrow as pa
 
 from concord_common.sql import sql_literal
 from concord_io.errors import ConcordError, printable
-from concord_io.landing.identities import (
+from concord_io.landing.names import (
     ITEM_ID_MAX,
     canonical_language,
     check_name,
     item_id_broken,
     item_id_refused,
+    split_task,
 )
-from concord_io.landing.registries import Line
 from concord_io.landing.sources import (
     Check,
     SourceFile,
@@ -64,8 +64,7 @@ from concord_io.landing.sources import (
     refuse_first,
     refuse_json_shape,
 )
-from concord_io.landing.study import Study
-from concord_io.landing.task_names import split_task
+from concord_io.landing.study import Line, Study
 
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
 FINITE_HINT = "the run is not landed: check the model's dtype and the harness's output"

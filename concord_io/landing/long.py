@@ -31,29 +31,29 @@ import pyarrow.parquet as pq
 
 from concord_common.sql import sql_literal
 from concord_io.errors import ConcordError, printable
-from concord_io.landing.identities import (
+from concord_io.landing.names import (
     NAME_HINT,
     NAME_RULE,
     NAME_SQL_PATTERN,
     canonical_language,
     item_id_broken,
     item_id_refused,
+    normalised,
 )
-from concord_io.landing.normalise import normalised
-from concord_io.landing.registries import Line
 from concord_io.landing.sources import (
     Check,
     SourceFile,
+    check_header,
     first_row,
     gold_check,
     json_lines,
+    read_csv,
     refusal,
     refuse_first,
     refuse_json_shape,
     with_rows,
 )
-from concord_io.landing.strict_csv import check_header, read_csv
-from concord_io.landing.study import Study
+from concord_io.landing.study import Line, Study
 
 FIELDS = ("model", "run", "task", "item_id", "language", "answer", "gold")
 REQUIRED = ["item_id", "language", "answer"]

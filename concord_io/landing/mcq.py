@@ -43,13 +43,19 @@ from concord_io.landing.engine import (
     open_landing,
     reader_version,
 )
-from concord_io.landing.identities import run_id
 from concord_io.landing.items import read_items, read_translations
 from concord_io.landing.lm_eval import Provenance, provenance, read_samples, task_of
 from concord_io.landing.long import read_long
-from concord_io.landing.registries import Line, answer_registry, answer_sources, item_registry
+from concord_io.landing.names import run_id
 from concord_io.landing.sources import SourceFile, first_row, load
-from concord_io.landing.study import Study, load_study
+from concord_io.landing.study import (
+    Line,
+    Study,
+    answer_registry,
+    answer_sources,
+    item_registry,
+    load_study,
+)
 from concord_io.landing.wide import read_wide, release_wide
 
 #: Bumped when the reader lands the same inputs differently: every folder is written again.
@@ -775,7 +781,7 @@ def land_mcq(
     """Land the study's registered inputs under ``landing_dir``; see the module's doc.
     ``variables``: vars given to one dbt call (``--vars``), over ``dbt_project.yml``'s."""
     study = load_study(Path(project_root), variables)
-    with open_landing(landing_dir, project_root, variables) as landing:
+    with open_landing(landing_dir, project_root, study.variables) as landing:
         return land_study(landing, study)
 
 

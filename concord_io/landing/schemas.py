@@ -1,8 +1,30 @@
-"""The landing's tables as Arrow schemas, exactly as docs/landing.md states them."""
+"""The landing's tables as Arrow schemas, exactly as docs/landing.md states them.
+
+Where the seed files are declared: the dbt sources of the staging folders.
+
+A source whose ``config.meta.seed_folder`` names a folder of the project
+(``models/staging/rater/_rater__sources.yml``: ``seed_folder: seeds/rater``) holds one table
+per CSV file of that folder, ``<seed_folder>/<table>.csv``; each column's ``data_type`` is
+that column's one declaration, which the reader lands it as
+(:mod:`concord_io.landing.seeds`) and the ``read_landed_seed`` macro reads it as. A column
+that holds a language tag or a name says so once, ``config: {meta: {format: language_tag}}``
+(:data:`SEED_FORMATS`), and the reader lands it canonical or refuses it; a table whose lines
+have a key says so once, ``config: {meta: {primary_key: [task, language]}}``, and the reader
+refuses a blank or repeated key, naming the rows; a table that maps names to names says so
+once, ``config: {meta: {maps: [spelling, model]}}``, and the reader refuses a blank target
+and a chain (a target that another line maps on), naming the rows."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
 import pyarrow as pa
+
+from concord_common.project_dir import project_yaml
+from concord_io.errors import ConcordError, printable
+from concord_io.landing.names import canonical_language, check_name
 
 
 def _schema(*fields: tuple[str, pa.DataType, bool]) -> pa.Schema:
@@ -103,3 +125,135 @@ def conform(name: str, table: pa.Table) -> pa.Table:
         if not f.nullable and column.null_count:
             raise RuntimeError(f"reader bug: {name}.{f.name} has {column.null_count} null(s)")
     return pa.Table.from_arrays(columns, schema=schema).combine_chunks()
+
+
+#: The files that declare sources (one ``_<dir>__sources.yml`` per staging folder).
+SOURCE_FILES = "models/**/_*__sources.yml"
+#: A seed column's declared type (the source's ``data_type``) -> its landed Arrow type.
+SEED_TYPES = {
+    "string": pa.string(),
+    "varchar": pa.string(),
+    "text": pa.string(),
+    "integer": pa.int32(),
+    "int": pa.int32(),
+    "bigint": pa.int64(),
+}
+#: A string column's declared format (``config.meta.format``) -> the rule each of its values
+#: lands by, ``rule(value, where, column)``: the value canonical, or refused naming it.
+SEED_FORMATS: dict[str, Callable[[str, str, str], str]] = {
+    "language_tag": canonical_language,  # EN, eng -> en; en_US -> en-US; English refused
+    "name": check_name,  # a task or variant as the answers name it (xcopa, fewshot-5)
+}
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A declared seed file: its table's name, where it lies, its source and columns."""
+
+    name: str
+    path: Path
+    relative: str  # from the project folder, as the landing's source_file gives it
+    source: str
+    #: declared column -> its data_type, in the declared order
+    columns: dict[str, str]
+    #: declared column -> its format (:data:`SEED_FORMATS`), for the columns that have one
+    formats: dict[str, str] = field(default_factory=dict)
+    #: the columns whose values no two lines share, none blank (empty: no key declared)
+    primary_key: tuple[str, ...] = ()
+    #: the columns a file may lack, read as empty (``config.meta.optional``: added in a
+    #: release, their values may be empty, so an upgrade never stops a working project)
+    optional: tuple[str, ...] = ()
+    #: (from, to): each line maps a name to a name, applied once (``config.meta.maps``)
+    maps: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """How every message names it."""
+        return f"seed {self.name} ({self.relative})"
+
+    def schema(self) -> pa.Schema:
+        """The landed table's columns: the declared ones, then the file and row each record
+        was read from and the file's content hash."""
+        return pa.schema(
+            [pa.field(name, SEED_TYPES[kind]) for name, kind in self.columns.items()]
+            + [pa.field(name, kind, nullable=null) for name, kind, null in PROVENANCE]
+        )
+
+
+def _meta(node: dict) -> dict:
+    meta = (node.get("config") or {}).get("meta")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _table(project: Path, yml: str, source: dict, folder: str, table: dict) -> Seed:
+    name = str(table.get("name") or "")
+    where = f"{yml}: source {source.get('name')}, table {name}"
+    columns, formats, optional = {}, {}, []
+    for column in table.get("columns") or []:
+        kind = str(column.get("data_type") or "").strip().lower()
+        if kind not in SEED_TYPES:
+            raise ConcordError(
+                f"{where}, column {column.get('name')}: data_type {printable(kind or '(none)')}"
+                f" is not one of {', '.join(SEED_TYPES)}",
+                hint="declare each column of a seed file with one of these types",
+            )
+        columns[str(column["name"])] = kind
+        value_format = _meta(column).get("format")
+        if value_format is not None:
+            if str(value_format) not in SEED_FORMATS or SEED_TYPES[kind] != pa.string():
+                raise ConcordError(
+                    f"{where}, column {column.get('name')}: format {printable(value_format)} is "
+                    f"not one of {', '.join(SEED_FORMATS)} on a string column",
+                    hint="declare a language tag's column format: language_tag, a task's "
+                    "format: name, or no format",
+                )
+            formats[str(column["name"])] = str(value_format)
+        if _meta(column).get("optional") is True:
+            optional.append(str(column["name"]))
+    if not columns:
+        raise ConcordError(f"{where}: no columns declared", hint="declare every column")
+    key = _meta(table).get("primary_key", [])
+    if not (isinstance(key, list) and all(isinstance(c, str) and c in columns for c in key)):
+        raise ConcordError(
+            f"{where}: primary_key {printable(key)} is not a list of its declared columns",
+            hint="name the columns whose values no two lines share, e.g. [task, language]",
+        )
+    maps = _meta(table).get("maps", [])
+    if not (isinstance(maps, list) and len(maps) in (0, 2) and all(c in columns for c in maps)):
+        raise ConcordError(
+            f"{where}: maps {printable(maps)} is not two of its declared columns",
+            hint="name the column of the names mapped and that of what they map to, e.g. "
+            "[spelling, model]",
+        )
+    relative = f"{folder.rstrip('/')}/{name}.csv"
+    return Seed(
+        name, project / relative, relative, str(source["name"]), columns, formats, tuple(key),
+        tuple(optional), tuple(maps),
+    )  # fmt: skip
+
+
+def declared_seeds(project: Path | str) -> list[Seed]:
+    """Every seed file the sources of ``project`` declare, by table name."""
+    project = Path(project)
+    seeds: dict[str, Seed] = {}
+    for path in sorted(project.glob(SOURCE_FILES)):
+        yml = path.relative_to(project).as_posix()
+        for source in project_yaml(path).get("sources") or []:
+            folder = _meta(source).get("seed_folder")
+            if not folder:
+                continue
+            for table in source.get("tables") or []:
+                seed = _table(project, yml, source, str(folder), table)
+                if seed.name in seeds:
+                    raise ConcordError(
+                        f"{yml}: seed table {seed.name} is declared twice "
+                        f"({seeds[seed.name].relative} and {seed.relative})",
+                        hint="give every seed file a name of its own",
+                    )
+                seeds[seed.name] = seed
+    return sorted(seeds.values(), key=lambda seed: seed.name)
+
+
+def seed_folders(seeds: list[Seed]) -> list[str]:
+    """The folders the seeds lie in, each once, in order."""
+    return sorted({seed.relative.rpartition("/")[0] for seed in seeds})

@@ -1,9 +1,9 @@
 """The seed files (``seeds/<study>/*.csv``), read by the strict reader and landed as typed
 Parquet: ``<landing>/seeds/seed=<name>/<name>.parquet`` (docs/landing.md).
 
-Each file is one table of a dbt source (:mod:`concord_io.landing.seed_sources`): UTF-8, a
+Each file is one table of a dbt source (:mod:`concord_io.landing.schemas`): UTF-8, a
 header of exactly its declared columns (any order: they land by name, in the declared
-order), records of the header's width (:mod:`concord_io.landing.strict_csv`); each value is
+order), records of the header's width (:mod:`concord_io.landing.sources`); each value is
 cast to its column's declared type (an empty cell is null; an integer in its one spelling),
 a column declared with a format lands canonical (a language tag) or checked (a name), a
 declared key is given once and never blank, and every row carries the file it came from
@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from concord_common.project_dir import project_vars
 from concord_io.errors import ConcordError, printable
 from concord_io.landing.engine import (
     Landing,
@@ -36,9 +37,8 @@ from concord_io.landing.engine import (
     fingerprint,
     open_landing,
 )
-from concord_io.landing.seed_sources import SEED_FORMATS, Seed, declared_seeds, seed_folders
-from concord_io.landing.sources import read_regular
-from concord_io.landing.strict_csv import NOTHING_LOADED, read_csv
+from concord_io.landing.schemas import SEED_FORMATS, Seed, declared_seeds, seed_folders
+from concord_io.landing.sources import NOTHING_LOADED, read_csv, read_regular
 
 #: Bumped when the reader lands the same seed files differently: every seed lands again.
 SEEDS_FORMAT = 2  # 2: an integer only as written canonically
@@ -255,7 +255,8 @@ def _folder(seed: Seed) -> str:
 def land_seeds(project: Path | str, landing_dir: Path | str) -> LandingReport:
     """Land every declared seed file of ``project`` under ``landing_dir``; see the module's
     doc."""
-    with open_landing(landing_dir, project) as landing:  # checked before a seed is read
+    variables = project_vars(Path(project))
+    with open_landing(landing_dir, project, variables) as landing:  # checked before a seed is read
         return land_seed_files(landing, project)
 
 

@@ -15,12 +15,16 @@ import duckdb
 
 from concord_common.sql import sql_identifier, sql_literal
 from concord_io.errors import ConcordError, printable
-from concord_io.landing.identities import canonical_language
-from concord_io.landing.normalise import normalised
-from concord_io.landing.registries import Line
-from concord_io.landing.sources import SourceFile, first_row, refuse_unknown_domains, with_rows
-from concord_io.landing.strict_csv import check_header, read_csv
-from concord_io.landing.study import Study
+from concord_io.landing.names import canonical_language, normalised
+from concord_io.landing.sources import (
+    SourceFile,
+    check_header,
+    first_row,
+    read_csv,
+    refuse_unknown_domains,
+    with_rows,
+)
+from concord_io.landing.study import Line, Study
 
 DOMAIN_PREFIX = "Domain_"
 

@@ -15,7 +15,7 @@ from test_landing_reader import SOURCES_HEADER, land, landed, make_project, mcq,
 
 from concord_io.add_lmeval import add_lmeval
 from concord_io.errors import ConcordError
-from concord_io.landing.task_names import check_task_pattern, split_task
+from concord_io.landing.names import check_task_pattern, split_task
 from concord_io.project import PROJECT_ROOT
 
 DATE = "2025-05-05T10-00-00.123456"

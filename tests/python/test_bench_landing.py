@@ -8,7 +8,7 @@ import json
 import pytest
 from bench_modules import bench_module
 
-from concord_io.landing.seed_sources import declared_seeds
+from concord_io.landing.schemas import declared_seeds
 from concord_io.paths import project_root
 
 pytestmark = pytest.mark.slow  # the benchmark's quick mode

@@ -11,7 +11,7 @@ import pytest
 
 from concord_io.errors import ConcordError
 from concord_io.landing.seeds import read_seeds
-from concord_io.landing.strict_csv import read_csv, text_of
+from concord_io.landing.sources import read_csv, text_of
 
 TEXT = "group_name,name\nUS,Emily\nIT,Niccolò\n"
 
