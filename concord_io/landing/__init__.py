@@ -15,10 +15,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from concord_common.project_dir import project_vars
-from concord_io.landing.engine import LandingReport, Outcome, open_landing
+from concord_io.landing.engine import Landing, LandingReport, Outcome, open_landing
 from concord_io.landing.mcq import land_mcq, land_study
-from concord_io.landing.seeds import land_seed_files, land_seeds
+from concord_io.landing.seeds import AREA, KEY, Seed, read_seeds
 from concord_io.landing.study import checked_task, study_of
 
 __all__ = ["LandingReport", "Outcome", "land", "land_mcq", "land_seeds"]
@@ -38,3 +41,48 @@ def land(
         seeds = land_seed_files(landing, project)
         mcq = land_study(landing, study_of(project, merged))
     return LandingReport(seeds.outcomes + mcq.outcomes, seeds.notes + mcq.notes)
+
+
+def _folder(seed: Seed) -> str:
+    return f"{AREA}/{KEY}={seed.name}"
+
+
+def land_seeds(project: Path | str, landing_dir: Path | str) -> LandingReport:
+    """Land every declared seed file of ``project`` under ``landing_dir``; see the module's
+    doc."""
+    with open_landing(
+        landing_dir, project, project_vars(Path(project))
+    ) as landing:  # checked before a seed is read
+        return land_seed_files(landing, project)
+
+
+def land_seed_files(landing: Landing, project: Path | str) -> LandingReport:
+    """Land every declared seed file of ``project`` with ``landing`` (its folder checked and
+    held)."""
+    report = LandingReport()
+    tables = read_seeds(
+        project,
+        lambda seed, fp: landing.landed_with(_folder(seed), [seed.name], fp),
+    )
+    unchanged: dict[str, Outcome] = {}
+    for seed, table, fp in tables.values():
+        folder = _folder(seed)
+        if table is None:  # landed already: its row count from the Parquet footer
+            assert landing.root is not None
+            n_rows = pq.read_metadata(landing.root / folder / f"{seed.name}.parquet").num_rows
+        else:
+            n_rows = table.num_rows
+        detail = f"{n_rows} {'row' if n_rows == 1 else 'rows'} from {seed.relative}"
+        if table is None:
+            unchanged[folder] = Outcome("unchanged", folder, detail)
+        else:
+            landing.stage(folder, {seed.name: (table.schema, table)}, fp, detail)
+    committed = landing.commit()
+    report.outcomes += [unchanged.get(f) or committed[f] for f in map(_folder, _seeds(tables))]
+    kept = {_folder(seed) for seed, _, _ in tables.values()}
+    report.outcomes += landing.remove_others(AREA, kept, "no longer declared")
+    return report
+
+
+def _seeds(tables: dict[str, tuple[Seed, pa.Table | None, str]]) -> list[Seed]:
+    return [seed for seed, _, _ in tables.values()]

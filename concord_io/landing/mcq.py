@@ -47,6 +47,7 @@ from concord_io.landing.items import read_items, read_translations
 from concord_io.landing.lm_eval import Provenance, provenance, read_samples, task_of
 from concord_io.landing.long import read_long
 from concord_io.landing.names import run_id
+from concord_io.landing.seeds import read_model_aliases
 from concord_io.landing.sources import SourceFile, first_row, load
 from concord_io.landing.study import (
     Line,
@@ -727,9 +728,6 @@ def _refuse_one_model_twice(study: Study, runs: list[Run]) -> None:
     ``seeds/models/model_aliases.csv``), revision and variant: the marts would hold the
     model twice under one name. Refused naming both sources (the reader knows them; a dbt
     test after the build named neither file)."""
-    # imported here: the seed reader imports this module's landing folder helpers
-    from concord_io.landing.seeds import read_model_aliases
-
     aliases = read_model_aliases(study.root)
     first: dict[tuple, Run] = {}
     for run in sorted(runs, key=lambda r: r.row["source_folder"]):

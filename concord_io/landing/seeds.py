@@ -26,17 +26,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
-from concord_common.project_dir import project_vars
 from concord_io.errors import ConcordError, printable
-from concord_io.landing.engine import (
-    Landing,
-    LandingReport,
-    Outcome,
-    fingerprint,
-    open_landing,
-)
+from concord_io.landing.engine import fingerprint
 from concord_io.landing.schemas import SEED_FORMATS, Seed, declared_seeds, seed_folders
 from concord_io.landing.sources import NOTHING_LOADED, read_csv, read_regular
 
@@ -246,47 +238,3 @@ def read_seeds(
             "\n".join(problems), hint=f"fix the {len(problems)} seed file(s) named above"
         )
     return tables
-
-
-def _folder(seed: Seed) -> str:
-    return f"{AREA}/{KEY}={seed.name}"
-
-
-def land_seeds(project: Path | str, landing_dir: Path | str) -> LandingReport:
-    """Land every declared seed file of ``project`` under ``landing_dir``; see the module's
-    doc."""
-    variables = project_vars(Path(project))
-    with open_landing(landing_dir, project, variables) as landing:  # checked before a seed is read
-        return land_seed_files(landing, project)
-
-
-def land_seed_files(landing: Landing, project: Path | str) -> LandingReport:
-    """Land every declared seed file of ``project`` with ``landing`` (its folder checked and
-    held)."""
-    report = LandingReport()
-    tables = read_seeds(
-        project,
-        lambda seed, fp: landing.landed_with(_folder(seed), [seed.name], fp),
-    )
-    unchanged: dict[str, Outcome] = {}
-    for seed, table, fp in tables.values():
-        folder = _folder(seed)
-        if table is None:  # landed already: its row count from the Parquet footer
-            assert landing.root is not None
-            n_rows = pq.read_metadata(landing.root / folder / f"{seed.name}.parquet").num_rows
-        else:
-            n_rows = table.num_rows
-        detail = f"{n_rows} {'row' if n_rows == 1 else 'rows'} from {seed.relative}"
-        if table is None:
-            unchanged[folder] = Outcome("unchanged", folder, detail)
-        else:
-            landing.stage(folder, {seed.name: (table.schema, table)}, fp, detail)
-    committed = landing.commit()
-    report.outcomes += [unchanged.get(f) or committed[f] for f in map(_folder, _seeds(tables))]
-    kept = {_folder(seed) for seed, _, _ in tables.values()}
-    report.outcomes += landing.remove_others(AREA, kept, "no longer declared")
-    return report
-
-
-def _seeds(tables: dict[str, tuple[Seed, pa.Table | None, str]]) -> list[Seed]:
-    return [seed for seed, _, _ in tables.values()]

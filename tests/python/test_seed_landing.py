@@ -13,8 +13,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from concord_io.errors import ConcordError
+from concord_io.landing import land_seeds
 from concord_io.landing.schemas import Seed, declared_seeds
-from concord_io.landing.seeds import land_seeds, read_seed, read_seeds
+from concord_io.landing.seeds import read_seed, read_seeds
 from concord_io.project import PROJECT_ROOT
 
 MESSAGES = Seed(
