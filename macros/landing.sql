@@ -140,6 +140,35 @@
     regexp_extract({{ landing_file }}, 'run_id=([^/]*)/[^/]*$', 1)
 {%- endmacro %}
 
+{#- The columns a landed table of the cross-lingual study is read as: its source table's
+    declared columns (models/staging/mcq/_mcq__sources.yml, their one declaration, which the
+    reader writes: concord_io.landing.schemas), in their order, each Arrow data_type as the
+    engine's SQL type; but a column declared `staged: false` (kept in the landing, read by no
+    model). -#}
+{% macro landing_columns(source_name, table_name) -%}
+    {%- set sql_types = {
+        'string': dbt.type_string(),
+        'int64': dbt.type_bigint(),
+        'int32': dbt.type_int(),
+        'int16': dbt.type_int(),
+        'float64': 'double',
+        'timestamp[us, UTC]': 'timestamp with time zone',
+    } -%}
+    {%- set node = (graph.get('sources') or {}).get(
+        'source.' ~ project_name ~ '.' ~ source_name ~ '.' ~ table_name) -%}
+    {%- set columns = {} -%}
+    {%- for name, column in (node.columns if node else {}).items() -%}
+        {%- if (column.config.meta or {}).get('staged', true) -%}
+            {%- do columns.update({name: sql_types[column.data_type]}) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if execute and not columns -%}
+        {{ exceptions.raise_compiler_error(
+            'source ' ~ source_name ~ '.' ~ table_name ~ ' declares no columns') }}
+    {%- endif -%}
+    {{ return(columns) }}
+{%- endmacro %}
+
 {#- A seed file's landed table (<landing>/seeds/seed=<table>/<table>.parquet), its columns
     as its source table declares them (data_type: their one declaration, which the reader
     landed them as; concord_io.landing.seed_sources) with its provenance. In a unit test that

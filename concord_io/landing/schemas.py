@@ -1,4 +1,4 @@
-"""The landing's tables as Arrow schemas, exactly as docs/landing.md states them.
+"""The landing's tables as Arrow schemas, declared once in the sources yml.
 
 Where the seed files are declared: the dbt sources of the staging folders.
 
@@ -26,94 +26,46 @@ from concord_common.project_dir import project_yaml
 from concord_io.errors import ConcordError, printable
 from concord_io.landing.names import canonical_language, check_name
 
-
-def _schema(*fields: tuple[str, pa.DataType, bool]) -> pa.Schema:
-    return pa.schema([pa.field(name, kind, nullable=null) for name, kind, null in fields])
-
-
-PROVENANCE = (
-    ("source_file", pa.string(), False),
-    ("source_row", pa.int64(), False),
-    ("content_hash", pa.string(), False),
-)
-
-RUNS = _schema(
-    ("run_id", pa.string(), False),
-    ("model", pa.string(), False),
-    ("model_revision", pa.string(), True),
-    ("variant", pa.string(), False),
-    ("prompt_template", pa.string(), True),
-    ("prompt_template_hash", pa.string(), True),
-    ("n_fewshot", pa.int32(), True),
-    ("harness", pa.string(), True),
-    ("harness_version", pa.string(), True),
-    ("task_hashes", pa.map_(pa.string(), pa.string()), True),
-    ("source_kind", pa.string(), False),
-    ("source_folder", pa.string(), False),
-    ("presented_option_order", pa.string(), True),
-    ("reader_version", pa.string(), False),
-    ("landed_at", pa.timestamp("us", tz="UTC"), False),
-)
-
-ANSWERS = _schema(
-    ("run_id", pa.string(), False),
-    ("task", pa.string(), False),
-    ("item_id", pa.string(), False),
-    ("language", pa.string(), False),
-    ("chosen_option", pa.string(), True),
-    ("raw_answer", pa.string(), False),
-    ("invalid_reason", pa.string(), True),
-    ("gold_option", pa.string(), True),
-    ("domain_label", pa.string(), True),
-    ("domain", pa.string(), True),
-    ("source_column", pa.string(), False),
-    *PROVENANCE,
-)
-
-OPTION_SCORES = _schema(
-    ("run_id", pa.string(), False),
-    ("task", pa.string(), False),
-    ("item_id", pa.string(), False),
-    ("language", pa.string(), False),
-    ("option_key", pa.string(), False),
-    ("presented_position", pa.int16(), False),
-    ("loglik", pa.float64(), False),
-    ("option_chars", pa.int32(), False),
-    ("option_bytes", pa.int32(), False),
-    *PROVENANCE,
-)
-
-ITEMS = _schema(
-    ("task", pa.string(), False),
-    ("item_id", pa.string(), False),
-    ("language", pa.string(), False),
-    ("option_key", pa.string(), False),
-    ("question", pa.string(), False),
-    ("option_text", pa.string(), False),
-    ("gold", pa.string(), True),
-    ("domain_label", pa.string(), False),
-    ("domain", pa.string(), True),
-    *PROVENANCE,
-)
-
-QUARANTINE = _schema(
-    ("run_id", pa.string(), False),
-    ("source_file", pa.string(), False),
-    ("source_row", pa.int64(), False),
-    ("record_key", pa.string(), False),
-    ("column_name", pa.string(), False),
-    ("value", pa.string(), False),
-    ("reason", pa.string(), False),
-    ("content_hash", pa.string(), False),
-)
-
-TABLES = {
-    "runs": RUNS,
-    "answers": ANSWERS,
-    "option_scores": OPTION_SCORES,
-    "items": ITEMS,
-    "quarantine": QUARANTINE,
+#: Where the landed tables of the cross-lingual study are declared, once: the columns of the
+#: source ``mcq_landing``, each with its Arrow type (``data_type``), whether it may be null
+#: (``config.meta.nullable``) and what it means. The reader writes these schemas, the staging
+#: models read them (the ``landing_columns`` macro) and docs/landing.md's tables are written
+#: from them (``docs/landing_tables.py``).
+LANDING_SOURCES = Path(__file__).resolve().parents[2] / "models/staging/mcq/_mcq__sources.yml"
+LANDING_SOURCE = "mcq_landing"
+#: The Arrow type of each ``data_type`` a landed column may declare.
+ARROW_TYPES = {
+    "string": pa.string(),
+    "int64": pa.int64(),
+    "int32": pa.int32(),
+    "int16": pa.int16(),
+    "float64": pa.float64(),
+    "map<string, string>": pa.map_(pa.string(), pa.string()),
+    "timestamp[us, UTC]": pa.timestamp("us", tz="UTC"),
 }
+
+
+def declared_tables(path: Path = LANDING_SOURCES) -> dict[str, pa.Schema]:
+    """The landed tables the source ``mcq_landing`` of ``path`` declares, as Arrow schemas."""
+    (source,) = [s for s in project_yaml(path)["sources"] if s["name"] == LANDING_SOURCE]
+    tables = {}
+    for table in source["tables"]:
+        fields = []
+        for column in table["columns"]:
+            meta = (column.get("config") or {}).get("meta") or {}
+            nullable = bool(meta.get("nullable", False))
+            fields.append(pa.field(column["name"], ARROW_TYPES[column["data_type"]], nullable))
+        tables[table["name"]] = pa.schema(fields)
+    return tables
+
+
+TABLES = declared_tables()
+RUNS, ANSWERS, OPTION_SCORES, ITEMS, QUARANTINE = (
+    TABLES[name] for name in ("runs", "answers", "option_scores", "items", "quarantine")
+)
+#: Where every landed record was read (the last columns of answers, items and the seeds).
+PROVENANCE = tuple((f.name, f.type, f.nullable) for f in ANSWERS if f.name in
+                   ("source_file", "source_row", "content_hash"))  # fmt: skip
 
 
 def conform(name: str, table: pa.Table) -> pa.Table:

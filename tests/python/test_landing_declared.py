@@ -1,25 +1,23 @@
-"""Each landed table is declared once, as an Arrow schema (concord_io/landing/schemas.py for
-the cross-lingual study, concord_common/probe_landing.py for the probe), and the other places
-that state its columns are held to it: the tables of docs/landing.md (name, type, null) and
-the column list each staging model reads (name, order, type)."""
+"""Each landed table is declared once: the cross-lingual study's in the sources yml (the
+reader's schemas, the staging models' columns and docs/landing.md's tables are made from
+it), the probe's as Arrow schemas (concord_common/probe_landing.py), which each probe
+staging model's column list is held to (name, order, type)."""
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from concord_common import probe_landing
 from concord_io.landing import schemas
 from concord_io.project import PROJECT_ROOT
 
 STAGING = PROJECT_ROOT / "models" / "staging" / "mcq"
-# columns a staging model leaves in the landing on purpose, with why
-NOT_STAGED = {
-    ("mcq/runs", "task_hashes"): "the harness's hash of each task: provenance for a reader of the "
-    "landing, no model reads it (a map, typed differently on each engine)",
-}
 # the SQL type a staging model reads an Arrow type as (dbt's cross-engine type macros)
 SQL_TYPES = {
     "string": "dbt.type_string()",
@@ -35,34 +33,31 @@ SQL_TYPES = {
 }
 # docs/landing.md writes Arrow's type names as the pyarrow constructors do
 DOC_TYPES = {"double": "float64", "timestamp[us, tz=UTC]": "timestamp[us, UTC]"}
-ROW = re.compile(r"^\|\s*(`[^|]+`)\s*\|\s*([^|]*?)\s*\|\s*(yes|no)\s*\|", re.MULTILINE)
 MAPPING = re.compile(r"'(\w+)': (dbt\.type_\w+\(\)|'[^']+')")
 
 
-def documented(table: str) -> list[tuple[str, str, bool]]:
-    """The rows of docs/landing.md's table of ``table``: (column, type, nullable); a row
-    that names several columns gives each the type an earlier table gave it ("as in
-    answers")."""
-    text = (PROJECT_ROOT / "docs" / "landing.md").read_text(encoding="utf-8")
-    section = text.split(f"\n### {table}\n", 1)[1].split("\n#", 1)[0]
-    rows = []
-    for names, kind, null in ROW.findall(section):
-        for name in re.findall(r"`(\w+)`", names):
-            rows.append((name, kind.strip(), null == "yes"))
-    return rows
+def test_docs_landing_tables_are_written_from_the_declaration():
+    """docs/landing.md's tables are the generator's output from the sources yml, as it is."""
+    result = subprocess.run(
+        [sys.executable, str(PROJECT_ROOT / "scripts" / "landing_docs.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("table", list(schemas.TABLES))
-def test_docs_landing_states_each_table_as_declared(table):
-    schema = schemas.TABLES[table]
-    known = {f.name: DOC_TYPES.get(str(f.type), str(f.type)) for s in schemas.TABLES.values()
-             for f in s}  # fmt: skip
-    rows = documented(table)
-    assert [name for name, _, _ in rows] == schema.names
-    for (name, kind, null), field in zip(rows, schema, strict=True):
-        assert null == field.nullable, (table, name)
-        if kind and not kind.startswith("as in"):
-            assert kind.replace("`", "") == known[name], (table, name, kind)
+def test_the_reader_writes_the_declared_tables():
+    """The Arrow schemas the reader writes are the sources yml's declaration, column by column
+    (a second, independent reading of the yml)."""
+    declared = yaml.safe_load(schemas.LANDING_SOURCES.read_text(encoding="utf-8"))
+    (source,) = [s for s in declared["sources"] if s["name"] == "mcq_landing"]
+    for table in source["tables"]:
+        schema = schemas.TABLES[table["name"]]
+        assert schema.names == [c["name"] for c in table["columns"]]
+        for column, field in zip(table["columns"], schema, strict=True):
+            nullable = ((column.get("config") or {}).get("meta") or {}).get("nullable", False)
+            assert field.nullable == nullable, (table["name"], field.name)
+            assert DOC_TYPES.get(str(field.type), str(field.type)) == column["data_type"]
 
 
 def staged(path: Path) -> list[tuple[str, str]]:
@@ -77,8 +72,16 @@ def staged(path: Path) -> list[tuple[str, str]]:
     return columns
 
 
+@pytest.mark.parametrize("table", list(schemas.TABLES))
+def test_each_mcq_staging_model_reads_its_table_from_the_declaration(table):
+    """No column list is written in a staging model of the cross-lingual landing: each reads
+    its source table's declared columns (macros/landing.sql: landing_columns)."""
+    text = (STAGING / f"stg_mcq__{table}.sql").read_text(encoding="utf-8")
+    assert f"landing_columns('mcq_landing', '{table}')" in text
+    assert not MAPPING.findall(text)
+
+
 LANDED = {
-    **{f"mcq/{t}": (s, STAGING / f"stg_mcq__{t}.sql") for t, s in schemas.TABLES.items()},
     **{
         f"probe/{t}": (s, PROJECT_ROOT / "models" / "staging" / "probe" / f"stg_probe__{t}.sql")
         for t, s in probe_landing.SCHEMAS.items()
@@ -89,16 +92,11 @@ LANDED = {
 @pytest.mark.parametrize("table", list(LANDED))
 def test_each_staging_model_reads_its_table_as_declared(table):
     schema, model = LANDED[table]
-    expected = [
-        (f.name, SQL_TYPES[str(f.type)]) for f in schema if (table, f.name) not in NOT_STAGED
-    ]
+    expected = [(f.name, SQL_TYPES[str(f.type)]) for f in schema]
     assert staged(model) == expected
 
 
 def test_the_declarations_the_checks_lean_on_exist():
-    """Fails when a table or a column this module names goes, so no check goes quiet."""
+    """Fails when a table this module names goes, so no check goes quiet."""
     assert set(schemas.TABLES) == {"runs", "answers", "option_scores", "items", "quarantine"}
-    for table, column in NOT_STAGED:
-        schema, model = LANDED[table]
-        assert column in schema.names and f"'{column}'" not in model.read_text()
     assert set(probe_landing.SCHEMAS) == {"runs", "stimuli", "scores"}

@@ -7,19 +7,7 @@
     a table. -#}
 {{ config(materialized='view' if target.type == 'duckdb' else 'table') }}
 with landed as (
-    {{ read_landing('mcq', 'answers', with_landing_provenance({
-        'run_id': dbt.type_string(),
-        'task': dbt.type_string(),
-        'item_id': dbt.type_string(),
-        'language': dbt.type_string(),
-        'chosen_option': dbt.type_string(),
-        'raw_answer': dbt.type_string(),
-        'invalid_reason': dbt.type_string(),
-        'gold_option': dbt.type_string(),
-        'domain_label': dbt.type_string(),
-        'domain': dbt.type_string(),
-        'source_column': dbt.type_string(),
-    })) }}
+    {{ read_landing('mcq', 'answers', landing_columns('mcq_landing', 'answers')) }}
 ),
 
 final as (

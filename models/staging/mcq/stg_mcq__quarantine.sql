@@ -3,16 +3,7 @@
     language, a language the study does not compare), with their reason
     (docs/landing.md). -#}
 with landed as (
-    {{ read_landing('mcq', 'quarantine', {
-        'run_id': dbt.type_string(),
-        'source_file': dbt.type_string(),
-        'source_row': dbt.type_bigint(),
-        'record_key': dbt.type_string(),
-        'column_name': dbt.type_string(),
-        'value': dbt.type_string(),
-        'reason': dbt.type_string(),
-        'content_hash': dbt.type_string(),
-    }) }}
+    {{ read_landing('mcq', 'quarantine', landing_columns('mcq_landing', 'quarantine')) }}
 ),
 
 final as (
