@@ -39,7 +39,7 @@ import pyarrow as pa
 
 from concord_common import folders, inside_without_links, warehouse_lock
 from concord_io.errors import ConcordError, disk_error, printable
-from concord_io.landing.lm_eval import SAMPLES_NAME, unique_keys
+from concord_io.landing.lm_eval import SAMPLES_NAME, model_args, read_results
 from concord_io.landing.mcq import Run, read_source_runs
 from concord_io.landing.names import (
     AUTO,
@@ -108,27 +108,6 @@ def _shown(path: Path, base: Path) -> str:
         return path.as_posix()
 
 
-def _read_json(path: Path, shown: str) -> object:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=unique_keys)
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise ConcordError(
-            f"{printable(shown)}: not a readable results file ({printable(error)})",
-            hint="the harness writes it as UTF-8 JSON; restore it or remove it",
-        ) from None
-
-
-def _model_args(value: object) -> dict[str, str]:
-    """``model_args`` as the harness records it: ``pretrained=org/model,revision=x`` or a
-    mapping."""
-    if isinstance(value, dict):
-        return {str(k): str(v) for k, v in value.items() if v is not None}
-    if isinstance(value, str):
-        pairs = (part.partition("=") for part in value.split(","))
-        return {k.strip(): v.strip() for k, _, v in pairs if k.strip() and v.strip()}
-    return {}
-
-
 def _tasks(results: dict) -> list[str]:
     """The tasks the harness evaluated: its ``configs`` (one per task), less the groups
     (``group_subtasks``), which log no samples of their own."""
@@ -140,14 +119,14 @@ def _tasks(results: dict) -> list[str]:
 
 
 def _harness_run(path: Path, shown: str) -> tuple[HarnessRun, dict]:
-    results = _read_json(path, shown)
+    results = read_results(path, shown)
     if not isinstance(results, dict) or not isinstance(results.get("configs"), dict):
         raise ConcordError(
             f"{printable(shown)}: not a results file of lm-evaluation-harness (no configs)",
             hint="point at the --output_path of an lm_eval run (version 0.4 or later)",
         )
     config = results.get("config")
-    args = _model_args(config.get("model_args") if isinstance(config, dict) else None)
+    args = model_args(config.get("model_args") if isinstance(config, dict) else None)
     # the harness's model_name is pretrained= unless the writer named the model (probe mcq
     # --name); pretrained= stays in the run's provenance
     model = results.get("model_name") or args.get("pretrained")
@@ -478,7 +457,7 @@ def _earlier_run(
                 found.append(Copy(path, relative, b"", "removed", path.read_bytes()))
                 targets[relative] = path
             elif RESULTS_NAME.match(path.name):
-                recorded = _read_json(path, study.relative(path))
+                recorded = read_results(path, study.relative(path))
                 overlap = sorted(tasks & set(_tasks(recorded if isinstance(recorded, dict)
                                                     else {})))  # fmt: skip
                 if overlap:

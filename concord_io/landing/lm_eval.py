@@ -137,16 +137,27 @@ def unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return dict(pairs)
 
 
-def _revision(model_args: object) -> str | None:
-    if isinstance(model_args, dict):
-        value = model_args.get("revision")
-        return None if value is None else str(value)
-    if isinstance(model_args, str):
-        for part in model_args.split(","):
-            key, _, value = part.partition("=")
-            if key.strip() == "revision" and value.strip():
-                return value.strip()
-    return None
+def read_results(path: Path, shown: str) -> object:
+    """A harness results file (``results_<date>.json``) as JSON, refused in one line naming
+    it (``shown``) when it is not readable UTF-8 JSON or repeats a key."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=unique_keys)
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise ConcordError(
+            f"{printable(shown)}: not a readable results file ({printable(error)})",
+            hint="the harness writes it as UTF-8 JSON; restore it or remove it",
+        ) from None
+
+
+def model_args(value: object) -> dict[str, str]:
+    """``model_args`` as the harness records it: ``pretrained=org/model,revision=x`` or a
+    mapping."""
+    if isinstance(value, dict):
+        return {str(k): str(v) for k, v in value.items() if v is not None}
+    if isinstance(value, str):
+        pairs = (part.partition("=") for part in value.split(","))
+        return {k.strip(): v.strip() for k, _, v in pairs if k.strip() and v.strip()}
+    return {}
 
 
 def provenance(folder: Path, harness_task: str, label: str) -> Provenance:
@@ -154,14 +165,7 @@ def provenance(folder: Path, harness_task: str, label: str) -> Provenance:
     empty Provenance; two that name the task: refused)."""
     found = []
     for path in sorted(folder.glob("results_*.json")):  # a loop per results file (RESULTS)
-        try:
-            results = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=unique_keys)
-        except (OSError, UnicodeDecodeError, ValueError) as error:
-            raise ConcordError(
-                f"{printable(path.name)} (beside {printable(label)}): not a readable results "
-                f"file ({printable(error)})",
-                hint="the harness writes it as UTF-8 JSON; restore it or remove it",
-            ) from None
+        results = read_results(path, f"{path.name} (beside {label})")
         if not isinstance(results, dict):
             continue
         named = {
@@ -188,7 +192,7 @@ def provenance(folder: Path, harness_task: str, label: str) -> Provenance:
     delimiter = config.get("target_delimiter", " ") if isinstance(config, dict) else " "
     return Provenance(
         target_delimiter=delimiter if isinstance(delimiter, str) else " ",
-        revision=_revision((results.get("config") or {}).get("model_args")),
+        revision=model_args((results.get("config") or {}).get("model_args")).get("revision"),
         harness_version=None if version is None else str(version),
         n_fewshot=shots if isinstance(shots, int) and not isinstance(shots, bool) else None,
         task_hashes={str(k): str(v) for k, v in hashes.items()} if isinstance(hashes, dict) else {},
