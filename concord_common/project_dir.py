@@ -47,12 +47,7 @@ def project_root(explicit: Path | str | None = None, *, error: type[UserError]) 
     label = "--project-dir " if given else "DBT_PROJECT_DIR="
     given = given or value("DBT_PROJECT_DIR")
     if given:
-        if given.startswith("~"):
-            raise error(
-                f"{label}{given}: '~' is not expanded here",
-                hint=f"give the full path (for example {Path(given).expanduser()})",
-            )
-        folder = Path(given).resolve()
+        folder = Path(not_home_relative(given, label, error=error)).resolve()
         candidates = [folder]
     else:
         label, folder = "", Path(os.getcwd()).resolve()
@@ -120,3 +115,39 @@ def input_folders(root: Path, variables: dict) -> list[Path]:
             path = Path(str(variables[name]))
             folders.append(path if path.is_absolute() else root / path)
     return folders
+
+
+def not_home_relative(path: Path | str, label: str, *, error: type[UserError]) -> str:
+    """``path`` as text, refused when it starts with ``~``: no shell expanded it, and a
+    folder literally named ``~`` is never what was meant."""
+    text = str(path).strip()
+    if text.startswith("~"):
+        raise error(
+            f"{label}{text}: '~' is not expanded here",
+            hint=f"give the full path (for example {Path(text).expanduser()})",
+        )
+    return text
+
+
+def checked_landing_value(text: str, label: str, *, error: type[UserError]) -> str:
+    """A landing folder as given (``CONCORD_LANDING_DIR``, the var ``landing_dir``), refused
+    where the reader and dbt would take it for two folders: blanks around it (dbt keeps
+    them) or a leading ``~`` (DuckDB expands it, Python does not)."""
+    if text != text.strip():
+        raise error(
+            f"{label}{text!r}: blanks around the landing folder (dbt would read a folder of "
+            "that name, the reader another)",
+            hint="give the folder without surrounding blanks",
+        )
+    return not_home_relative(text, label, error=error)
+
+
+def landing_dir(root: Path, *, error: type[UserError]) -> Path:
+    """The landing folder (``CONCORD_LANDING_DIR``, checked: :func:`checked_landing_value`),
+    the one resolution of it for the reader, the probe and the commands; a relative value is
+    taken from ``root``, the project folder, as dbt reads it."""
+    raw = os.environ.get("CONCORD_LANDING_DIR", "")  # as given: value() strips blanks
+    if raw:
+        checked_landing_value(raw, "CONCORD_LANDING_DIR=", error=error)
+    path = Path(value("CONCORD_LANDING_DIR"))
+    return path if path.is_absolute() else root / path

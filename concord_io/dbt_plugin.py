@@ -20,16 +20,12 @@ from dbt.adapters.duckdb.plugins import BasePlugin
 from dbt.adapters.events.logging import AdapterLogger
 
 from concord_common import warehouse_lock
+from concord_common.project_dir import checked_landing_value
 from concord_common.settings import value
 from concord_io.build_context import CONTEXT_VARIABLE
 from concord_io.connect import apply_build_settings, build_lock_error
 from concord_io.errors import ConcordError
-from concord_io.paths import (
-    check_build_db_path,
-    checked_landing_value,
-    landing_dir,
-    prepare_build_db,
-)
+from concord_io.paths import check_build_db_path, landing_dir, prepare_build_db
 
 #: The dbt commands that build models, and so read the landing.
 LANDING_COMMANDS = ("build", "run")
@@ -66,7 +62,7 @@ def _hold_and_land() -> str:
     variables = dict(getattr(flags, "VARS", None) or {})
     given = variables.get("landing_dir")
     if isinstance(given, str) and given.strip():
-        landing = Path(checked_landing_value(given, "var landing_dir = "))
+        landing = Path(checked_landing_value(given, "var landing_dir = ", error=ConcordError))
         landing = landing if landing.is_absolute() else project / landing
     else:
         landing = landing_dir(project)

@@ -11,7 +11,6 @@ build database.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import concord_common
@@ -59,26 +58,10 @@ def quality_dir() -> Path:
 
 
 def landing_dir(root: Path | None = None) -> Path:
-    """The landing folder (``CONCORD_LANDING_DIR``): the probe's runs and the cross-lingual
-    study's inputs as Parquet (docs/landing.md); a relative value is taken from ``root``,
-    the project folder (a copy of the project has its own)."""
-    raw = os.environ.get("CONCORD_LANDING_DIR", "")
-    if raw:
-        checked_landing_value(raw, "CONCORD_LANDING_DIR=")
-    return _from_env("CONCORD_LANDING_DIR", root)
-
-
-def checked_landing_value(text: str, label: str) -> str:
-    """A landing folder as given (``CONCORD_LANDING_DIR``, the var ``landing_dir``), refused
-    where the reader and dbt would take it for two folders: blanks around it (dbt keeps
-    them) or a leading ``~`` (DuckDB expands it, Python does not)."""
-    if text != text.strip():
-        raise ConcordError(
-            f"{label}{text!r}: blanks around the landing folder (dbt would read a folder of "
-            "that name, the reader another)",
-            hint="give the folder without surrounding blanks",
-        )
-    return _not_home_relative(text, label)
+    """The landing folder (:func:`concord_common.project_dir.landing_dir`): the probe's runs
+    and the cross-lingual study's inputs as Parquet (docs/landing.md); a relative value is
+    taken from ``root``, the project folder (a copy of the project has its own)."""
+    return project_dir.landing_dir(root or project_root(), error=ConcordError)
 
 
 def inside(folder: Path | str, target: Path | str, *, what: str = "path") -> Path:
@@ -101,15 +84,7 @@ def serving_folder_of(path: Path | str) -> Path | None:
 
 
 def _not_home_relative(path: Path | str, label: str) -> str:
-    """``path`` as text, refused when it starts with ``~``: no shell expanded it, and a
-    folder literally named ``~`` is never what was meant."""
-    text = str(path).strip()
-    if text.startswith("~"):
-        raise ConcordError(
-            f"{label}{text}: '~' is not expanded here",
-            hint=f"give the full path (for example {Path(text).expanduser()})",
-        )
-    return text
+    return project_dir.not_home_relative(path, label, error=ConcordError)
 
 
 def is_duckdb_file(path: Path) -> bool:

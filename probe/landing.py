@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from concord_common import folders, warehouse_lock
+from concord_common import folders, project_dir, warehouse_lock
 from concord_common.probe_landing import (  # noqa: F401 (the probe's names for them)
     RUNS_SCHEMA,
     SCHEMAS,
@@ -35,7 +35,6 @@ from concord_common.probe_landing import (  # noqa: F401 (the probe's names for 
     landed_run_ids,
     list_runs,
 )
-from concord_common.settings import value
 from probe.errors import ProbeError, inside
 from probe.stimuli import project_root
 
@@ -53,10 +52,9 @@ class LandingError(ProbeError, ValueError):
 
 
 def default_landing_dir() -> Path:
-    """CONCORD_LANDING_DIR (concord_common.settings), relative paths from the project root
-    as dbt reads them."""
-    path = Path(value("CONCORD_LANDING_DIR"))
-    return path if path.is_absolute() else project_root() / path
+    """The landing folder (:func:`concord_common.project_dir.landing_dir`: CONCORD_LANDING_DIR,
+    relative paths from the project root as dbt reads them)."""
+    return project_dir.landing_dir(project_root(), error=LandingError)
 
 
 def check_run_id(run_id: str) -> str:

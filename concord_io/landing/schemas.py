@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from concord_common.project_dir import project_yaml
+from concord_common.project_dir import project_root, project_yaml
 from concord_io.errors import ConcordError, printable
 from concord_io.landing.names import canonical_language, check_name
 
@@ -30,8 +30,20 @@ from concord_io.landing.names import canonical_language, check_name
 #: source ``mcq_landing``, each with its Arrow type (``data_type``), whether it may be null
 #: (``config.meta.nullable``) and what it means. The reader writes these schemas, the staging
 #: models read them (the ``landing_columns`` macro) and docs/landing.md's tables are written
-#: from them (``docs/landing_tables.py``).
-LANDING_SOURCES = Path(__file__).resolve().parents[2] / "models/staging/mcq/_mcq__sources.yml"
+#: from them (``scripts/landing_docs.py``).
+LANDING_DECLARATION = "models/staging/mcq/_mcq__sources.yml"
+
+
+def _landing_sources() -> Path:
+    """The declaration's file: the repository's the reader comes from (an editable install,
+    as ``make install`` makes), else the project's it runs in (an installed wheel)."""
+    beside = Path(__file__).resolve().parents[2] / LANDING_DECLARATION
+    if beside.is_file():
+        return beside
+    return project_root(error=ConcordError) / LANDING_DECLARATION
+
+
+LANDING_SOURCES = _landing_sources()
 LANDING_SOURCE = "mcq_landing"
 #: The Arrow type of each ``data_type`` a landed column may declare.
 ARROW_TYPES = {

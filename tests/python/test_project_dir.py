@@ -151,3 +151,28 @@ def test_a_second_copy_writes_only_into_itself_editable_or_not(tmp_path):
     # the first copy (this repository) is as it was
     assert tree_digest(PROJECT_ROOT / "seeds") == first_seeds
     assert (tree_digest(first_landing) if first_landing.is_dir() else None) == first_landed
+
+
+@pytest.mark.parametrize(
+    ("given", "refused"),
+    [("", None), ("elsewhere/landing", None), (" warehouse/landing", "blanks around"),
+     ("~/landing", "'~' is not expanded")],
+)  # fmt: skip
+def test_the_reader_and_the_probe_resolve_the_landing_folder_one_way(
+    monkeypatch, tmp_path, given, refused
+):
+    """One resolution of CONCORD_LANDING_DIR (concord_common.project_dir.landing_dir): the
+    commands and the probe land in the same folder, and refuse the same values."""
+    from probe import landing
+    from probe.landing import LandingError, default_landing_dir
+
+    monkeypatch.setenv("CONCORD_LANDING_DIR", given)
+    monkeypatch.setattr(landing, "project_root", lambda: tmp_path)
+    if refused is None:
+        assert default_landing_dir() == paths.landing_dir(tmp_path)
+        assert paths.landing_dir(tmp_path) == tmp_path / (given or "warehouse/landing")
+        return
+    with pytest.raises(ConcordError, match=refused):
+        paths.landing_dir(tmp_path)
+    with pytest.raises(LandingError, match=refused):
+        default_landing_dir()
