@@ -1,6 +1,6 @@
 """The probe's landing tables (docs/probe.md, "The landing"), in the one place both sides
 read them: the probe writes its runs with them, and the warehouse's reader writes the
-empty tables Spark reads before the first run (concord_io.landing.placeholders); and the
+empty tables Spark reads before the first run (concord_io.landing.engine); and the
 listing of the landed runs, which the probe (``probe runs``) and ``concord status`` both
 show."""
 
@@ -86,7 +86,7 @@ def landed_run_ids(landing_dir: Path | str) -> set[str]:
     if not folder.is_dir():
         return set()
     # run_id=_empty: the warehouse reader's empty tables before the first run (Spark reads
-    # them: concord_io.landing.placeholders), never a run
+    # them: concord_io.landing.engine), never a run
     return {
         p.name.removeprefix("run_id=")
         for p in folder.glob("run_id=*")

@@ -171,7 +171,7 @@
 
 {#- A seed file's landed table (<landing>/seeds/seed=<table>/<table>.parquet), its columns
     as its source table declares them (data_type: their one declaration, which the reader
-    landed them as; concord_io.landing.seed_sources) with its provenance. In a unit test that
+    landed them as; concord_io.landing.schemas) with its provenance. In a unit test that
     gives the source's rows, those rows. -#}
 {% macro read_landed_seed(source_name, table_name) -%}
     {%- set relation = source(source_name, table_name) -%}

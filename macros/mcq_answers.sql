@@ -1,8 +1,8 @@
 {#- The cross-lingual answers as the reader lands them (docs/landing.md): every answer was
-    read, checked and normalised in Python (concord_io/landing/normalise.py); these macros
+    read, checked and normalised in Python (concord_io/landing/names.py); these macros
     only sort and version what landed. -#}
 
-{#- The reasons an answer's text is not an option (concord_io.landing.normalise.REASONS):
+{#- The reasons an answer's text is not an option (concord_io.landing.names.REASONS):
     such an answer is an invalid answer, kept and never counted. -#}
 {% macro mcq_invalid_answer_reasons() -%}
     {{ return(['empty', 'letter_out_of_range', 'pipeline_error', 'unrecognised']) }}

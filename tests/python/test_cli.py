@@ -330,7 +330,7 @@ def fake_serving(tmp_path, monkeypatch) -> Path:
         meta = {"model": [model], "design_hash": ["d"], "dtype": ["float32"], "finished_at": [1]}
         pq.write_table(pa.table(meta), landing / "probe" / f"run_id={run}" / "runs.parquet")
     (landing / "probe" / ".tmp-run_id=cut-off").mkdir()  # an unfinished run is not listed
-    # nor the reader's empty tables before the first run (concord_io.landing.placeholders)
+    # nor the reader's empty tables before the first run (concord_io.landing.engine)
     (landing / "probe" / "run_id=_empty").mkdir()
     target = tmp_path / "target"
     target.mkdir()

@@ -469,7 +469,7 @@ MESSY = {
 
 
 def test_answers_are_normalised_to_the_items_own_option_with_the_reason_codes(project):
-    """The rules and reason codes (concord_io/landing/normalise.py): a letter form or the
+    """The rules and reason codes (concord_io/landing/names.py): a letter form or the
     text of one presented option (the wide file's own option columns), then the presented
     order."""
     rows = []
