@@ -63,7 +63,7 @@ def test_the_vars_and_the_readers_version_change_it(landed, monkeypatch):
     before = build_context(project, landing, {})
     assert build_context(project, landing, {"mcq_default_task": "other"}) != before
     assert build_context(project, landing, {"bootstrap_seed": 1}) != before
-    monkeypatch.setattr("concord_io.landing.mcq.reader_version", lambda: "9.9.9")
+    monkeypatch.setattr("concord_io.landing.engine.reader_version", lambda: "9.9.9")
     assert build_context(project, landing, {}) != before
 
 
