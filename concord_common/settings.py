@@ -97,6 +97,13 @@ SETTINGS = {
             "the dbt plugin then does not land the inputs a second time.",
         ),
         Setting(
+            "CONCORD_BUILD_CONTEXT",
+            "",
+            "Set by `concord build`'s dbt stage (concord_io.node_state): the context the "
+            "incremental models' rows carry, narrowed to what they are made from, which the "
+            "dbt plugin then hands to the models instead of the whole project's.",
+        ),
+        Setting(
             "CONCORD_WAREHOUSE_LOCK_FD",
             "",
             "Set by `concord build` for each stage's process, with the descriptor of the "

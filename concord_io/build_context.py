@@ -35,11 +35,7 @@ CONTEXT_VARIABLE = "concord_build_context"
 
 def build_context(project: Path, landing: Path, variables: Mapping) -> str:
     """The context hash of a build of ``project`` over ``landing`` with ``variables``."""
-    # imported here: the dbt plugin imports this module for every dbt command
-    from concord_io.landing.engine import fingerprint_of, reader_version
-    from concord_io.landing.study import REGISTRIES, TRANSLATIONS
-
-    digest = hashlib.sha256(reader_version().encode())
+    digest = hashlib.sha256(seeds_context(landing).encode())
 
     def add(label: str, data: bytes) -> None:
         digest.update(f"\0{label}\0{len(data)}\0".encode() + data)
@@ -50,9 +46,20 @@ def build_context(project: Path, landing: Path, variables: Mapping) -> str:
         if "__pycache__" not in path.parts:
             add(path.relative_to(project).as_posix(), path.read_bytes())
     add("--vars", json.dumps(dict(variables), sort_keys=True, default=str).encode())
+    return digest.hexdigest()
+
+
+def seeds_context(landing: Path) -> str:
+    """The part of the context that is not code: the reader's version and every landed seed
+    file but the study's registries and domain translations (in each run's own landing)."""
+    # imported here: the dbt plugin imports this module for every dbt command
+    from concord_io.landing.engine import fingerprint_of, reader_version
+    from concord_io.landing.study import REGISTRIES, TRANSLATIONS
+
+    digest = hashlib.sha256(reader_version().encode())
     for folder in sorted((landing / "seeds").glob("seed=*")):
         name = folder.name.removeprefix("seed=")
-        if name in (*REGISTRIES, TRANSLATIONS):
-            continue  # in each run's own landing
-        add(f"seed {name}", (fingerprint_of(folder, name) or "").encode())
+        if name not in (*REGISTRIES, TRANSLATIONS):
+            found = (fingerprint_of(folder, name) or "").encode()
+            digest.update(f"\0seed {name}\0{len(found)}\0".encode() + found)
     return digest.hexdigest()

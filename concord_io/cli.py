@@ -102,7 +102,12 @@ class Stage:
 
 
 def build_stages(
-    database: Path, keep: int = KEEP, *, docs_from_build: bool = True, lands_first: bool = True
+    database: Path,
+    keep: int = KEEP,
+    *,
+    docs_from_build: bool = True,
+    lands_first: bool = True,
+    nodes: tuple[str, ...] | None = None,
 ) -> list[Stage]:
     """The stages of ``concord build``, in order, with the command lines they run.
 
@@ -115,7 +120,11 @@ def build_stages(
     (:mod:`concord_io.dbt_sequence`: one start of dbt, about 3 s, instead of two) and from
     the manifest that build just wrote, every model compiled (``--no-compile``: 12.7 s ->
     3.7 s on the demo); the report stage then copies them. The report stage run alone
-    writes them itself, compiling."""
+    writes them itself, compiling.
+
+    ``nodes``: the dbt build runs only the nodes whose inputs changed since their last
+    successful build in this warehouse (:mod:`concord_io.node_state`), with these options of
+    ``python -m concord_io.dbt_sequence`` (``--full``, ``--explain``); None: every node."""
     root = paths.project_root()
     warehouse = database.parent
     serving, report, quality = warehouse / "serving", warehouse / "report", warehouse / "quality"
@@ -131,7 +140,10 @@ def build_stages(
     # --static: one file that opens offline (usage statistics: off in dbt_project.yml)
     docs = ["docs", "generate", *dbt_flags, "--static", "--quiet"]
     if docs_from_build:
-        dbt_build = [python, "-m", "concord_io.dbt_sequence", *build, THEN, *docs, "--no-compile"]
+        sequence = [python, "-m", "concord_io.dbt_sequence"]
+        if nodes is not None:
+            sequence += ["--nodes", str(warehouse), *nodes]
+        dbt_build = [*sequence, *build, THEN, *docs, "--no-compile"]
         report_steps: list[Step] = []
     else:
         dbt_build, report_steps = [str(DBT), *build], [[str(DBT), *docs]]
@@ -398,19 +410,29 @@ def build(
             "--full", help="build everything, even when nothing is new since the last build"
         ),
     ] = False,
+    explain: Annotated[
+        bool,
+        typer.Option("--explain", help="say for each dbt node why it runs or is kept"),
+    ] = False,
 ) -> None:
     """Build the warehouse: land, dbt build, quality checkpoint, publish, report (with dbt
     docs), summary; stops at the first stage that fails, and after the landing when nothing
     is new since the last whole build (its inputs, code, vars and seeds as it found them,
-    its database and published version as it left them)."""
+    its database and published version as it left them). The dbt build runs only the nodes
+    whose code, vars or upstream data changed since their last successful build (or whose
+    relation is missing); --full runs them all."""
     database = (database or paths.build_db_path()).absolute()
     log_path = (log or database.parent / "logs" / BUILD_LOG).absolute()
+    node_options = ("--full",) * full + ("--explain",) * explain
     stages = build_stages(
         database,
         keep,
         docs_from_build=not stage or {"dbt-build", "report"} <= set(stage),
         lands_first=not stage or "land" in stage,
+        nodes=None if stage else node_options,
     )
+    for each in stages:
+        each.show_output = each.show_output or (explain and each.name == "dbt-build")
     if stage:
         unknown = [s for s in stage if s not in STAGE_NAMES]
         if unknown:

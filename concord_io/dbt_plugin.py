@@ -70,7 +70,9 @@ def _hold_and_land() -> str:
     warehouse_lock.acquire(landing, f"dbt {which}", error=ConcordError)  # given back at exit
     if value("CONCORD_LANDED") != "1":  # else `concord build` landed a moment before
         _land(project, landing, variables)
-    return build_context(project, landing, variables)
+    # concord build's dbt stage narrowed the context to what the incremental models are
+    # made from (concord_io.node_state): a plain dbt build takes the whole project's
+    return value("CONCORD_BUILD_CONTEXT") or build_context(project, landing, variables)
 
 
 def _land(project: Path, landing: Path, variables: dict) -> None:

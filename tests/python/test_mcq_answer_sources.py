@@ -17,7 +17,10 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -27,7 +30,7 @@ import pyarrow.parquet as pq
 import pytest
 from scipy.spatial.distance import jensenshannon
 
-from concord_io.project import NO_DATA_TESTS, copy_project, run_dbt
+from concord_io.project import NO_DATA_TESTS, copy_project, dbt_invocation, run_dbt
 from concord_io.publish import publish
 from concord_io.report import build_report
 
@@ -396,12 +399,27 @@ def mcq_tables(con) -> dict[str, list[tuple]]:
 FEW_RESAMPLES = ["--vars", "{bootstrap_resamples: 200}"]
 
 
-def build_marts(project: Path, database: Path, *flags: str) -> None:
-    run_dbt(["build", "--select", *MARTS, *FEW_RESAMPLES, *flags], project, database)
-
-
 # The incremental builds run no data test (NO_DATA_TESTS): their tables are then compared
 # with a full rebuild's, which runs every data test, so those hold for them too.
+
+
+def build_changed(project: Path, database: Path, *flags: str, full: bool = False) -> list[str]:
+    """The marts built as `concord build`'s dbt stage builds them: only the nodes whose code,
+    vars or upstream data changed since their last successful build in this warehouse
+    (concord_io.node_state), without their data tests; ``full``: every node, as `concord
+    build --full` does, with every data test. Returns the nodes that ran."""
+    tests = [] if full else list(NO_DATA_TESTS)
+    args = ["build", "--select", *MARTS, *(flags or FEW_RESAMPLES), *tests]
+    argv, env, cwd = dbt_invocation(args, project, database)
+    nodes = ["--nodes", str(database.parent), *(["--full"] if full else [])]
+    ran = subprocess.run(
+        [sys.executable, "-m", "concord_io.dbt_sequence", *nodes, *argv],
+        cwd=cwd, env={**os.environ, **env}, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stdout[-6000:] + ran.stderr[-3000:]
+    assert ran.stdout.splitlines()[-1].startswith("ran ")  # the one-line summary
+    record = json.loads((database.parent / "node_state.json").read_text(encoding="utf-8"))
+    return sorted(u for u, n in record["nodes"].items() if not n["why"].startswith("unchanged"))
 
 
 def assert_same_tables(incremental: Path, full: Path) -> None:
@@ -420,16 +438,30 @@ def assert_same_tables(incremental: Path, full: Path) -> None:
         assert got_tables[name] == rows, name
 
 
-def test_incremental_build_after_adding_changing_and_removing_files_equals_a_full_rebuild(
+def descendants(database: Path, node: str) -> set[str]:
+    """``node`` and every node downstream of it, in the graph of the last build's parse."""
+    manifest = json.loads((database.parent / "target" / "manifest.json").read_text())
+    found, stack = set(), [node]
+    while stack:
+        uid = stack.pop()
+        if uid not in found:
+            found.add(uid)
+            stack += manifest["child_map"].get(uid, [])
+    return found
+
+
+def test_a_build_of_what_changed_equals_a_full_rebuild_after_every_kind_of_change(
     project_copy, tmp_path
 ):
-    """Answer files are append-only inputs: the reader lands again only the runs whose
-    files changed and removes the runs no longer registered; an incremental build reads
-    only the file versions it does not hold, drops the others, recomputes only the models
-    and runs whose answers changed, and leaves every table as a full rebuild would."""
+    """The property of issue 71, over a sequence of changes: the reader lands again only the
+    runs whose files changed and removes the runs no longer registered; the build runs only
+    the nodes whose code, vars or upstream data changed (concord_io.node_state: a changed
+    mart runs alone, a var or a macro only its readers, nothing new nothing), the
+    incremental models read only the file versions they do not hold; and every table is
+    what a full rebuild of the final inputs makes."""
     write_sources(project_copy)
     incremental = project_copy / "concord.duckdb"
-    build_marts(project_copy, incremental, *NO_DATA_TESTS)
+    assert len(build_changed(project_copy, incremental)) > 50  # a first build: every node
     seeds = project_copy / "seeds" / "mcq"
     registry = seeds / "mcq_answer_registry.csv"
     # a new model's wide file, appended
@@ -452,7 +484,7 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
             if not line.startswith("gpt4o_fa.jsonl")
         )
     )
-    build_marts(project_copy, incremental, *NO_DATA_TESTS)
+    build_changed(project_copy, incremental)
     with duckdb.connect(str(incremental), read_only=True) as got:
         (n_copy,) = got.execute(
             "select n_items from marts.mcq_agreement_summary_v2 where model = 'GPT-4o copy'"
@@ -480,7 +512,7 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
             f"select departing_languages from {tables[0]} {marked}"
         ).fetchone()
         con.execute(f"update {tables[0]} set departing_languages = 'marked' {marked}")
-    build_marts(project_copy, incremental, *NO_DATA_TESTS)
+    build_changed(project_copy, incremental)
     with duckdb.connect(str(incremental)) as con:
         for table in tables:
             got = con.execute(f"select departing_languages from {table} {marked}").fetchone()
@@ -498,7 +530,7 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
     # as they were): the build's context changed, so every row is made again
     aliases = project_copy / "seeds" / "models" / "model_aliases.csv"
     aliases.write_text(aliases.read_text() + "mBERT,mBERT base\n")
-    build_marts(project_copy, incremental, *NO_DATA_TESTS)
+    build_changed(project_copy, incremental)
     with duckdb.connect(str(incremental), read_only=True) as con:
         named = con.execute(
             "select distinct model from marts.fct_mcq_item_agreement_v2 where model like 'mBERT%'"
@@ -518,19 +550,43 @@ def test_incremental_build_after_adding_changing_and_removing_files_equals_a_ful
     # Persian, so every wide run lands again and its Persian answers are set aside, none
     # of them counted (the wide files themselves are unchanged)
     unregister(project_copy, "Low", registry="mcq_item_files")
-    build_marts(project_copy, incremental, *NO_DATA_TESTS)
+    build_changed(project_copy, incremental)
     with duckdb.connect(str(incremental), read_only=True) as con:
         (n_fa,) = con.execute(
             "select count(*) from intermediate.int_mcq_answers_normalised where language = 'fa'"
         ).fetchone()
     assert n_fa == 0
-    # one full rebuild of the final inputs: what the four incremental builds left (a file
+    # nothing new: nothing runs
+    assert build_changed(project_copy, incremental) == []
+    # a mart's SQL: it alone (its tests are left out here)
+    departures = project_copy / "models" / "marts" / "mcq" / "mcq_language_departures.sql"
+    departures.write_text(departures.read_text() + "\n-- a note\n")
+    assert build_changed(project_copy, incremental) == ["model.concord.mcq_language_departures"]
+    # a var: the node that reads it and its descendants, no other (then back)
+    binned = "model.concord.int_mcq_calibration_binned"
+    for bins in (5, 10):
+        given = ["--vars", f"{{bootstrap_resamples: 200, mcq_calibration_bins: {bins}}}"]
+        ran = build_changed(project_copy, incremental, *given)
+        assert binned in ran and set(ran) <= descendants(incremental, binned), ran
+    # a macro of an incremental model: every answer file's version changes, and every
+    # incremental model computes every group again (with their descendants), no other
+    macros = project_copy / "macros" / "mcq_answers.sql"
+    macros.write_text(macros.read_text().replace(
+        "{% macro mcq_language_pairs(runs=none) -%}",
+        "{% macro mcq_language_pairs(runs=none) -%}\n    {#- a note -#}",
+    ))  # fmt: skip
+    root = "model.concord.int_mcq_answers_normalised"
+    ran = build_changed(project_copy, incremental)
+    linearised = "model.concord.int_mcq_pairwise_agreement_linearised"
+    assert {root, linearised} <= set(ran) <= descendants(incremental, root), ran
+    # one full rebuild of the final inputs: what the incremental builds left (a file
     # added, one changed, one removed, a run unregistered, a model renamed in the registry,
-    # another by an alias) is what it makes
+    # another by an alias, item files unregistered, a mart's SQL, a var there and back, a
+    # macro) is what it makes
     # (in the same copy and landing, the incremental build's database moved aside: the same
     # parse state, parsed once)
     kept = incremental.rename(tmp_path / "incremental.duckdb")
-    build_marts(project_copy, incremental)
+    build_changed(project_copy, incremental, full=True)
     assert_same_tables(kept, incremental)
 
 
