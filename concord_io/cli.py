@@ -456,7 +456,7 @@ def _skip_when_nothing_new(
     """The whole build's stages told to stop after the landing when nothing is new since the
     last whole build (unless ``full``), and to record what they were made from at the end
     (:mod:`concord_io.build_state`)."""
-    from concord_io import build_state
+    from concord_io import build_state, node_state
 
     warehouse, serving = database.parent, database.parent / "serving"
     digest: list[str] = []
@@ -465,7 +465,22 @@ def _skip_when_nothing_new(
         digest.append(build_state.inputs_digest(project, landing))
         return None if full else build_state.nothing_new(warehouse, digest[0], database, serving)
 
+    def nothing_published() -> str | None:
+        """After the quality checkpoint: no published table ran, so the version published
+        stays current (publish, the report and the summary would make it again)."""
+        version = build_state.current_version(serving)
+        if full or version is None or not node_state.published_unchanged(warehouse):
+            return None
+        build_state.record(warehouse, digest[0], database, serving)
+        return (
+            f"no published table changed: version {version} stays current (publish, the "
+            "report and the summary were not run)"
+        )
+
     stages[0].done_if = nothing_new
+    quality = next((s for s in stages if s.name == "quality"), None)
+    if quality is not None:
+        quality.done_if = nothing_published
     stages[-1].steps.append(lambda: build_state.record(warehouse, digest[0], database, serving))
 
 

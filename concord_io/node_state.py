@@ -47,6 +47,8 @@ RUN_TYPES = ("model", "test", "seed", "snapshot")
 NAMED = re.compile(r"""\b(var|env_var)\(\s*['"]([^'"]+)['"]""")
 #: A var or environment variable read by a name that is not written out: any may matter.
 UNNAMED = re.compile(r"""\b(?:var|env_var)\(\s*[^'"\s)]""")
+#: The schema publish copies into the serving file.
+PUBLISHED_SCHEMA = "marts"
 #: dbt's statuses of a node that built or passed.
 SUCCEEDED = ("success", "pass", "warn")
 
@@ -143,6 +145,8 @@ class Plan:
 
     fingerprints: dict[str, str]
     decisions: dict[str, Decision] = field(default_factory=dict)
+    #: the nodes publish copies (schema ``marts``)
+    published: set[str] = field(default_factory=set)
 
     @property
     def to_run(self) -> list[str]:
@@ -252,10 +256,12 @@ def _relations(database: Path) -> set[tuple[str, str]] | None:
     """The (schema, name) of every table and view of the build database, or None."""
     import duckdb
 
+    from concord_io.connect import open_duckdb
+
     if not database.is_file():
         return None
     try:
-        with duckdb.connect(str(database), read_only=True) as con:
+        with open_duckdb(database, read_only=True) as con:
             found = con.execute(
                 "select schema_name, table_name from duckdb_tables() "
                 "union all select schema_name, view_name from duckdb_views() where not internal"
@@ -285,6 +291,8 @@ def plan(manifest, found: dict[str, str], warehouse: Path, database: Database, f
     relations = _relations(database.path) if same_database else None
     for uid, fingerprint in found.items():
         node = manifest.nodes[uid]
+        if node.resource_type == "model" and str(node.schema).lower() == PUBLISHED_SCHEMA:
+            result.published.add(uid)
         before = known.get(uid) or {}
         if full:
             decision = Decision(True, "full: concord build --full")
@@ -318,9 +326,10 @@ def record(warehouse: Path, result: Plan, outcomes: Mapping[str, str]) -> None:
         decision = result.decisions[uid]
         if not decision.runs:
             if uid in old:
-                nodes[uid] = {**old[uid], "why": decision.why}
+                nodes[uid] = {**old[uid], "why": decision.why, "ran": False}
         elif outcomes.get(uid) in SUCCEEDED:
-            nodes[uid] = {"fingerprint": fingerprint, "built": now, "why": decision.why}
+            nodes[uid] = {"fingerprint": fingerprint, "built": now, "why": decision.why,
+                          "ran": True, "published": uid in result.published}  # fmt: skip
     _write(warehouse, {"database": None, "nodes": nodes})  # sealed when the calls end
 
 
@@ -342,3 +351,9 @@ def _write(warehouse: Path, state: dict) -> None:
 def selectors(manifest, uids: Iterable[str]) -> list[str]:
     """``--select`` arguments naming exactly the nodes ``uids`` (by their dotted path)."""
     return ["fqn:" + ".".join(manifest.nodes[uid].fqn) for uid in sorted(uids)]
+
+
+def published_unchanged(warehouse: Path) -> bool:
+    """Whether the last dbt stage kept every published table (none of them ran)."""
+    nodes = read_record(warehouse).get("nodes") or {}
+    return bool(nodes) and not any(n.get("ran") and n.get("published") for n in nodes.values())
