@@ -266,6 +266,73 @@ def test_a_whole_build_with_nothing_new_stops_after_its_landing(project_copy, mo
     assert build() == ["skipped"]
 
 
+def test_a_build_whose_dbt_stage_ran_no_published_table_keeps_the_current_version(
+    project_copy, monkeypatch
+):
+    """After the quality checkpoint, a build whose dbt stage ran no node of schema marts
+    (concord_io.node_state's record) publishes nothing: the current version stays, the
+    build records itself and the next one with nothing new stops after its landing; one
+    that ran a published table publishes. (The stages stand in for dbt, quality, publish:
+    the dbt stand-in writes the record a dbt stage writes.)"""
+    from concord_io import cli, node_state
+    from concord_io.landing import land
+    from concord_io.publish import CURRENT, CURRENT_DB, VERSIONS
+
+    monkeypatch.chdir(project_copy)
+    warehouse = project_copy / "warehouse"
+    database, landing, serving = (
+        warehouse / "concord.duckdb",
+        warehouse / "landing",
+        warehouse / "serving",
+    )
+    ran: list[str] = []
+    published_ran = [True]
+
+    def dbt_build() -> None:
+        ran.append("dbt")
+        database.write_bytes(b"a build " + str(len(ran)).encode())
+        nodes = {
+            "model.concord.mcq_accuracy": {"ran": published_ran[0], "published": True,
+                                           "fingerprint": "f", "why": "changed"},
+            "model.concord.int_x": {"ran": True, "published": False, "fingerprint": "g",
+                                    "why": "changed"},
+        }  # fmt: skip
+        node_state._write(warehouse, {"database": None, "nodes": nodes})
+
+    versions: list[str] = []
+
+    def publish() -> None:
+        ran.append("publish")
+        versions.append(f"20261128T0000{len(versions):02d}000000Z")
+        version = versions[-1]
+        (serving / VERSIONS / version).mkdir(parents=True)
+        (serving / VERSIONS / version / CURRENT_DB).write_bytes(database.read_bytes())
+        (serving / CURRENT).unlink(missing_ok=True)
+        (serving / CURRENT).symlink_to(f"{VERSIONS}/{version}")
+
+    def build() -> list[str]:
+        ran.clear()
+        stages = [
+            Stage("land", [lambda: print(len(land(project_copy, landing).outcomes))]),
+            Stage("dbt-build", [dbt_build]),
+            Stage("quality", [lambda: ran.append("quality")]),
+            Stage("publish", [publish]),
+        ]
+        cli._skip_when_nothing_new(stages, project_copy, landing, database, False)
+        run_build(database, stages, project_copy / "b.log", Console(file=io.StringIO()), landing)
+        return list(ran)
+
+    assert build() == ["dbt", "quality", "publish"]  # a first build publishes
+    published_ran[0] = False
+    model = project_copy / "models" / "intermediate" / "mcq" / "int_mcq_runs_versioned.sql"
+    model.write_text(model.read_text(encoding="utf-8") + "\n-- changed\n", encoding="utf-8")
+    assert build() == ["dbt", "quality"]  # no published table ran: the version stays
+    assert build() == []  # and the build recorded itself: nothing new
+    published_ran[0] = True
+    model.write_text(model.read_text(encoding="utf-8") + "-- again\n", encoding="utf-8")
+    assert build() == ["dbt", "quality", "publish"]
+
+
 def test_build_with_all_stages_ok_reports_each_timing(tmp_path):
     stages = [Stage(n, [[sys.executable, "-c", "print(1)"]]) for n in ("a", "b")]
     stages.append(Stage("summary", [[sys.executable, "-c", "print('the summary')"]], True))

@@ -14,13 +14,13 @@ choice ``resps[i] == [["-1.25", "False"]]`` and ``filtered_resps[i] == ["-1.25",
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
 import math
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -30,6 +30,7 @@ import pyarrow.parquet as pq
 import pytest
 from scipy.spatial.distance import jensenshannon
 
+from concord_io import dbt_sequence
 from concord_io.project import NO_DATA_TESTS, copy_project, dbt_invocation, run_dbt
 from concord_io.publish import publish
 from concord_io.report import build_report
@@ -403,6 +404,10 @@ FEW_RESAMPLES = ["--vars", "{bootstrap_resamples: 200}"]
 # with a full rebuild's, which runs every data test, so those hold for them too.
 
 
+#: What the dbt stage sets in its environment for the build that follows its decision.
+STAGE_SETS = ("CONCORD_LANDED", "CONCORD_BUILD_CONTEXT")
+
+
 def build_changed(project: Path, database: Path, *flags: str, full: bool = False) -> list[str]:
     """The marts built as `concord build`'s dbt stage builds them: only the nodes whose code,
     vars or upstream data changed since their last successful build in this warehouse
@@ -412,12 +417,22 @@ def build_changed(project: Path, database: Path, *flags: str, full: bool = False
     args = ["build", "--select", *MARTS, *(flags or FEW_RESAMPLES), *tests]
     argv, env, cwd = dbt_invocation(args, project, database)
     nodes = ["--nodes", str(database.parent), *(["--full"] if full else [])]
-    ran = subprocess.run(
-        [sys.executable, "-m", "concord_io.dbt_sequence", *nodes, *argv],
-        cwd=cwd, env={**os.environ, **env}, capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert ran.returncode == 0, ran.stdout[-6000:] + ran.stderr[-3000:]
-    assert ran.stdout.splitlines()[-1].startswith("ran ")  # the one-line summary
+    # in this process, as the harness runs dbt (a process would spend 3 s importing dbt):
+    # the stage's environment set and put back
+    before = {name: os.environ.get(name) for name in (*env, *STAGE_SETS)}
+    here = Path.cwd()
+    output = io.StringIO()
+    try:
+        os.environ.update(env)
+        os.chdir(cwd)
+        with contextlib.redirect_stdout(output):
+            status = dbt_sequence.main([*nodes, *argv])
+    finally:
+        os.chdir(here)
+        for name, value in before.items():
+            os.environ.pop(name, None) if value is None else os.environ.update({name: value})
+    assert status == 0, output.getvalue()[-6000:]
+    assert output.getvalue().splitlines()[-1].startswith("ran ")  # the one-line summary
     record = json.loads((database.parent / "node_state.json").read_text(encoding="utf-8"))
     return sorted(u for u, n in record["nodes"].items() if not n["why"].startswith("unchanged"))
 
