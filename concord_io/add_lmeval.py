@@ -68,6 +68,7 @@ from concord_io.paths import inside, landing_dir, warehouse_dir
 REGISTRY = "mcq_answer_sources"
 PATTERN_COLUMN = "task_pattern"
 DOMAIN_COLUMN = "domain_field"
+TASK_COLUMN = "task"
 RESULTS_NAME = re.compile(r"^results_(?P<date>.+)\.json$")
 #: A folder under the answer sources folder that --as may name (it goes into a registry
 #: line, where `*` would be a wildcard).
@@ -671,11 +672,15 @@ class Options:
     replace_languages: bool = False
     replace: bool = False
     new_variant: bool = False
+    #: the study's task the logs land as, whatever the harness calls it (``--task``)
+    task: str | None = None
 
     def checked(self) -> Options:
         """The flags checked, before anything is read: the variant and ``--name`` names, the
         languages canonical, the task pattern (default ``auto``)."""
         check_name(self.variant, "concord add lmeval", column="--variant")
+        if self.task is not None:
+            check_name(self.task, "concord add lmeval", column="--task")
         name = self.name
         if name is not None:
             name = check_model_name(name, "--name", hint=NAME_HINT)
@@ -700,7 +705,9 @@ def add_lmeval(project_root: Path | str, path: Path | str, **options) -> list[st
     (seeds/mcq/mcq_task_languages.csv), refused where a task declares others unless
     ``replace_languages``; ``domain_field``, the field of a sample's document that names its
     item's domain; ``replace``, the harness run already in the destination folder (its other
-    files) is replaced by this one; ``task_pattern``, ``as_folder``, ``variant``.
+    files) is replaced by this one; ``task``, the study's task its logs land as (the shipped
+    items' ``xcloze`` for a harness run of them under another name); ``task_pattern``,
+    ``as_folder``, ``variant``.
 
     Holds the warehouse lock (:mod:`concord_common.warehouse_lock`) from its first read of
     ``seeds/`` to its last write: it rewrites whole seed files from what it read, so another
@@ -774,6 +781,7 @@ def _lines(runs: list[HarnessRun], options: Options) -> dict[str, dict[str, str]
             "item_key": "",
             PATTERN_COLUMN: options.task_pattern or AUTO,
             DOMAIN_COLUMN: options.domain_field or "",
+            TASK_COLUMN: options.task or "",
         }
         for run in runs
     }

@@ -975,6 +975,15 @@ def add_lmeval(
             "lines, or its item files'), for every run of the task",
         ),
     ] = False,
+    task: Annotated[
+        str | None,
+        typer.Option(
+            "--task",
+            help="the study's task the logs land as, whatever the harness calls it (xcloze: "
+            "the shipped items, compared with the shipped models); default: the harness's "
+            "task without its language",
+        ),
+    ] = None,
 ) -> None:
     """Copy an lm-evaluation-harness output folder into the study and register it (one
     line each: file, registry line, alias, run)."""
@@ -985,7 +994,7 @@ def add_lmeval(
         variant=variant, name=name,
         languages=None if languages is None else languages.split(","),
         domain_field=domain_field, replace_languages=replace_languages, replace=replace,
-        new_variant=new_variant,
+        new_variant=new_variant, task=task,
     )  # fmt: skip
     for line in lines:
         print(printable(line))

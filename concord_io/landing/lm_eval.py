@@ -126,7 +126,8 @@ def task_of(source: SourceFile, line: Line) -> tuple[str, str, str]:
                 break
     # a task read from a file name is held to the rule a task column is
     check_name(task, f"{where} (the task from the file name)", "task")
-    return harness_task, task, language
+    # the line maps the harness's task onto one of the study's (concord add lmeval --task)
+    return harness_task, line["task"] or task, language
 
 
 def unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:

@@ -345,6 +345,12 @@ def _check_long_line(line: Line, where: str) -> None:
             "domain from the item files",
             hint="leave domain_field blank",
         )
+    if line["task"]:
+        raise ConcordError(
+            f"{where}: task is for lm_eval lines; a long file names its records' task in a "
+            "task column (or lands as the study's task)",
+            hint="leave task blank, or give the file a task column",
+        )
 
 
 def check_answer_source(study: Study, line: Line) -> None:

@@ -21,7 +21,9 @@ from concord_io.project import PROJECT_ROOT
 DATE = "2025-05-05T10-00-00.123456"
 MODEL = "org/model-1b"
 FOLDER = "seeds/mcq/answer_sources/org-model-1b"
-LINE = "org-model-1b/samples_*.jsonl,lm_eval,org/model-1b,base,,,,{pattern},"
+LINE = "org-model-1b/samples_*.jsonl,lm_eval,org/model-1b,base,,,,{pattern},,"
+#: a registry of every declared column: add gives an older one the columns added since
+ADDED_HEADER = SOURCES_HEADER.replace("\n", ",task\n")
 
 
 @pytest.fixture
@@ -202,7 +204,7 @@ def test_an_imported_run_lands_with_its_provenance_answers_and_option_scores(pro
     for name in copied:  # copies, byte for byte, never links
         copy, original = project / FOLDER / name, output / "org__model-1b" / name
         assert not copy.is_symlink() and copy.read_bytes() == original.read_bytes()
-    assert registry(project) == SOURCES_HEADER + LINE.format(pattern="auto") + "\n"
+    assert registry(project) == ADDED_HEADER + LINE.format(pattern="auto") + "\n"
     assert lines[:4] == [f"added      {FOLDER}/{name}" for name in copied] + [
         "registered org-model-1b/samples_*.jsonl  (model org/model-1b, run base, task_pattern auto)"
     ]
@@ -240,6 +242,24 @@ def test_an_imported_run_lands_with_its_provenance_answers_and_option_scores(pro
     assert it.loglik.tolist() == [-1.5, -2.5, -0.25, -3.0]
     assert it.option_chars.tolist() == [7, 5, 6, 6] and it.option_bytes.tolist() == [7, 5, 6, 7]
     assert len(scores) == 16
+
+
+def test_task_maps_the_harness_task_onto_a_task_of_the_study(project, tmp_path):
+    """--task: the logs land as the study's task, whatever the harness calls it (a harness
+    run of the shipped items under its own task name is compared with the shipped models);
+    the registry line says so; a task that is not a name is refused before anything."""
+    output = harness_output(tmp_path / "out", TWO_LANGUAGES)
+    lines = add_lmeval(project, output, task="cloze-mapped")
+    assert registry(project).endswith(LINE.format(pattern="auto") + "cloze-mapped\n")
+    assert "task(s) cloze-mapped, language(s) en, it" in lines[4]
+    land(project)
+    run_id = landed(project, "runs").query("harness == 'lm_eval'").run_id.iloc[0]
+    answers, scores = landed(project), landed(project, "option_scores")
+    answers = answers[answers.run_id == run_id]
+    assert set(answers.task) == {"cloze-mapped"} and len(answers) == 4
+    assert set(scores[scores.run_id == run_id].task) == {"cloze-mapped"}
+    with pytest.raises(ConcordError, match="--task"):
+        add_lmeval(project, output, task="../x", replace=True)
 
 
 def test_an_explicit_task_pattern_keeps_the_text_after_the_language(project, tmp_path):
@@ -467,8 +487,8 @@ def test_a_registry_without_the_later_columns_is_read_and_given_them(project, tm
     write(mcq(project) / "mcq_answer_sources.csv", old + 'a.csv,long,"M, 2",base,,,\r\n')
     add_lmeval(project, harness_output(tmp_path / "out", TWO_LANGUAGES))
     assert registry(project).split("\r\n") == [
-        SOURCES_HEADER.strip(),
-        'a.csv,long,"M, 2",base,,,,,',
+        ADDED_HEADER.strip(),
+        'a.csv,long,"M, 2",base,,,,,,',
         LINE.format(pattern="auto"),
         "",
     ]
@@ -486,6 +506,7 @@ def test_a_registry_without_the_later_columns_is_read_and_given_them(project, tm
         ("x/samples_*.jsonl,lm_eval,M,base,,,,xcopa,", "task_pattern xcopa is not auto"),
         ("a.csv,long,M,base,,,,auto,", "a.csv: task_pattern is for lm_eval lines"),
         ("a.csv,long,M,base,,,,,subject", "a.csv: domain_field is for lm_eval lines"),
+        ("a.csv,long,M,base,,,,,,xcloze", "a.csv: task is for lm_eval lines"),
         ("x/samples_*.jsonl,lm_eval,M,base,,,,auto,doc[x]", "domain_field doc[x] is not a field"),
         (
             'a.csv,long,"M\nN",base,,,,,',
@@ -494,7 +515,8 @@ def test_a_registry_without_the_later_columns_is_read_and_given_them(project, tm
     ],
 )
 def test_a_registry_line_gives_a_language_or_a_task_pattern(project, line, expected):
-    write(mcq(project) / "mcq_answer_sources.csv", SOURCES_HEADER + line + "\n")
+    header = ADDED_HEADER if line.count(",") == ADDED_HEADER.count(",") else SOURCES_HEADER
+    write(mcq(project) / "mcq_answer_sources.csv", header + line + "\n")
     write(mcq(project) / "answer_sources" / "a.csv", "item_id,language,answer\n1,en,A\n")
     with pytest.raises(ConcordError, match=re.escape(expected)):
         land(project)
@@ -571,7 +593,7 @@ def test_domain_field_names_the_documents_field_that_is_the_items_domain(project
         for task, samples in TWO_LANGUAGES.items()
     }
     add_lmeval(project, harness_output(tmp_path / "out", logs), domain_field="meta.subject")
-    assert registry(project).endswith(LINE.format(pattern="auto") + "meta.subject\n")
+    assert registry(project).endswith(LINE.format(pattern="auto")[:-1] + "meta.subject,\n")
     land(project)
     answers = landed(project).query("source_file.str.startswith('org-')")
     got = answers.sort_values(["language", "item_id"])[["language", "item_id", "domain"]]
@@ -830,6 +852,7 @@ def test_a_harness_run_added_then_removed_leaves_the_study_as_before(
 
     monkeypatch.setenv("CONCORD_LANDING_DIR", str(project.parent / "landing"))
     monkeypatch.setenv("CONCORD_DB_PATH", str(tmp_path / "warehouse" / "concord.duckdb"))
+    write(mcq(project) / "mcq_answer_sources.csv", ADDED_HEADER)  # every declared column
     before = registry(project)
     add_lmeval(project, harness_output(tmp_path / "out", TWO_LANGUAGES))
     land(project)
