@@ -408,13 +408,15 @@ FEW_RESAMPLES = ["--vars", "{bootstrap_resamples: 200}"]
 STAGE_SETS = ("CONCORD_LANDED", "CONCORD_BUILD_CONTEXT")
 
 
-def build_changed(project: Path, database: Path, *flags: str, full: bool = False) -> list[str]:
+def build_changed(
+    project: Path, database: Path, *flags: str, full: bool = False, tests: bool = False
+) -> list[str]:
     """The marts built as `concord build`'s dbt stage builds them: only the nodes whose code,
     vars or upstream data changed since their last successful build in this warehouse
-    (concord_io.node_state), without their data tests; ``full``: every node, as `concord
-    build --full` does, with every data test. Returns the nodes that ran."""
-    tests = [] if full else list(NO_DATA_TESTS)
-    args = ["build", "--select", *MARTS, *(flags or FEW_RESAMPLES), *tests]
+    (concord_io.node_state), without their data tests unless ``tests``; ``full``: every
+    node, as `concord build --full` does, with every data test. Returns the nodes that ran."""
+    tests_flags = [] if full or tests else list(NO_DATA_TESTS)
+    args = ["build", "--select", *MARTS, *(flags or FEW_RESAMPLES), *tests_flags]
     argv, env, cwd = dbt_invocation(args, project, database)
     nodes = ["--nodes", str(database.parent), *(["--full"] if full else [])]
     # in this process, as the harness runs dbt (a process would spend 3 s importing dbt):
@@ -594,10 +596,29 @@ def test_a_build_of_what_changed_equals_a_full_rebuild_after_every_kind_of_chang
     ran = build_changed(project_copy, incremental)
     linearised = "model.concord.int_mcq_pairwise_agreement_linearised"
     assert {root, linearised} <= set(ran) <= descendants(incremental, root), ran
+    # a Python model's code: it and its descendants
+    pooled = (
+        project_copy
+        / "models"
+        / "intermediate"
+        / "mcq"
+        / "int_mcq_language_departures_estimated.py"
+    )
+    pooled.write_text(pooled.read_text() + "\n# a note\n")
+    python_model = "model.concord.int_mcq_language_departures_estimated"
+    ran = build_changed(project_copy, incremental)
+    assert python_model in ran and set(ran) <= descendants(incremental, python_model), ran
+    # a data test added, the data tests built (until now left out): tests alone run, no model
+    (project_copy / "tests" / "dbt" / "mcq" / "assert_mcq_a_new_check.sql").write_text(
+        "select * from {{ ref('mcq_language_departures') }} where false\n"
+    )
+    ran = build_changed(project_copy, incremental, tests=True)
+    assert "test.concord.assert_mcq_a_new_check" in ran
+    assert ran and all(uid.startswith("test.") for uid in ran), ran
     # one full rebuild of the final inputs: what the incremental builds left (a file
     # added, one changed, one removed, a run unregistered, a model renamed in the registry,
     # another by an alias, item files unregistered, a mart's SQL, a var there and back, a
-    # macro) is what it makes
+    # macro, a Python model, a test) is what it makes
     # (in the same copy and landing, the incremental build's database moved aside: the same
     # parse state, parsed once)
     kept = incremental.rename(tmp_path / "incremental.duckdb")
