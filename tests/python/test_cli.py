@@ -201,6 +201,12 @@ def test_concord_build_holds_one_warehouse_lock_from_its_landing_to_its_end(
     assert outsider[0].wait(timeout=120) == 0  # then it lands
 
 
+def whole_build_places(project: Path) -> tuple[Path, Path, Path, Path]:
+    """The warehouse folder, build database, landing and serving folder of a whole build."""
+    warehouse = project / "warehouse"
+    return warehouse, warehouse / "concord.duckdb", warehouse / "landing", warehouse / "serving"
+
+
 def test_a_whole_build_with_nothing_new_stops_after_its_landing(project_copy, monkeypatch):
     """The whole build records what it was made from; the next one with nothing new stops
     after its (real) landing without running the rest, and any change builds again: an
@@ -212,12 +218,7 @@ def test_a_whole_build_with_nothing_new_stops_after_its_landing(project_copy, mo
     from concord_io.publish import CURRENT, CURRENT_DB, VERSIONS
 
     monkeypatch.chdir(project_copy)
-    warehouse = project_copy / "warehouse"
-    database, landing, serving = (
-        warehouse / "concord.duckdb",
-        warehouse / "landing",
-        warehouse / "serving",
-    )
+    warehouse, database, landing, serving = whole_build_places(project_copy)
     ran: list[str] = []
 
     def dbt_build() -> None:
@@ -279,12 +280,7 @@ def test_a_build_whose_dbt_stage_ran_no_published_table_keeps_the_current_versio
     from concord_io.publish import CURRENT, CURRENT_DB, VERSIONS
 
     monkeypatch.chdir(project_copy)
-    warehouse = project_copy / "warehouse"
-    database, landing, serving = (
-        warehouse / "concord.duckdb",
-        warehouse / "landing",
-        warehouse / "serving",
-    )
+    warehouse, database, landing, serving = whole_build_places(project_copy)
     ran: list[str] = []
     published_ran = [True]
 
