@@ -4,8 +4,9 @@ missing; every other node is kept as it is (docs/serving.md, "Builds that do onl
 changed").
 
 What a node is made from, summed up from content, never from clocks, in its fingerprint:
-its own code (its file's checksum, its code, its config, a generic test's arguments), the
-macros it calls (their code, through the macros they call), the values of the vars and
+its own code (its file's checksum, its code, its config, a generic test's arguments, what
+its yml declares: its columns' types, constraints and descriptions), the macros it calls
+(their code, through the macros they call), the values of the vars and
 environment variables its code and those macros read, for a Python model the code of the
 packages it imports (``concord_models``, ``concord_stats``), the engine's (dbt's and the
 adapter's versions, ``profiles.yml``), the data of the sources it reads (the landed
@@ -172,6 +173,20 @@ class Plan:
         ]
 
 
+def _declared(node) -> list[object]:
+    """What a node's yml declares that its file's checksum does not cover: its description,
+    its columns (their contract types, constraints and descriptions), its model-level
+    constraints and its version. The relation's DDL and the docs publish copies are made
+    from them (dbt's state:modified.contract and .persisted_descriptions look at them too)."""
+    columns = getattr(node, "columns", None) or {}
+    return [
+        getattr(node, "description", None),
+        {name: column.to_dict() for name, column in sorted(columns.items())},
+        [c.to_dict() for c in getattr(node, "constraints", None) or []],
+        getattr(node, "version", None),
+    ]
+
+
 def _is_incremental(node) -> bool:
     return node.resource_type == "model" and node.config.materialized == "incremental"
 
@@ -197,6 +212,7 @@ def fingerprints(
             node.raw_code,
             node.config.to_dict(),
             metadata.to_dict() if metadata is not None else None,
+            _declared(node),
             [(m, manifest.macros[m].macro_sql) for m in macros],
             _reads(texts, variables),
             python if getattr(node, "language", "sql") == "python" else None,
