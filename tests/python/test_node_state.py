@@ -1,11 +1,14 @@
-"""What a node's fingerprint is made from (concord_io.node_state), on a two-node graph that
-stands in for dbt's parsed manifest: no dbt, no warehouse."""
+"""What a node's fingerprint is made from and which nodes a build runs
+(concord_io.node_state), on a two-node graph that stands in for dbt's parsed manifest: no
+dbt; a DuckDB file stands in for the build database."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
+
+import duckdb
 
 from concord_io import node_state
 
@@ -27,6 +30,9 @@ def model(name: str, parents: list[str], columns: list[Column]) -> SimpleNamespa
     config = {"materialized": "table", "alias": None}
     return SimpleNamespace(
         resource_type="model",
+        name=name,
+        alias=name,
+        schema="intermediate",
         raw_code=f"select 1 as {columns[0].name}",
         checksum=SimpleNamespace(checksum=f"file of {name}"),
         config=SimpleNamespace(materialized="table", to_dict=lambda: dict(config)),
@@ -66,3 +72,45 @@ def test_a_declared_column_change_reaches_the_model_and_its_children(tmp_path):
         found = fingerprints(graph(changed), tmp_path)
         assert found["model.concord.a"] != base["model.concord.a"], changed
         assert found["model.concord.b"] != base["model.concord.b"], changed
+
+
+def test_a_test_added_runs_alone_and_a_missing_relation_runs_again(tmp_path):
+    """After a successful build of ``a`` and ``b``, a data test added on ``a`` is the one
+    node that runs (new); its models are kept, unchanged since their build. A model whose
+    relation is gone from the build database runs again, however unchanged."""
+    database = tmp_path / "concord.duckdb"
+    with duckdb.connect(str(database)) as con:
+        con.execute("create schema intermediate")
+        con.execute("create table intermediate.a (x integer)")
+        con.execute("create table intermediate.b (x integer)")
+    manifest = graph(Column("x"))
+    first = node_state.plan(
+        manifest,
+        fingerprints(manifest, tmp_path),
+        tmp_path,
+        node_state.Database.of(database),
+        False,
+    )
+    assert first.to_run == ["model.concord.a", "model.concord.b"]  # no record: every node
+    node_state.record(tmp_path, first, dict.fromkeys(first.to_run, "success"))
+    node_state.seal(tmp_path, database)
+
+    test = "test.concord.not_null_a_x"
+    manifest.nodes[test] = SimpleNamespace(
+        **{**vars(model("not_null_a_x", ["model.concord.a"], [Column("x")])),
+           "resource_type": "test",
+           "test_metadata": SimpleNamespace(to_dict=lambda: {"name": "not_null"})}
+    )  # fmt: skip
+    found = fingerprints(manifest, tmp_path)
+    second = node_state.plan(manifest, found, tmp_path, node_state.Database.of(database), False)
+    assert second.to_run == [test]
+    assert second.decisions[test].why.startswith("new:")
+    assert second.decisions["model.concord.b"].why.startswith("unchanged since 20")
+    assert second.summary() == "ran 1 of 3 nodes (1 new)"
+
+    with duckdb.connect(str(database)) as con:
+        con.execute("drop table intermediate.b")
+    node_state.seal(tmp_path, database)  # as a build that succeeded would leave it
+    third = node_state.plan(manifest, found, tmp_path, node_state.Database.of(database), False)
+    assert set(third.to_run) == {test, "model.concord.b"}
+    assert third.decisions["model.concord.b"].why.startswith("missing:")
