@@ -79,25 +79,28 @@ def _parquet_fingerprint(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
 
 
-def _landed_files(landing: Path, source: str, table: str, seed: bool) -> list[Path]:
-    """The landed files a dbt source table reads (macros/landing.sql)."""
+def landed_files(landing: Path, source: str, table: str, seed: bool) -> list[Path]:
+    """The landed files that stand for a dbt source table's data (macros/landing.sql): its
+    own files, or for a probe run's tables the run's record (written once with them)."""
     if seed:
         return [landing / "seeds" / f"seed={table}" / f"{table}.parquet"]
     area = "items" if (source, table) == ("mcq_landing", "items") else source.split("_")[0]
-    return sorted(landing.glob(f"{area}/*=*/{table}.parquet"))
+    files = sorted(landing.glob(f"{area}/*=*/{table}.parquet"))
+    return [f.with_name("runs.parquet") for f in files] if area == "probe" else files
+
+
+def is_seed(source) -> bool:
+    """Whether a dbt source reads a landed seed file (its ``seed_folder`` meta)."""
+    return bool((source.source_meta or {}).get("seed_folder")) or bool(
+        (getattr(source.config, "meta", None) or {}).get("seed_folder")
+    )
 
 
 def source_digests(manifest, landing: Path) -> dict[str, str]:
-    """Each source's data, summed up from the landed files it reads: source id -> digest. A
-    probe run's scores are written once with its record: the record's bytes stand for them."""
+    """Each source's data, summed up from the landed files it reads: source id -> digest."""
     digests = {}
     for uid, source in manifest.sources.items():
-        seed = bool((source.source_meta or {}).get("seed_folder")) or bool(
-            (getattr(source.config, "meta", None) or {}).get("seed_folder")
-        )
-        files = _landed_files(landing, source.source_name, source.name, seed)
-        if source.source_name == "probe_landing":
-            files = [f.with_name("runs.parquet") for f in files]
+        files = landed_files(landing, source.source_name, source.name, is_seed(source))
         digests[uid] = _hash([(f.relative_to(landing).as_posix(), _parquet_fingerprint(f))
                               for f in files])  # fmt: skip
     return digests
