@@ -580,9 +580,12 @@ def test_a_build_of_what_changed_equals_a_full_rebuild_after_every_kind_of_chang
     # the Persian item files unregistered (and moved out) and the task's languages declared
     # in the seed, English alone: every wide run lands again and its Persian and Italian
     # answers are set aside, none of them counted (the wide files themselves are
-    # unchanged); then a translation (a domain's English name, in every language) and
-    # Italian added to the task again
+    # unchanged), and the English item files changed (an option's text); then a translation
+    # (a domain's English name, in every language) and Italian added to the task again
     unregister(project_copy, "Low", registry="mcq_item_files")
+    for english in (seeds / "items").glob("High*.csv"):  # both orders of the options
+        text = english.read_bytes()
+        english.write_bytes(text.replace(b"Independent and Resolute", b"Independent and Firm"))
     task_languages = seeds / "mcq_task_languages.csv"
     translations = seeds / "mcq_domain_translations.csv"
     arts = (",Arts & Culture\n", ",Arts and Culture\n")
@@ -603,8 +606,13 @@ def test_a_build_of_what_changed_equals_a_full_rebuild_after_every_kind_of_chang
                 "select distinct domain from marts.mcq_domain_disagreement_v2 "
                 "where domain like 'Arts%'"
             ).fetchall()
+            options = con.execute(
+                "select distinct option_text from staging.stg_mcq__items "
+                "where option_text like 'Independent and %'"
+            ).fetchall()
         assert [lang for (lang,) in languages] == compared
         assert domains == [(domain,)]
+        assert ("Independent and Firm",) in options and ("Independent and Resolute",) not in options
     # nothing new: nothing runs
     assert build_changed(project_copy, incremental) == []
     # a mart's SQL: it alone (its tests are left out here)
@@ -633,9 +641,9 @@ def test_a_build_of_what_changed_equals_a_full_rebuild_after_every_kind_of_chang
     assert ran and all(uid.startswith("test.") for uid in ran), ran
     # one full rebuild of the final inputs: what the incremental builds left (a macro, a
     # file added, one changed, one removed, a run unregistered, a model renamed in the
-    # registry, another by an alias, item files unregistered, a translation, a language
-    # dropped from the task and added again, a mart's SQL, a Python model, a var there and
-    # back, a test) is what it makes
+    # registry, another by an alias, item files unregistered, item files changed, a
+    # translation, a language dropped from the task and added again, a mart's SQL, a Python
+    # model, a var there and back, a test) is what it makes
     # (in the same copy and landing, the incremental build's database moved aside: the same
     # parse state, parsed once)
     kept = incremental.rename(tmp_path / "incremental.duckdb")
