@@ -50,13 +50,25 @@ def inputs_digest(project: Path, landing: Path) -> str:
         else:  # a probe run, written once: its record names it, its model and its times
             runs = folder / "runs.parquet"
             add(relative, runs.read_bytes() if runs.is_file() else b"")
-    files = [project / "profiles.yml", *sorted((project / "quality").rglob("*"))]
+    profiles = project / "profiles.yml"
+    add(profiles.as_posix(), profiles.read_bytes() if profiles.is_file() else b"")
+    add("product", product_digest(project).encode())
+    return digest.hexdigest()
+
+
+def product_digest(project: Path) -> str:
+    """The digest of the product's own code (its packages and templates) and the quality
+    suites: what the stages after dbt (quality, publish, the report, the summary) are made
+    from besides the build database."""
+    digest = hashlib.sha256()
+    files = sorted((project / "quality").rglob("*"))
     for package in PACKAGES:
         root = Path(str(importlib.import_module(package).__file__)).parent
         files += sorted(p for p in root.rglob("*") if p.suffix in (".py", ".j2", ".sql"))
     for path in files:
         if path.is_file() and "__pycache__" not in path.parts:
-            add(path.as_posix(), path.read_bytes())
+            data = path.read_bytes()
+            digest.update(f"\0{path.as_posix()}\0{len(data)}\0".encode() + data)
     return digest.hexdigest()
 
 
@@ -67,10 +79,12 @@ def _database(database: Path) -> dict[str, int] | None:
     return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
 
 
-def record(warehouse: Path, digest: str, database: Path, serving: Path) -> None:
-    """Record a whole build that succeeded: its inputs' digest, the database it left and
-    the version published from it (written whole: a killed write leaves the old record)."""
-    state = {"inputs": digest, "database": _database(database), "version": current_version(serving)}
+def record(warehouse: Path, digest: str, database: Path, serving: Path, product: str) -> None:
+    """Record a whole build that succeeded: its inputs' digest, the database it left, the
+    version published from it and the product's code that published it
+    (:func:`product_digest`; written whole: a killed write leaves the old record)."""
+    state = {"inputs": digest, "database": _database(database),
+             "version": current_version(serving), "product": product}  # fmt: skip
     path = warehouse / RECORD
     partial = path.with_name(path.name + ".partial")
     partial.write_text(json.dumps(state, sort_keys=True) + "\n", encoding="utf-8")
@@ -101,3 +115,13 @@ def nothing_new(warehouse: Path, digest: str, database: Path, serving: Path) -> 
         "code, vars and seeds are as it found them, so nothing was run (concord build --full "
         "builds everything again)"
     )
+
+
+def published_with(warehouse: Path, product: str) -> bool:
+    """Whether the version the last whole build left was published, reported and summed up
+    by the same product code (:func:`product_digest`): where it was not, they run again."""
+    try:
+        state = json.loads((warehouse / RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(state, dict) and state.get("product") == product

@@ -463,15 +463,22 @@ def _skip_when_nothing_new(
 
     def nothing_new() -> str | None:
         digest.append(build_state.inputs_digest(project, landing))
+        digest.append(build_state.product_digest(project))
         return None if full else build_state.nothing_new(warehouse, digest[0], database, serving)
 
     def nothing_published() -> str | None:
-        """After the quality checkpoint: no published table ran, so the version published
-        stays current (publish, the report and the summary would make it again)."""
+        """After the quality checkpoint: no published table ran and the code that published
+        the current version is this build's, so that version stays current (publish, the
+        report and the summary would make it again)."""
         version = build_state.current_version(serving)
-        if full or version is None or not node_state.published_unchanged(warehouse):
+        if (
+            full
+            or version is None
+            or not node_state.published_unchanged(warehouse)
+            or not build_state.published_with(warehouse, digest[1])
+        ):
             return None
-        build_state.record(warehouse, digest[0], database, serving)
+        build_state.record(warehouse, digest[0], database, serving, digest[1])
         return (
             f"no published table changed: version {version} stays current (publish, the "
             "report and the summary were not run)"
@@ -481,7 +488,9 @@ def _skip_when_nothing_new(
     quality = next((s for s in stages if s.name == "quality"), None)
     if quality is not None:
         quality.done_if = nothing_published
-    stages[-1].steps.append(lambda: build_state.record(warehouse, digest[0], database, serving))
+    stages[-1].steps.append(
+        lambda: build_state.record(warehouse, digest[0], database, serving, digest[1])
+    )
 
 
 # ---------------------------------------------------------------------------------------------

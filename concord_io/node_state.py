@@ -4,8 +4,9 @@ missing; every other node is kept as it is (docs/serving.md, "Builds that do onl
 changed").
 
 What a node is made from, summed up from content, never from clocks, in its fingerprint:
-its own code (its file's checksum, its code, its config, a generic test's arguments), the
-macros it calls (their code, through the macros they call), the values of the vars and
+its own code (its file's checksum, its code, its config, a generic test's arguments, what
+its yml declares: its columns' types, constraints and descriptions), the macros it calls
+(their code, through the macros they call), the values of the vars and
 environment variables its code and those macros read, for a Python model the code of the
 packages it imports (``concord_models``, ``concord_stats``), the engine's (dbt's and the
 adapter's versions, ``profiles.yml``), the data of the sources it reads (the landed
@@ -78,25 +79,28 @@ def _parquet_fingerprint(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
 
 
-def _landed_files(landing: Path, source: str, table: str, seed: bool) -> list[Path]:
-    """The landed files a dbt source table reads (macros/landing.sql)."""
+def landed_files(landing: Path, source: str, table: str, seed: bool) -> list[Path]:
+    """The landed files that stand for a dbt source table's data (macros/landing.sql): its
+    own files, or for a probe run's tables the run's record (written once with them)."""
     if seed:
         return [landing / "seeds" / f"seed={table}" / f"{table}.parquet"]
     area = "items" if (source, table) == ("mcq_landing", "items") else source.split("_")[0]
-    return sorted(landing.glob(f"{area}/*=*/{table}.parquet"))
+    files = sorted(landing.glob(f"{area}/*=*/{table}.parquet"))
+    return [f.with_name("runs.parquet") for f in files] if area == "probe" else files
+
+
+def is_seed(source) -> bool:
+    """Whether a dbt source reads a landed seed file (its ``seed_folder`` meta)."""
+    return bool((source.source_meta or {}).get("seed_folder")) or bool(
+        (getattr(source.config, "meta", None) or {}).get("seed_folder")
+    )
 
 
 def source_digests(manifest, landing: Path) -> dict[str, str]:
-    """Each source's data, summed up from the landed files it reads: source id -> digest. A
-    probe run's scores are written once with its record: the record's bytes stand for them."""
+    """Each source's data, summed up from the landed files it reads: source id -> digest."""
     digests = {}
     for uid, source in manifest.sources.items():
-        seed = bool((source.source_meta or {}).get("seed_folder")) or bool(
-            (getattr(source.config, "meta", None) or {}).get("seed_folder")
-        )
-        files = _landed_files(landing, source.source_name, source.name, seed)
-        if source.source_name == "probe_landing":
-            files = [f.with_name("runs.parquet") for f in files]
+        files = landed_files(landing, source.source_name, source.name, is_seed(source))
         digests[uid] = _hash([(f.relative_to(landing).as_posix(), _parquet_fingerprint(f))
                               for f in files])  # fmt: skip
     return digests
@@ -172,6 +176,20 @@ class Plan:
         ]
 
 
+def _declared(node) -> list[object]:
+    """What a node's yml declares that its file's checksum does not cover: its description,
+    its columns (their contract types, constraints and descriptions), its model-level
+    constraints and its version. The relation's DDL and the docs publish copies are made
+    from them (dbt's state:modified.contract and .persisted_descriptions look at them too)."""
+    columns = getattr(node, "columns", None) or {}
+    return [
+        getattr(node, "description", None),
+        {name: column.to_dict() for name, column in sorted(columns.items())},
+        [c.to_dict() for c in getattr(node, "constraints", None) or []],
+        getattr(node, "version", None),
+    ]
+
+
 def _is_incremental(node) -> bool:
     return node.resource_type == "model" and node.config.materialized == "incremental"
 
@@ -197,6 +215,7 @@ def fingerprints(
             node.raw_code,
             node.config.to_dict(),
             metadata.to_dict() if metadata is not None else None,
+            _declared(node),
             [(m, manifest.macros[m].macro_sql) for m in macros],
             _reads(texts, variables),
             python if getattr(node, "language", "sql") == "python" else None,

@@ -1,8 +1,8 @@
 """The build's context moves with every input of the incremental models but the answer files
 (concord_io/build_context.py): each kind of input changed in turn changes it, so the next
 incremental build computes every group again, as --full-refresh would
-(test_mcq_answer_sources.py::test_incremental_build_after_adding_changing_and_removing_files_
-equals_a_full_rebuild builds it end to end, a model renamed by an alias among its changes)."""
+(test_mcq_answer_sources.py::test_a_build_of_what_changed_equals_a_full_rebuild_after_every_
+kind_of_change builds it end to end, a model renamed by an alias among its changes)."""
 
 from __future__ import annotations
 

@@ -324,6 +324,14 @@ def test_a_build_whose_dbt_stage_ran_no_published_table_keeps_the_current_versio
     model.write_text(model.read_text(encoding="utf-8") + "\n-- changed\n", encoding="utf-8")
     assert build() == ["dbt", "quality"]  # no published table ran: the version stays
     assert build() == []  # and the build recorded itself: nothing new
+    # the product's code or checks changed (a quality suite here; the report's template
+    # alike): no published table runs, yet the version is made again by the new code
+    suites = project_copy / "quality" / "suites"
+    suites.mkdir(parents=True, exist_ok=True)
+    (suites / "a_check.yml").write_text("# a suite\n", encoding="utf-8")
+    assert build() == ["dbt", "quality", "publish"]
+    model.write_text(model.read_text(encoding="utf-8") + "-- once more\n", encoding="utf-8")
+    assert build() == ["dbt", "quality"]
     published_ran[0] = True
     model.write_text(model.read_text(encoding="utf-8") + "-- again\n", encoding="utf-8")
     assert build() == ["dbt", "quality", "publish"]

@@ -473,12 +473,26 @@ def test_a_build_of_what_changed_equals_a_full_rebuild_after_every_kind_of_chang
     """The property of issue 71, over a sequence of changes: the reader lands again only the
     runs whose files changed and removes the runs no longer registered; the build runs only
     the nodes whose code, vars or upstream data changed (concord_io.node_state: a changed
-    mart runs alone, a var or a macro only its readers, nothing new nothing), the
-    incremental models read only the file versions they do not hold; and every table is
-    what a full rebuild of the final inputs makes."""
+    mart runs alone, a Python model, a var or a macro only its readers, nothing new
+    nothing), the incremental models read only the file versions they do not hold; and
+    every table is what a full rebuild of the final inputs makes. The changes that make
+    every row again (a macro, an alias, the item files, a translation, the task's
+    languages) come before the narrower ones, so the final comparison covers what the
+    narrower ones kept."""
     write_sources(project_copy)
     incremental = project_copy / "concord.duckdb"
     assert len(build_changed(project_copy, incremental)) > 50  # a first build: every node
+    # a macro of an incremental model: every answer file's version changes, and every
+    # incremental model computes every group again (with their descendants), no other
+    macros = project_copy / "macros" / "mcq_answers.sql"
+    macros.write_text(macros.read_text().replace(
+        "{% macro mcq_language_pairs(runs=none) -%}",
+        "{% macro mcq_language_pairs(runs=none) -%}\n    {#- a note -#}",
+    ))  # fmt: skip
+    root = "model.concord.int_mcq_answers_normalised"
+    ran = build_changed(project_copy, incremental)
+    linearised = "model.concord.int_mcq_pairwise_agreement_linearised"
+    assert {root, linearised} <= set(ran) <= descendants(incremental, root), ran
     seeds = project_copy / "seeds" / "mcq"
     registry = seeds / "mcq_answer_registry.csv"
     # a new model's wide file, appended
@@ -563,51 +577,61 @@ def test_a_build_of_what_changed_equals_a_full_rebuild_after_every_kind_of_chang
     assert served == [("mBERT base",)]
     page = build_report(published.database, tmp_path / "report").read_text(encoding="utf-8")
     assert "mBERT base" in page and not re.search(r"mBERT(?! base)", page)
-    # the Persian item files unregistered (and moved out): the task no longer compares
-    # Persian, so every wide run lands again and its Persian answers are set aside, none
-    # of them counted (the wide files themselves are unchanged)
+    # the Persian item files unregistered (and moved out) and the task's languages declared
+    # in the seed, English alone: every wide run lands again and its Persian and Italian
+    # answers are set aside, none of them counted (the wide files themselves are
+    # unchanged), and the English item files changed (an option's text); then a translation
+    # (a domain's English name, in every language) and Italian added to the task again
     unregister(project_copy, "Low", registry="mcq_item_files")
-    build_changed(project_copy, incremental)
-    with duckdb.connect(str(incremental), read_only=True) as con:
-        (n_fa,) = con.execute(
-            "select count(*) from intermediate.int_mcq_answers_normalised where language = 'fa'"
-        ).fetchone()
-    assert n_fa == 0
+    for english in (seeds / "items").glob("High*.csv"):  # both orders of the options
+        text = english.read_bytes()
+        english.write_bytes(text.replace(b"Independent and Resolute", b"Independent and Firm"))
+    task_languages = seeds / "mcq_task_languages.csv"
+    translations = seeds / "mcq_domain_translations.csv"
+    arts = (",Arts & Culture\n", ",Arts and Culture\n")
+    for declared, compared, domain in (
+        ("xcloze,en\n", ["en"], "Arts & Culture"),
+        ("xcloze,en\nxcloze,it\n", ["en", "it"], "Arts and Culture"),
+    ):
+        task_languages.write_text("task,language\n" + declared, encoding="utf-8")
+        text = translations.read_text(encoding="utf-8")
+        if domain == "Arts and Culture":
+            translations.write_text(text.replace(*arts), encoding="utf-8")
+        build_changed(project_copy, incremental)
+        with duckdb.connect(str(incremental), read_only=True) as con:
+            languages = con.execute(
+                "select distinct language from intermediate.int_mcq_answers_normalised order by 1"
+            ).fetchall()
+            domains = con.execute(
+                "select distinct domain from marts.mcq_domain_disagreement_v2 "
+                "where domain like 'Arts%'"
+            ).fetchall()
+            options = con.execute(
+                "select distinct option_text from staging.stg_mcq__items "
+                "where option_text like 'Independent and %'"
+            ).fetchall()
+        assert [lang for (lang,) in languages] == compared
+        assert domains == [(domain,)]
+        assert ("Independent and Firm",) in options and ("Independent and Resolute",) not in options
     # nothing new: nothing runs
     assert build_changed(project_copy, incremental) == []
     # a mart's SQL: it alone (its tests are left out here)
     departures = project_copy / "models" / "marts" / "mcq" / "mcq_language_departures.sql"
     departures.write_text(departures.read_text() + "\n-- a note\n")
     assert build_changed(project_copy, incremental) == ["model.concord.mcq_language_departures"]
+    # a Python model's code: it and its descendants, no other
+    estimated = departures.parents[2] / "intermediate" / "mcq"
+    estimated /= "int_mcq_language_departures_estimated.py"
+    estimated.write_text(estimated.read_text() + "\n# a note\n")
+    python_model = "model.concord.int_mcq_language_departures_estimated"
+    ran = build_changed(project_copy, incremental)
+    assert python_model in ran and set(ran) <= descendants(incremental, python_model), ran
     # a var: the node that reads it and its descendants, no other (then back)
     binned = "model.concord.int_mcq_calibration_binned"
     for bins in (5, 10):
         given = ["--vars", f"{{bootstrap_resamples: 200, mcq_calibration_bins: {bins}}}"]
         ran = build_changed(project_copy, incremental, *given)
         assert binned in ran and set(ran) <= descendants(incremental, binned), ran
-    # a macro of an incremental model: every answer file's version changes, and every
-    # incremental model computes every group again (with their descendants), no other
-    macros = project_copy / "macros" / "mcq_answers.sql"
-    macros.write_text(macros.read_text().replace(
-        "{% macro mcq_language_pairs(runs=none) -%}",
-        "{% macro mcq_language_pairs(runs=none) -%}\n    {#- a note -#}",
-    ))  # fmt: skip
-    root = "model.concord.int_mcq_answers_normalised"
-    ran = build_changed(project_copy, incremental)
-    linearised = "model.concord.int_mcq_pairwise_agreement_linearised"
-    assert {root, linearised} <= set(ran) <= descendants(incremental, root), ran
-    # a Python model's code: it and its descendants
-    pooled = (
-        project_copy
-        / "models"
-        / "intermediate"
-        / "mcq"
-        / "int_mcq_language_departures_estimated.py"
-    )
-    pooled.write_text(pooled.read_text() + "\n# a note\n")
-    python_model = "model.concord.int_mcq_language_departures_estimated"
-    ran = build_changed(project_copy, incremental)
-    assert python_model in ran and set(ran) <= descendants(incremental, python_model), ran
     # a data test added, the data tests built (until now left out): tests alone run, no model
     (project_copy / "tests" / "dbt" / "mcq" / "assert_mcq_a_new_check.sql").write_text(
         "select * from {{ ref('mcq_language_departures') }} where false\n"
@@ -615,10 +639,11 @@ def test_a_build_of_what_changed_equals_a_full_rebuild_after_every_kind_of_chang
     ran = build_changed(project_copy, incremental, tests=True)
     assert "test.concord.assert_mcq_a_new_check" in ran
     assert ran and all(uid.startswith("test.") for uid in ran), ran
-    # one full rebuild of the final inputs: what the incremental builds left (a file
-    # added, one changed, one removed, a run unregistered, a model renamed in the registry,
-    # another by an alias, item files unregistered, a mart's SQL, a var there and back, a
-    # macro, a Python model, a test) is what it makes
+    # one full rebuild of the final inputs: what the incremental builds left (a macro, a
+    # file added, one changed, one removed, a run unregistered, a model renamed in the
+    # registry, another by an alias, item files unregistered, item files changed, a
+    # translation, a language dropped from the task and added again, a mart's SQL, a Python
+    # model, a var there and back, a test) is what it makes
     # (in the same copy and landing, the incremental build's database moved aside: the same
     # parse state, parsed once)
     kept = incremental.rename(tmp_path / "incremental.duckdb")
