@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from statistics import NormalDist
 
 import altair as alt
 import duckdb
@@ -756,11 +757,15 @@ HARNESS_METRICS = (
     ("acc", "accuracy_pct", "accuracy_std_error"),
     ("acc_norm", "accuracy_norm_pct", "accuracy_norm_std_error"),
 )
+#: the normal quantile of a two-sided 95 % interval: every chart draws 95 %; ± 1 SE is shown
+#: only in the harness's own table
+Z_95 = NormalDist().inv_cdf(0.975)
 
 
 def fig_accuracy(m: Marts) -> alt.TopLevelMixin:
-    """acc and acc_norm per run and language, each ± one standard error (the harness's
-    figures), a panel per task; the runs without a gold are left out."""
+    """acc and acc_norm per run and language, each with its 95 % normal interval, estimate
+    ± z·SE with z the 0.975 normal quantile (the harness's standard error), clipped to
+    [0, 100]; a panel per task; the runs without a gold are left out."""
     t = ACCURACY
     columns = [c for _, estimate, error in HARNESS_METRICS for c in (estimate, error)]
     need(m, t, *RUN_COLUMNS, "language", "n_items", *columns)
@@ -777,19 +782,22 @@ def fig_accuracy(m: Marts) -> alt.TopLevelMixin:
             if not _finite(r[estimate]):
                 continue
             se = r[error] if _finite(r[error]) else 0.0
-            low, high = max(0.0, r[estimate] - se), min(100.0, r[estimate] + se)
+            half = Z_95 * se
+            low, high = max(0.0, r[estimate] - half), min(100.0, r[estimate] + half)
             label = f"{run_label(r)} · {r['language']}"
-            drawn.append((label, r[estimate], low, high, metric, r["task"], r["n_items"], se))
+            drawn.append((label, r[estimate], low, high, metric, r["task"], r["n_items"]))
     frame = _intervals(
         [d[:4] for d in drawn], series=[d[4] for d in drawn], panel=[d[5] for d in drawn]
     )
     frame["tip_estimate"] = [
-        f"{d[5]} · {d[0]} · {d[4]}: {fmt(d[1], 2)} ± {fmt(d[7], 2)} (n = {d[6]})" for d in drawn
+        f"{d[5]} · {d[0]} · {d[4]}: {fmt(d[1], 2)} [{fmt(d[2], 2)}, {fmt(d[3], 2)}] "
+        f"(95 %, n = {d[6]})"
+        for d in drawn
     ]
     frame["tip_interval"] = frame["tip_estimate"]
     return charts.interval_chart(
         frame,
-        "accuracy (%), ± one standard error",
+        "accuracy (%), 95 % interval",
         domain=(0.0, 100.0),
         color="series",
         color_order=[metric for metric, _, _ in HARNESS_METRICS],
@@ -960,8 +968,9 @@ STUDIES: list[tuple[str, str, list[Figure]]] = [
                 "Accuracy per language and model",
                 "acc (the option with the highest summed log-likelihood, or the letter given) "
                 "and acc_norm (per character) against gold, per run and language, each "
-                "± one standard error, as lm-evaluation-harness prints them; a panel per "
-                "task. The table below gives the figures.",
+                "with its 95 % interval (± 1.96 standard errors); a panel per task. The "
+                "table below gives the figures ± one standard error, as "
+                "lm-evaluation-harness prints them.",
                 fig_accuracy,
             ),
             Figure(

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+import scipy.stats
 import yaml
 from browser import chromium_offline
 
@@ -764,7 +765,8 @@ ACCURACY_MARTS = {
 
 
 def test_accuracy_and_calibration_as_the_harness_prints_them(tmp_path):
-    """acc and acc_norm ± one standard error per run and language; the reliability diagram
+    """acc and acc_norm with 95 % intervals (estimate ± z·SE, z from scipy) per run and
+    language; the reliability diagram
     pooled over a run's languages (m-a's bin 8: en and it summed); accuracy beside full
     agreement for the runs with a gold; the harness's table in fractions to 4 decimals."""
     page = built_page(tmp_path, {k: v.replace("\n", " ") for k, v in ACCURACY_MARTS.items()})
@@ -773,7 +775,12 @@ def test_accuracy_and_calibration_as_the_harness_prints_them(tmp_path):
         assert figures[key]["data-state"] == "ok", (key, figures[key]["text"])
     accuracy = figure_html(page, "mcq-accuracy")
     assert int(figures["mcq-accuracy"]["data-marks"]) == 2 * 5  # a dot and a whisker each
-    assert "<title>xcopa · m-a (base) · en · acc_norm: 58.00 ± 4.96 (n = 100)</title>" in accuracy
+    half = scipy.stats.norm.ppf(0.975) * 4.96
+    assert (
+        f"<title>xcopa · m-a (base) · en · acc_norm: 58.00 [{58 - half:.2f}, {58 + half:.2f}] "
+        "(95 %, n = 100)</title>"
+    ) in accuracy
+    assert "accuracy (%), 95 % interval" in accuracy
     reliability = figure_html(page, "mcq-reliability")
     assert int(figures["mcq-reliability"]["data-marks"]) == 3  # m-a: bins 5 and 8; m-b: 9
     assert (
