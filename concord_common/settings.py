@@ -191,8 +191,10 @@ DBT_VARS = {
                "else its item files, else every language its answers hold; a run is compared "
                "in its task's languages in which it has an answer.", "cross-lingual study",
                _names),
-        DbtVar("mcq_options", ["A", "B", "C", "D"], "The option keys of every item, in "
-               "presented-position order.", "cross-lingual study"),
+        DbtVar("mcq_options", ["A", "B", "C", "D"], "The option keys of the item and "
+               "answer files, in presented-position order. A harness's task may have 2 to 26 "
+               "choices: those beyond these take the letters A to Z not among them.",
+               "cross-lingual study"),
         DbtVar("mcq_disagreement_types",
                ["full_agreement", "one_diverged", "majority", "no_majority"],
                "The disagreement types of a complete item, as docs/formulas.md defines them "

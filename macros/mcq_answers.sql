@@ -9,7 +9,7 @@
 {%- endmacro %}
 
 {#- True for a landed answer (valid, or invalid for one of the reasons above); false for a
-    record that cannot be an answer at all (a sample with more choices than options),
+    record that cannot be an answer at all (a sample of more than 26 choices),
     which is quarantined as a record instead. -#}
 {% macro mcq_is_answer(invalid_reason) -%}
     ({{ invalid_reason }} is null or {{ invalid_reason }} in (

@@ -9,3 +9,31 @@
     {%- endfor -%}
     {{ return(parts) }}
 {%- endmacro %}
+
+{#- Every key an option can have, in key order: the declared options (var mcq_options), then
+    the letters A to Z not among them (the keys the reader gives a harness's choices beyond
+    the declared ones: concord_io.landing.study.Study.option_keys). -#}
+{% macro mcq_option_sequence() -%}
+    {%- set declared = var('mcq_options') | map('string') | list -%}
+    {%- set letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ' | list | reject('in', declared) | list -%}
+    {{ return(declared + letters) }}
+{%- endmacro %}
+
+{#- The study's option keys as literals, for a model that gives each option a column: the
+    declared options (sorted when `sorted`), then as many more of mcq_option_sequence as the
+    most choices a landed sample log scored needs. Read from the landing when the model
+    compiles (a model that calls it reads the answers, which change whenever the landed
+    choices do); while dbt parses, the declared options. -#}
+{% macro mcq_option_keys(sorted=false) -%}
+    {%- set declared = var('mcq_options') | map('string') | list -%}
+    {%- set keys = (declared | sort) if sorted else declared -%}
+    {%- if execute -%}
+        {%- set scores = read_landing(
+            'mcq', 'option_scores', {'presented_position': dbt.type_int()}) -%}
+        {%- set n_choices = run_query(
+            'select coalesce(max(presented_position), 0) from (' ~ scores ~ ') as scores'
+        ).columns[0].values()[0] -%}
+        {%- set keys = keys + mcq_option_sequence()[declared | length:n_choices] -%}
+    {%- endif -%}
+    {{ return(keys) }}
+{%- endmacro %}

@@ -312,6 +312,14 @@ def _with_gold_position(relation: str, delimiter: str, digits_are_texts: bool = 
     """
 
 
+def _too_many(line: Line, order: str) -> str:
+    """Why a sample's choices cannot all be options: the run's presented order names fewer
+    (a permutation of mcq_options), or there are more than the keys A to Z."""
+    if line["presented_option_order"]:
+        return f"more choices than presented_option_order {order} names"
+    return f"more than {len(order)} choices"
+
+
 def read_samples(
     con: duckdb.DuckDBPyConnection,
     study: Study,
@@ -326,8 +334,7 @@ def read_samples(
     registered on ``con``, else the sample's own, in English through the ``translations``
     relation) and its option scores (without ``run_id``); ``delimiter``: the
     task's ``target_delimiter`` (:class:`Provenance`), before each option's text."""
-    keys = "".join(study.options)
-    order = line["presented_option_order"] or keys
+    order = line["presented_option_order"] or study.option_keys
     item_key = line["item_key"] or "doc_id"
     names = item_key.split(".")
     parents = tuple("$." + ".".join(names[:i]) for i in range(1, len(names)))
@@ -466,7 +473,7 @@ def read_samples(
             *,
             -- the first option with the highest log-likelihood, as the harness's acc
             list_position(lls, list_max(lls)) as position,
-            len(lls) <= {len(keys)} as fits
+            len(lls) <= {len(order)} as fits
         from samples
         """
     )
@@ -488,8 +495,10 @@ def read_samples(
                 {common},
                 case when fits then substr({sql_literal(order)}, position, 1) end
                     as chosen_option,
-                chr(64 + position) as raw_answer,
-                case when not fits then {sql_literal("more choices than options " + keys)} end
+                -- the presented letter (a choice beyond Z: its position)
+                case when position <= 26 then chr(64 + position) else position::varchar end
+                    as raw_answer,
+                case when not fits then {sql_literal(_too_many(line, order))} end
                     as invalid_reason,
                 case when fits then substr({sql_literal(order)}, gold_position::integer, 1) end
                     as gold_option,

@@ -14,6 +14,7 @@ sources registry (``mcq_answer_sources``) matches, and only ``*`` is a wildcard 
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,6 +59,15 @@ class Study:
     compared: list[str]
     #: the project's vars (dbt_project.yml's, and over them a dbt call's), read once
     variables: dict
+
+    @property
+    def option_keys(self) -> str:
+        """The keys a harness's choices get in the order it presents them: the declared
+        options (var mcq_options), then the letters A to Z not among them. A task of a sample
+        log may have 2 to 26 choices, whatever mcq_options holds (items and answer files
+        name their options as mcq_options declares them)."""
+        extra = [letter for letter in string.ascii_uppercase if letter not in self.options]
+        return "".join([*self.options, *extra])
 
     def registry(self, name: str) -> Path:
         return self.root / SEEDS / f"{name}.csv"

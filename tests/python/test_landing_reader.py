@@ -1222,14 +1222,31 @@ def test_a_log_likelihood_that_is_not_finite_and_at_most_zero_refuses_the_file(
     refused(project, "samples_xcloze_en_", "line 2, column filtered_resps", expected)
 
 
-def test_a_sample_with_more_choices_than_options_lands_with_its_reason(project):
-    logs(project, {"en": [sample(0, [-1.0, -2.0, -3.0, -4.0, -0.1])]})
+def test_a_sample_with_more_choices_than_options_is_keyed_a_to_z(project):
+    """A harness's task may have 2 to 26 choices: the choices beyond the declared options
+    (ABCD) take the next letters; a sample of more than 26 lands with its reason."""
+    logs(
+        project,
+        {
+            "en": [
+                sample(0, [-1.0, -2.0, -3.0, -4.0, -0.1], target=4),
+                sample(1, [-1.0, -0.5]),
+                sample(2, [-1.0] * 26 + [-0.1]),
+            ]
+        },
+    )
     land(project)
     answers = landed(project).query("source_file.str.startswith('lm_eval')")
-    assert answers[["raw_answer", "chosen_option", "invalid_reason"]].values.tolist() == [
-        ["E", None, "more choices than options ABCD"]
+    got = answers.sort_values("item_id")[
+        ["item_id", "raw_answer", "chosen_option", "gold_option", "invalid_reason"]
     ]
-    assert len(landed(project, "option_scores")) == 0  # its scores fit no item option
+    assert got.values.tolist() == [
+        ["1", "E", "E", "E", None],
+        ["2", "B", "B", None, None],
+        ["3", "27", None, None, "more than 26 choices"],
+    ]
+    scores = landed(project, "option_scores").sort_values(["item_id", "presented_position"])
+    assert scores.option_key.tolist() == ["A", "B", "C", "D", "E", "A", "B"]
 
 
 def test_a_sample_log_without_log_likelihoods_or_a_doc_id_is_refused(project):
@@ -1262,7 +1279,8 @@ def test_a_samples_target_lands_as_the_items_gold_option(project):
                 sample(4, lls, texts=[" A", " B", " C", " D"], target="C"),
                 sample(5, lls, texts=texts),
                 sample(6, lls, texts=texts, target=None),
-                sample(7, [*lls, -5.0], target="4"),  # five choices: not an answer, no gold
+                # five choices, four presented keys: not an answer, no gold
+                sample(7, [*lls, -5.0], target="4"),
             ]
         },
         order="DCBA",

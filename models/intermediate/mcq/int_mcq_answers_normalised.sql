@@ -2,7 +2,7 @@
     that option was shown, with the run's model, revision and variant: the reader
     (concord_io.landing) read and normalised every answer and checked every file (unknown
     domain labels, misaligned wide rows and the rest are refused before anything lands). A sample log's record that cannot
-    be an answer (more choices than options) is quarantined by int_mcq_answers_quarantined
+    be an answer (more than 26 choices) is quarantined by int_mcq_answers_quarantined
     instead. The domain is given in English whatever the language; an item not in the item
     files has the domain '(not in the item files)'. An answer in a language its task does
     not compare (int_mcq_task_languages_declared) is left to int_mcq_answers_quarantined.
@@ -84,7 +84,7 @@ final as (
         case
             when chosen_option is not null then {{ dbt.position(
                 'chosen_option',
-                "coalesce(presented_option_order, '" ~ (var('mcq_options') | join('')) ~ "')"
+                "coalesce(presented_option_order, '" ~ (mcq_option_sequence() | join('')) ~ "')"
             ) }}
         end as presented_position,
         chosen_option is not null as is_valid,

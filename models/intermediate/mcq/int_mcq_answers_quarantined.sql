@@ -1,5 +1,5 @@
 {#- Answers that are not an option (they stay in int_mcq_answers_normalised as invalid),
-    landed records that cannot be an answer (a sample with more choices than options), and
+    landed records that cannot be an answer (a sample of more than 26 choices), and
     the records each run set aside (stg_mcq__quarantine: every record of an item and
     language given more than once in a run, a language outside mcq_languages), and the
     answers in a language their task does not compare (int_mcq_task_languages_declared), in

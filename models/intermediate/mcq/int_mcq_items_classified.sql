@@ -11,7 +11,7 @@
     ['run_id'],
 )) }}
 
-{%- set options = var('mcq_options') | sort -%}
+{%- set options = mcq_option_keys(sorted=true) -%}
 
 with run_languages as (
 
@@ -24,8 +24,8 @@ with run_languages as (
 answered as (
 
     -- the one pass over the answers, one aggregation by item: its valid languages, how many
-    -- chose each option of var mcq_options (every valid answer is one: the test on
-    -- int_mcq_answers_normalised.chosen_option), and each valid answer as its language and
+    -- chose each option key (mcq_option_keys: every valid answer is one, tested by
+    -- assert_mcq_chosen_options_are_task_options), and each valid answer as its language and
     -- option, for the departing languages. Grouped by the item's key alone: the run's
     -- model, revision and variant join at the end, on one row per item. (Counting by
     -- option first, then by item, and reading the answers again for the departing
@@ -79,8 +79,10 @@ items as (
             as {{ dbt.type_bigint() }}
         ) as n_agreeing_pairs,
         -- the pattern of the item's valid answers: its count on each option, in the order of
-        -- var mcq_options sorted (int_mcq_option_patterns_counted)
-        {{ dbt.concat(option_counts_parts(options)) }} as option_counts,
+        -- mcq_option_keys (int_mcq_option_patterns_counted), without trailing zeros: the
+        -- same text whether or not a later task added keys
+        regexp_replace({{ dbt.concat(option_counts_parts(options)) }}, '(,0)+$', '')
+            as option_counts,
         answered.valid_answers
     from answered
     inner join run_languages

@@ -4,7 +4,7 @@
     languages as raters (int_mcq_metrics_bootstrapped): which language chose what does not
     enter it, so however many items there are, there are at most as many patterns as ways
     to spread the languages over the options. Read from the items (int_mcq_items_classified
-    counts each item's languages on each option of var mcq_options in its one pass over the
+    counts each item's languages on each option key in its one pass over the
     answers), not the answers; the lists are made per pattern, not per item (a list per
     item took twice as long at 10^7 answers). Incremental by run: a run's
     patterns depend on its answers alone, so only the runs whose answers changed are
@@ -13,7 +13,8 @@
     "ref('int_mcq_runs_versioned')",
     ['run_id'],
 )) }}
-{%- set options = var('mcq_options') | sort -%}
+{%- set options = mcq_option_keys(sorted=true) -%}
+{%- set n_parts = "length(option_counts) - length(replace(option_counts, ',', '')) + 1" -%}
 
 with patterns as (
 
@@ -32,8 +33,13 @@ item_counts as (
         run_id,
         task,
         {%- for option in options %}
-        cast({{ dbt.split_part('option_counts', "','", loop.index) }} as {{ dbt.type_int() }})
-            as n_option_{{ loop.index }},
+        -- a count the text leaves out is a trailing zero
+        case
+            when {{ n_parts }} >= {{ loop.index }} then cast(
+                {{ dbt.split_part('option_counts', "','", loop.index) }} as {{ dbt.type_int() }}
+            )
+            else 0
+        end as n_option_{{ loop.index }},
         {%- endfor %}
         n_items
     from patterns

@@ -1,14 +1,13 @@
-{#- Valid answers per run, task, language and option key (mcq_options, in order): how many
-    chose the option (n_option) and how many chose whatever was shown at the option's
-    position (n_position: position bias); every option is present, zero where unused. -#}
+{#- Valid answers per run, task, language and option key (its task's, in key order:
+    int_mcq_task_options): how many chose the option (n_option) and how many chose whatever
+    was shown at the option's position (n_position: position bias); every option of the
+    task is present, zero where unused. -#}
 with answers as (select * from {{ ref('int_mcq_answers_normalised') }}),
 
 options as (
 
-    {% for option in var('mcq_options') %}
-    select '{{ option }}' as option, {{ loop.index }} as option_position
-    {{- ' union all' if not loop.last }}
-    {% endfor %}
+    select task as options_task, option_key as option, option_position
+    from {{ ref('int_mcq_task_options') }}
 
 ),
 
@@ -71,7 +70,7 @@ counted as (
         cast(coalesce(by_option.n, 0) as {{ dbt.type_bigint() }}) as n_option,
         cast(coalesce(by_position.n, 0) as {{ dbt.type_bigint() }}) as n_position
     from cells
-    cross join options
+    inner join options on cells.task = options.options_task
     left join by_option using (run_id, task, language, option)
     left join by_position using (run_id, task, language, option_position)
 

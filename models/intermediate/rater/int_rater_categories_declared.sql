@@ -1,24 +1,24 @@
 {#- The possible categories K of every dataset: as declared in the rater_categories seed for
-    user datasets, var('mcq_options') for the datasets derived from the cross-lingual study. -#}
+    user datasets; for a dataset derived from the cross-lingual study, its task's option keys
+    (int_mcq_task_options: var mcq_options and what a harness's choices add). -#}
 with user_categories as (select * from {{ ref('stg_rater__categories') }}),
 
-ratings as (select * from {{ ref('int_rater_ratings_unioned') }}),
+answers as (
 
-derived_datasets as (
-
-    select distinct dataset
-    from ratings
-    where dataset_kind <> 'seed'
+    select distinct task, model, variant, language
+    from {{ ref('int_mcq_answers_normalised') }}
+    where is_valid
 
 ),
 
-mcq_options as (
+derived_datasets as (
 
-    {% for option in var('mcq_options') -%}
-    select '{{ option }}' as category
-    {% if not loop.last %}union all
-    {% endif -%}
-    {%- endfor %}
+    -- the datasets int_rater_ratings_unioned derives, each with its task
+    select {{ models_as_raters_dataset('task', 'variant', 'language') }} as dataset, task
+    from answers
+    union
+    select {{ languages_as_raters_dataset('task', 'model', 'variant') }} as dataset, task
+    from answers
 
 ),
 
@@ -26,9 +26,10 @@ derived_categories as (
 
     select
         derived_datasets.dataset,
-        mcq_options.category
+        task_options.option_key as category
     from derived_datasets
-    cross join mcq_options
+    inner join {{ ref('int_mcq_task_options') }} as task_options
+        on derived_datasets.task = task_options.task
 
 ),
 
