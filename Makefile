@@ -8,7 +8,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 export CONCORD_DB_PATH ?= warehouse/concord.duckdb
 
-.PHONY: install warehouse-install semantic-install notebook-install probe-install install-spark \
+.PHONY: install warehouse-install semantic-install inspect-install notebook-install probe-install \
+	install-spark \
 	build land \
 	dbt-build quality publish report chromium java summary test test-fast test-spark lint \
 	sql-fix bench clean
@@ -55,6 +56,9 @@ $(VENV)/.installed: pyproject.toml requirements.lock tests/readers/duckdb.txt \
 	# irrCAC, a peer of the rater coefficients, pins scipy 1.12: installed without its
 	# dependencies at the version in the lock, it can never move the environment
 	$(UV_INSTALL) --no-deps irrcac
+	# inspect-ai caps fsspec below the lock's: installed without its dependencies (the
+	# inspect extra holds them, fsspec at the lock's version)
+	$(UV_INSTALL) --no-deps inspect-ai
 	$(UV) venv --quiet --allow-existing --python $(BIN)/python $(READER_VENV)
 	$(UV) pip install --quiet --compile-bytecode --python $(READER_VENV)/bin/python -r tests/readers/duckdb.txt
 	$(UV) venv --quiet --allow-existing --python $(BIN)/python $(SQLALCHEMY_VENV)
@@ -72,6 +76,11 @@ $(VENV)/.installed-spark: pyproject.toml requirements.lock | $(UV)
 	touch $@ $(VENV)/.installed-warehouse
 
 warehouse-install: $(VENV)/.installed-warehouse
+
+# The warehouse and the Inspect AI log reader (registry format inspect, docs/landing.md).
+inspect-install: $(VENV)/.installed-warehouse
+	$(UV_INSTALL) -e '.[inspect]'
+	$(UV_INSTALL) --no-deps inspect-ai
 
 # The warehouse and MetricFlow (`mf query`, docs/serving.md), without the test tools.
 semantic-install: $(VENV)/.installed-warehouse

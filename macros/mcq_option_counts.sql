@@ -21,17 +21,18 @@
 
 {#- The study's option keys as literals, for a model that gives each option a column: the
     declared options (sorted when `sorted`), then as many more of mcq_option_sequence as the
-    most choices a landed sample log scored needs. Read from the landing when the model
+    most choices a landed answer was presented with needs (a sample log's n_choices). Read from the landing when the model
     compiles (a model that calls it reads the answers, which change whenever the landed
     choices do); while dbt parses, the declared options. -#}
 {% macro mcq_option_keys(sorted=false) -%}
     {%- set declared = var('mcq_options') | map('string') | list -%}
     {%- set keys = (declared | sort) if sorted else declared -%}
     {%- if execute -%}
-        {%- set scores = read_landing(
-            'mcq', 'option_scores', {'presented_position': dbt.type_int()}) -%}
+        {%- set answers = read_landing('mcq', 'answers',
+            {'n_choices': dbt.type_int(), 'invalid_reason': dbt.type_string()}) -%}
         {%- set n_choices = run_query(
-            'select coalesce(max(presented_position), 0) from (' ~ scores ~ ') as scores'
+            'select coalesce(max(n_choices), 0) from (' ~ answers ~ ') as answers where '
+            ~ mcq_is_answer('invalid_reason')
         ).columns[0].values()[0] -%}
         {%- set keys = keys + mcq_option_sequence()[declared | length:n_choices] -%}
     {%- endif -%}

@@ -55,6 +55,8 @@ from concord_io.landing.names import (
     item_id_broken,
     item_id_refused,
     split_task,
+    too_many_choices,
+    without_language,
 )
 from concord_io.landing.sources import (
     Check,
@@ -63,6 +65,7 @@ from concord_io.landing.sources import (
     json_lines,
     refuse_first,
     refuse_json_shape,
+    with_domains,
 )
 from concord_io.landing.study import Line, Study
 
@@ -119,11 +122,7 @@ def task_of(source: SourceFile, line: Line) -> tuple[str, str, str]:
         language = canonical_language(
             line["language"], f"mcq_answer_sources: {printable(line.file)}"
         )
-        task = harness_task
-        for suffix in {line["language"], line["language"].replace("-", "_")}:
-            if harness_task.lower().endswith("_" + suffix.lower()):
-                task = harness_task[: -len(suffix) - 1]
-                break
+        task = without_language(harness_task, line["language"])
     # a task read from a file name is held to the rule a task column is
     check_name(task, f"{where} (the task from the file name)", "task")
     # the line maps the harness's task onto one of the study's (concord add lmeval --task)
@@ -312,14 +311,6 @@ def _with_gold_position(relation: str, delimiter: str, digits_are_texts: bool = 
     """
 
 
-def _too_many(line: Line, order: str) -> str:
-    """Why a sample's choices cannot all be options: the run's presented order names fewer
-    (a permutation of mcq_options), or there are more than the keys A to Z."""
-    if line["presented_option_order"]:
-        return f"more choices than presented_option_order {order} names"
-    return f"more than {len(order)} choices"
-
-
 def read_samples(
     con: duckdb.DuckDBPyConnection,
     study: Study,
@@ -477,17 +468,8 @@ def read_samples(
         from samples
         """
     )
-    answers = con.sql(
-        f"""
-        select
-            a.* exclude (sample_domain),
-            coalesce(i.domain_label, a.sample_domain) as domain_label,
-            -- the English name: the item files', else the sample's label translated
-            -- (mcq_domain_translations), else the label as written (a harness's own
-            -- subjects, written alike in every language); the engine checks that an
-            -- item's languages agree on it
-            coalesce(i.domain, t.domain_en, a.sample_domain) as domain
-        from (
+    too_many = sql_literal(too_many_choices(line["presented_option_order"], order))
+    records = f"""
             select
                 {sql_literal(line["model"])} as model,
                 {sql_literal(line["run"])} as variant,
@@ -498,27 +480,17 @@ def read_samples(
                 -- the presented letter (a choice beyond Z: its position)
                 case when position <= 26 then chr(64 + position) else position::varchar end
                     as raw_answer,
-                case when not fits then {sql_literal(_too_many(line, order))} end
+                case when not fits then {too_many} end
                     as invalid_reason,
                 case when fits then substr({sql_literal(order)}, gold_position::integer, 1) end
                     as gold_option,
+                len(lls)::smallint as n_choices,
                 source_column,
                 {provenance_columns},
                 sample_domain
             from choices
-        ) as a
-        -- the item's domain, where the item files hold the task's item in this language
-        left join (
-            select task, item_id, language, any_value(domain_label) as domain_label,
-                any_value(domain) as domain
-            from items
-            group by all
-        ) as i using (task, item_id, language)
-        left join translations as t
-            on t.language = a.language and t.domain_label = a.sample_domain
-        order by a.source_row
-        """
-    ).to_arrow_table()
+    """
+    answers = con.sql(with_domains(records)).to_arrow_table()
     scores = con.sql(
         f"""
         select

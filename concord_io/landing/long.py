@@ -452,6 +452,7 @@ def _answers(
             raw_answer,
             invalid_reason,
             gold_option,
+            null::smallint as n_choices,
             domain_label,
             domain,
             'answer' as source_column,

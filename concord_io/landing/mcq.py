@@ -43,6 +43,7 @@ from concord_io.landing.engine import (
     open_landing,
     reader_version,
 )
+from concord_io.landing.inspect_logs import HARNESS, read_log
 from concord_io.landing.items import read_items, read_translations
 from concord_io.landing.lm_eval import Provenance, provenance, read_samples, task_of
 from concord_io.landing.long import read_long
@@ -60,12 +61,14 @@ from concord_io.landing.study import (
 from concord_io.landing.wide import read_wide, release_wide
 
 #: Bumped when the reader lands the same inputs differently: every folder is written again.
-LANDING_FORMAT = 6  # 6: a sample's own domain in English; 5: gold
+LANDING_FORMAT = 7  # 7: n_choices; 6: a sample's own domain in English; 5: gold
 #: Why a record of a run is set aside (the run's quarantine table).
 DUPLICATE = "more than one answer for this model, run, item and language"
 OTHER_LANGUAGE = "language not one of mcq_languages"
 
 
+#: The harness each format of a line is the output of (runs.harness).
+HARNESSES = {"lm_eval": "lm_eval", "inspect": HARNESS}
 #: The tables of a landed run folder (docs/landing.md).
 RUN_TABLES = ("runs", "answers", "option_scores", "quarantine")
 #: The columns of a run's records while they wait: the answers' (less ``run_id``, its run's)
@@ -194,7 +197,7 @@ def _run_row(
         "prompt_template": None,
         "prompt_template_hash": None,
         "n_fewshot": prov.n_fewshot,
-        "harness": "lm_eval" if kind == "lm_eval" else None,
+        "harness": HARNESSES.get(kind),
         "harness_version": prov.harness_version,
         "task_hashes": list(prov.task_hashes.items()) if prov.task_hashes else None,
         "source_kind": kind,
@@ -285,6 +288,8 @@ def _record_runs(reading: Reading, lines: list[Line], items: pa.Table) -> list[R
                 if line["task_pattern"]:
                     _refuse_same_task(by_task, (folder, *read_as[1:]), source, line)
                 found, prov, scores = _read_log(reading, line, source, read_as)
+            elif line["format"] == "inspect":
+                found, prov, scores = _read_inspect_log(reading, line, source)
             else:
                 prov, scores = Provenance(), None
                 found = _read_long_file(reading, line, source, items, len(seen))
@@ -292,7 +297,7 @@ def _record_runs(reading: Reading, lines: list[Line], items: pa.Table) -> list[R
             inputs = [source.name, source.content_hash, way, reading.items_fingerprint]
             if read_as is not None:  # its results file's delimiter shapes the option texts
                 inputs.append(prov.target_delimiter)
-            kind = "long" if read_as is None else "lm_eval"
+            kind = line["format"]
             for (model, variant, order), piece in found.items():
                 row = _run_row(
                     model=model, variant=variant, kind=kind, folder=folder, order=order, prov=prov
@@ -326,6 +331,22 @@ def _read_log(
     answers, scores = read_samples(
         reading.con, reading.study, line, source, task, language, prov.target_delimiter
     )
+    return _held_pieces(reading, answers), prov, scores
+
+
+def _read_inspect_log(
+    reading: Reading, line: Line, source: SourceFile
+) -> tuple[dict[tuple[str, str, str], Piece], Provenance, None]:
+    """An Inspect AI log read and checked: its records by (model, variant, presented
+    order), held in DuckDB; its run's provenance (the log scores no option)."""
+    answers, run = read_log(reading.con, reading.study, line, source)
+    prov = Provenance(revision=run.revision, harness_version=run.harness_version)
+    return _held_pieces(reading, answers), prov, None
+
+
+def _held_pieces(reading: Reading, answers: pa.Table) -> dict[tuple[str, str, str], Piece]:
+    """A harness's records (``answers``), their domains checked against the logs read
+    before, held in DuckDB as one piece per (model, variant, presented order)."""
     _refuse_other_domains(reading.con, answers)
     first = reading.reserve(answers.num_rows)
     orders = pa.array(np.arange(first, first + answers.num_rows, dtype=np.int64))
@@ -336,7 +357,7 @@ def _read_log(
     for model, variant, presented in _groups(answers):
         sql = f"select {columns}, record_order from {held} where {_of_run(model, variant)}"
         found[(model, variant, presented)] = Piece(sql, held=held)
-    return found, prov, scores
+    return found
 
 
 def _read_long_file(

@@ -192,6 +192,24 @@ def _without_language(parts: list[str], start: int, length: int) -> str:
     return "_".join(parts[:start] + parts[start + length :])
 
 
+def too_many_choices(presented_order: str, keys: str) -> str:
+    """Why a harness's sample cannot be an answer: it has more choices than the keys
+    (``keys``: the line's ``presented_order``, a permutation of mcq_options, else the
+    study's option keys, A to Z)."""
+    if presented_order:
+        return f"more choices than presented_option_order {presented_order} names"
+    return f"more than {len(keys)} choices"
+
+
+def without_language(harness_task: str, language: str) -> str:
+    """A harness's task name less a trailing ``_<language>`` (as written, or with ``_`` for
+    ``-``): ``xcloze_en`` with ``en`` is ``xcloze``; a name without it stays whole."""
+    for suffix in {language, language.replace("-", "_")}:
+        if harness_task.lower().endswith("_" + suffix.lower()):
+            return harness_task[: -len(suffix) - 1]
+    return harness_task
+
+
 def split_task(harness_task: str, pattern: str, where: str, remedy: str) -> tuple[str, str]:
     """The task (without its language) and the canonical language of ``harness_task``
     by ``pattern`` (``auto`` or ``xcopa_{lang}``); refused, naming ``where``, where the name

@@ -610,3 +610,28 @@ def read_csv(
         if name.lower() not in lower:
             table = table.append_column(name, pa.repeat("", table.num_rows).cast(pa.string()))
     return CsvTable(header, table)
+
+
+def with_domains(records: str) -> str:
+    """SQL: a harness's ``records`` (with ``task``, ``item_id``, ``language`` and the
+    sample's own ``sample_domain``) with ``domain_label`` and ``domain``, in the order read
+    (``source_row``): the item files' where they hold the task's item in this language (the
+    ``items`` relation), else the sample's label and its English name (the ``translations``
+    relation: mcq_domain_translations), else the label as written (a harness's own subjects,
+    written alike in every language). The engine checks that an item's languages agree."""
+    return f"""
+        select
+            a.* exclude (sample_domain),
+            coalesce(i.domain_label, a.sample_domain) as domain_label,
+            coalesce(i.domain, t.domain_en, a.sample_domain) as domain
+        from ({records}) as a
+        left join (
+            select task, item_id, language, any_value(domain_label) as domain_label,
+                any_value(domain) as domain
+            from items
+            group by all
+        ) as i using (task, item_id, language)
+        left join translations as t
+            on t.language = a.language and t.domain_label = a.sample_domain
+        order by a.source_row
+    """

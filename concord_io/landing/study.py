@@ -155,8 +155,8 @@ def study_of(root: Path, variables: dict) -> Study:
 
 
 #: The formats of an answer sources line.
-FORMATS = ("long", "lm_eval")
-ANSWER_SUFFIXES = (".csv", ".parquet", ".jsonl", ".json")
+FORMATS = ("long", "lm_eval", "inspect")
+ANSWER_SUFFIXES = (".csv", ".parquet", ".jsonl", ".json", ".eval")
 #: A JSON field of an lm-eval sample: names joined by dots (``doc.id``).
 RESULTS = re.compile(r"^results_.*\.json$")
 FIELD_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -341,6 +341,25 @@ def _check_lm_eval_line(line: Line, where: str) -> None:
         )
 
 
+def _check_inspect_line(line: Line, where: str) -> None:
+    """An Inspect AI log's line: a run (the log names its model, not the prompt variant);
+    its sample fields (``item_key``: ``id`` or a metadata field; ``domain_field``: a
+    metadata field) as names."""
+    if not line["run"]:
+        raise ConcordError(
+            f"{where}: an inspect line needs a run (the log does not say the prompt variant)",
+            hint="Fill it in (base for the study's own prompts).",
+        )
+    if line["task_pattern"]:
+        check_task_pattern(line["task_pattern"], where)
+    for column, meaning in (("item_key", "the sample id"), ("domain_field", "domain")):
+        if line[column] and not FIELD_PATH.match(line[column]):
+            raise ConcordError(
+                f"{where}: {column} {printable(line[column])} is not a metadata field name",
+                hint=f"leave it blank for {meaning}",
+            )
+
+
 def _check_long_line(line: Line, where: str) -> None:
     """A long file's line: no lm_eval column (its records name their language, and its
     items take their domain from the item files)."""
@@ -380,14 +399,14 @@ def check_answer_source(study: Study, line: Line) -> None:
         )
     if line["format"] not in FORMATS:
         raise ConcordError(
-            f"{where}: format {printable(line['format'])} is not long or lm_eval",
+            f"{where}: format {printable(line['format'])} is not long, lm_eval or inspect",
             hint="long: Parquet, JSONL or CSV of model, run, item_id, language, answer; "
-            "lm_eval: the harness's samples_<task>_<date>.jsonl",
+            "lm_eval: the harness's samples_<task>_<date>.jsonl; inspect: Inspect AI's "
+            ".eval or .json logs",
         )
-    if line["format"] == "lm_eval":
-        _check_lm_eval_line(line, where)
-    else:
-        _check_long_line(line, where)
+    {"lm_eval": _check_lm_eval_line, "inspect": _check_inspect_line}.get(
+        line["format"], _check_long_line
+    )(line, where)
     if line["model"]:  # the marts show it; a line break would split every row it is on
         check_model_name(
             line["model"], f"{where}: model", hint="write the model's name on one line"

@@ -100,6 +100,7 @@ def read_wide(
             n.raw_answer,
             n.invalid_reason,
             null::varchar as gold_option,
+            null::smallint as n_choices,
             n.domain_label,
             t.domain_en as domain,
             n.answer_column as source_column,

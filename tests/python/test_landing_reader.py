@@ -350,7 +350,7 @@ def test_a_registered_name_is_never_a_glob_pattern(project):
     ("line", "expected"),
     [
         ("../w.csv,long,M,base,,,,,\n", ["file ../w.csv is not inside"]),
-        ("a.csv,wide,M,base,,,,,\n", ["a.csv: format wide is not long or lm_eval"]),
+        ("a.csv,wide,M,base,,,,,\n", ["a.csv: format wide is not long, lm_eval or inspect"]),
         ("a.csv,,M,base,,,,,\n", ["line for a.csv has no format"]),
         (
             "a.csv,lm_eval,M,base,,,,,\n",

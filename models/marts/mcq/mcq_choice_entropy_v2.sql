@@ -1,6 +1,7 @@
 {#- Per run, task and language: the Shannon entropy (bits) of the choices by presented
     position, normalised by log2 of the task's largest option count (from its item files or
-    scored options; mcq_options where the task has neither), with its bootstrap interval. -#}
+    the choices a harness presented; mcq_options where the task has neither), with its
+    bootstrap interval. -#}
 with bootstrapped as (
 
     select * from {{ ref('int_mcq_metrics_bootstrapped') }}
@@ -14,21 +15,19 @@ described as (
 
 ),
 
-item_options as (
-
-    select task, item_id, language, option_key from {{ ref('stg_mcq__items') }}
-    union
-    select task, item_id, language, option_key from {{ ref('stg_mcq__option_scores') }}
-
-),
-
 task_options as (
 
+    -- the most options an item of the task has: in its item files, or as a harness
+    -- presented it (an answer's n_choices)
     select task, max(n_options) as n_options
     from (
-        select task, item_id, language, count(*) as n_options
-        from item_options
+        select task, count(*) as n_options
+        from {{ ref('stg_mcq__items') }}
         group by task, item_id, language
+        union all
+        select task, max(n_choices) as n_options
+        from {{ ref('stg_mcq__answers') }}
+        group by task
     ) as per_item
     group by task
 

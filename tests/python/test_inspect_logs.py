@@ -1,0 +1,189 @@
+"""Inspect AI logs (registry format ``inspect``, concord_io.landing.inspect_logs): real logs
+written by inspect-ai's own ``eval()`` with its offline ``mockllm`` provider
+(inspect_fixture.py, in a process of its own), landed by the reader and built into the
+marts, every figure against the log's own results or a recount."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+from test_landing_reader import SOURCES_HEADER, land, landed, make_project, mcq, refused, write
+
+from concord_io.project import copy_project, run_dbt
+
+FIXTURE = Path(__file__).with_name("inspect_fixture.py")
+QUIZ = {  # one task per language, eight items: each model's picks, the same golds
+    "targets": "ABCDABCD",
+    "choices": [4] * 8,
+}
+#: (model, language) -> its picks in the quiz (one epoch)
+QUIZ_PICKS = {
+    ("mockllm/alpha-7b", "en"): "ABCDABCA",
+    ("mockllm/alpha-7b", "it"): "ABCDABDA",
+    ("mockllm/alpha-7b", "fa"): "ABCCABDA",
+    ("mockllm/beta-2b", "en"): "BBCDAACD",
+    ("mockllm/beta-2b", "it"): "BBCDDACD",
+    ("mockllm/beta-2b", "fa"): "BBCDAACB",
+}
+#: a five-choice task, two epochs reduced by mode (a tie goes to the first epoch's score),
+#: and a sample that errored
+FIVE = {
+    "model": "mockllm/alpha-7b",
+    "task": "arc5_en",
+    "choices": [5, 5, 5, 5, 5, 4],
+    "targets": "EABCDA",
+    "picks": ["EABDCB", "EBBCEA"],
+    "reducer": "mode",
+    "fail": [6],
+    "format": "json",
+}
+
+
+#: the errored sample's reason: the log's own message
+ERRORED = "sample errored: RuntimeError('the sandbox stopped answering')"
+
+
+def spec() -> list[dict]:
+    quiz = [
+        {
+            "model": model,
+            "task": f"quiz_{language}",
+            "picks": [picks],
+            "metadata": {"domain": "general"},
+            **QUIZ,
+        }
+        for (model, language), picks in QUIZ_PICKS.items()
+    ]
+    return [*quiz, FIVE]
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory) -> list[Path]:
+    """The logs of :func:`spec`, in its order (each a .eval but the five-choice task's .json)."""
+    folder = tmp_path_factory.mktemp("inspect")
+    (folder / "spec.json").write_text(json.dumps(spec()))
+    env = os.environ | {"XDG_DATA_HOME": str(folder / "data"), "INSPECT_DISPLAY": "none"}
+    subprocess.run(
+        [sys.executable, FIXTURE, folder / "spec.json", folder / "logs"],
+        check=True,
+        env=env,
+        timeout=600,
+    )
+    return [Path(p) for p in json.loads((folder / "logs" / "written.json").read_text())]
+
+
+def log_results(path: Path) -> tuple[float, float]:
+    """The log's own accuracy and stderr (inspect-ai's reader)."""
+    from inspect_ai.log import read_eval_log
+
+    (score,) = read_eval_log(str(path)).results.scores
+    return score.metrics["accuracy"].value, score.metrics["stderr"].value
+
+
+def register(project: Path, logs: list[Path], line: str = "inspect,,base,,,,auto,") -> None:
+    """The logs copied under the answer sources folder, one registry line for them all."""
+    folder = mcq(project) / "answer_sources" / "inspect"
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in logs:
+        shutil.copyfile(path, folder / path.name)
+    registry = mcq(project) / "mcq_answer_sources.csv"
+    head = registry.read_text() if registry.exists() else SOURCES_HEADER
+    names = "*" if len(logs) > 1 else logs[0].name
+    registry.write_text(head + f"inspect/{names},{line}\n")
+
+
+# ----------------------------------------------------------------------------- the reader
+
+
+def test_each_sample_lands_as_one_answer_keyed_a_to_z_with_its_reduced_epochs(tmp_path, logs):
+    """The five-choice log: the choices keyed A to E; two epochs counted once, as the log's
+    mode reducer counted them (a reduced C is the gold; an I the wrong letter the epochs
+    gave most often, the first epoch's on a tie); the errored sample set aside with the
+    error's message; the log's model, version and task; the sample's metadata language
+    absent, the task name gives it (quiz_en: en)."""
+    project = make_project(tmp_path)
+    register(project, [logs[-1]])
+    land(project)
+    runs = landed(project, "runs").query("source_kind == 'inspect'")
+    (run,) = runs.itertuples()
+    assert (run.model, run.variant, run.harness) == ("mockllm/alpha-7b", "base", "inspect_ai")
+    assert run.harness_version == "0.3.285" and run.model_revision is None
+    answers = landed(project).query("run_id == @run.run_id").sort_values("item_id")
+    got = answers[
+        ["task", "item_id", "language", "chosen_option", "gold_option", "n_choices",
+         "raw_answer", "invalid_reason"]
+    ].values.tolist()  # fmt: skip
+    assert got == [
+        ["arc5", "1", "en", "E", "E", 5, "E E", None],  # C C
+        ["arc5", "2", "en", "A", "A", 5, "A B", None],  # C I: a tie, the first epoch's C
+        ["arc5", "3", "en", "B", "B", 5, "B B", None],
+        ["arc5", "4", "en", "D", "C", 5, "D C", None],  # I C: the first epoch's I
+        ["arc5", "5", "en", "C", "D", 5, "C E", None],  # I I: C and E once each, C first
+        ["arc5", "6", "en", None, None, 4, "", ERRORED],
+    ]
+    assert answers.source_column.unique().tolist() == ["scores.choice"]
+
+
+def test_an_inspect_line_needs_a_run_and_a_log_scored_by_choice(tmp_path, logs):
+    project = make_project(tmp_path)
+    register(project, [logs[0]], line="inspect,,,,,,auto,")
+    refused(project, "an inspect line needs a run (the log does not say the prompt variant)")
+    project = make_project(tmp_path / "two")
+    write(mcq(project) / "answer_sources" / "inspect" / "not_a_log.json", '{"eval": 1}\n')
+    write(
+        mcq(project) / "mcq_answer_sources.csv",
+        SOURCES_HEADER + "inspect/not_a_log.json,inspect,,base,,,,,\n",
+    )
+    refused(project, "inspect/not_a_log.json: not an Inspect AI log inspect-ai can read")
+
+
+# ----------------------------------------------------------------------------- the marts
+
+ACCURACY = (
+    "select accuracy_pct, accuracy_std_error from marts.mcq_accuracy "
+    "where model = ? and task = ? and language = ?"
+)
+
+
+@pytest.mark.warehouse
+def test_inspect_logs_give_the_logs_accuracy_and_agreement_in_the_marts(tmp_path, logs):
+    """Two models, one task per language in three languages, a five-choice task with two
+    epochs and an errored sample: accuracy and its standard error equal each log's own
+    results; full agreement over the three languages equals a recount of the picks;
+    nothing Inspect scored is quarantined, the errored sample is, with its reason."""
+    project = copy_project(tmp_path / "project")
+    register(project, logs)
+    database = project / "concord.duckdb"
+    run_dbt(["build", "--select", "+path:models/marts/mcq", "+dq_quarantine"], project, database)
+    keys = [*QUIZ_PICKS, ("mockllm/alpha-7b", "en")]
+    tasks = ["quiz"] * len(QUIZ_PICKS) + ["arc5"]
+    with duckdb.connect(str(database), read_only=True) as con:
+        got = [
+            con.execute(ACCURACY, [model, task, language]).fetchone()
+            for (model, language), task in zip(keys, tasks, strict=True)
+        ]
+        agreement = con.execute(
+            "select model, n_languages, n_items, n_full_agreement from "
+            "marts.mcq_agreement_summary_v2 where task = 'quiz' order by model"
+        ).fetchall()
+        quarantined = con.execute(
+            "select source, reason from marts.dq_quarantine where source like 'inspect/%'"
+        ).fetchall()
+    for path, row in zip(logs, got, strict=True):
+        accuracy, stderr = log_results(path)
+        assert row == pytest.approx((100 * accuracy, 100 * stderr), abs=1e-9), path.name
+    recount = []
+    for model in ("mockllm/alpha-7b", "mockllm/beta-2b"):
+        picks = [QUIZ_PICKS[(model, language)] for language in ("en", "it", "fa")]
+        full = sum(len(set(item)) == 1 for item in zip(*picks, strict=True))
+        recount.append((model, 3, 8, full))
+    assert agreement == recount
+    assert [row[3] for row in recount] == [6, 6]  # two items of each model disagree
+    assert quarantined == [(f"inspect/{logs[-1].name}", f"mcq answer record: {ERRORED}")]
