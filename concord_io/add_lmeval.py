@@ -32,6 +32,7 @@ import json
 import os
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -39,6 +40,8 @@ import pyarrow as pa
 
 from concord_common import folders, inside_without_links, warehouse_lock
 from concord_io.errors import ConcordError, disk_error, printable
+from concord_io.landing.inspect_logs import log_run as run_of_log
+from concord_io.landing.inspect_logs import read_eval_log
 from concord_io.landing.lm_eval import SAMPLES_NAME, model_args, read_results
 from concord_io.landing.mcq import Run, read_source_runs
 from concord_io.landing.names import (
@@ -80,9 +83,10 @@ NAME_HINT = f"give the name the marts should show, e.g. {NAME_EXAMPLE}"
 
 @dataclass
 class HarnessRun:
-    """One ``results_<date>.json`` and the sample logs of its tasks."""
+    """One model's run of a harness: an lm-eval ``results_<date>.json`` and the sample logs
+    of its tasks, or the Inspect AI logs of one model (``results`` None)."""
 
-    results: Path
+    results: Path | None
     model: str
     shown: str  # the results file, as messages name it (from PATH)
     #: harness task -> its sample log, and the task and language it gives
@@ -91,6 +95,10 @@ class HarnessRun:
     #: the results file's tasks without a sample log
     missing: list[str] = field(default_factory=list)
     folder: str = ""
+
+    @property
+    def files(self) -> list[Path]:
+        return [*([self.results] if self.results else []), *self.logs.values()]
 
 
 @dataclass
@@ -247,6 +255,61 @@ def _harness_runs(source: Path, pattern: str) -> tuple[list[HarnessRun], list[st
     return runs, notes
 
 
+def _inspect_runs(source: Path, pattern: str) -> tuple[list[HarnessRun], list[str]]:
+    """Every Inspect AI log under ``source`` (``.eval``, ``.json``; checked: a log scored by
+    ``choice()``, one per model and task), grouped by model: one run each."""
+    found = sorted(p for p in source.rglob("*") if p.suffix in INSPECT_SUFFIXES and p.is_file())
+    if not found:
+        raise ConcordError(
+            f"{printable(source)}: no Inspect AI log (.eval or .json) under it",
+            hint="point at the --log-dir of an inspect eval run",
+        )
+    runs: dict[str, HarnessRun] = {}
+    for path in found:  # a loop per log: its header only
+        shown = _shown(path, source)
+        open_regular(path, shown).close()
+        log = run_of_log(read_eval_log(path, shown, header_only=True))
+        run = runs.setdefault(log.model, HarnessRun(results=None, model=log.model, shown=shown))
+        task = log.harness_task
+        if task in run.logs:
+            raise ConcordError(
+                f"{printable(_shown(run.logs[task], source))} and {printable(shown)} are both "
+                f"model {printable(log.model)}'s task {printable(task)}",
+                hint="keep the one log of each task to count (move the other out of PATH)",
+            )
+        run.logs[task] = path
+        # the language in the task name where it stands there, else the samples' own
+        try:
+            run.mapped[task] = split_task(task, pattern, printable(shown), REMEDY)
+        except ConcordError:
+            run.mapped[task] = (task, "")
+    return list(runs.values()), []
+
+
+@dataclass(frozen=True)
+class Harness:
+    """What ``concord add`` imports: the command, its registry format, the pattern its line
+    registers a folder's files by, and how it finds the runs under PATH."""
+
+    command: str
+    format: str
+    files: str
+    runs: Callable[[Path, str], tuple[list[HarnessRun], list[str]]]
+
+    def owns(self, path: Path) -> bool:
+        """A file of this harness in a destination folder (an earlier run's)."""
+        if self.format == "lm_eval":
+            return bool(RESULTS_NAME.match(path.name) or SAMPLES_NAME.match(path.name))
+        return path.suffix in INSPECT_SUFFIXES
+
+
+INSPECT_SUFFIXES = (".eval", ".json")
+HARNESSES = {
+    "lmeval": Harness("concord add lmeval", "lm_eval", "samples_*.jsonl", _harness_runs),
+    "inspect": Harness("concord add inspect", "inspect", "*", _inspect_runs),
+}
+
+
 def _destinations(runs: list[HarnessRun], as_folder: str | None) -> None:
     models = sorted({run.model for run in runs})
     if as_folder is not None:
@@ -319,7 +382,7 @@ def _refuse_absent_field(runs: list[HarnessRun], field: str, source: Path) -> No
         seen = _fields_without(run, field.split("."))
         if seen is None:
             continue
-        folder = _shown(run.results.parent, source)
+        folder = _shown(run.files[0].parent, source)
         raise ConcordError(
             f"--domain-field {printable(field)}: no sample of "
             f"{printable(folder if folder != '.' else source.name)} has doc.{printable(field)} "
@@ -436,40 +499,52 @@ def _undo(copies: list[Copy], targets: dict[str, Path]) -> None:
 
 
 def _earlier_run(
-    study: Study, sources: Path, runs: list[HarnessRun], targets: dict[str, Path], replace: bool
+    study: Study, sources: Path, runs: list[HarnessRun], targets: dict[str, Path], options: Options
 ) -> list[Copy]:
-    """The files of another harness run in the add's folders (results files and sample
-    logs it does not bring): with ``replace``, the copies to remove (``status`` removed,
-    their bytes kept to put back); without, refused where that run records a task this one
-    records (the reader keeps one harness run per folder and task), naming the files and
-    --replace."""
+    """The files of another run of the harness in the add's folders (results files and
+    sample logs, or Inspect logs, it does not bring): with ``--replace``, the copies to
+    remove (``status`` removed, their bytes kept to put back: an lm-eval folder's whole
+    earlier run, an Inspect folder's logs of the tasks this add brings); without, refused
+    where that run records a task this one records (the reader keeps one run per folder and
+    task), naming the files and --replace."""
     brought = set(targets.values())
     found: list[Copy] = []
     for folder in sorted({run.folder for run in runs}):
         here = sources / folder
         others = sorted(
             p for p in (here.iterdir() if here.is_dir() else [])
-            if p not in brought and (RESULTS_NAME.match(p.name) or SAMPLES_NAME.match(p.name))
+            if p not in brought and options.importer.owns(p)
         )  # fmt: skip
         tasks = {task for run in runs if run.folder == folder for task in run.logs}
         for path in others:
             relative = f"{folder}/{path.name}"
-            if replace:
+            overlap = sorted(tasks & _tasks_recorded(study, path, options.harness))
+            # an lm-eval folder is one harness run, replaced whole; an Inspect folder holds
+            # a model's logs, one per task: a log of another task stays
+            if options.replace and (options.harness == "lmeval" or overlap):
                 found.append(Copy(path, relative, b"", "removed", path.read_bytes()))
                 targets[relative] = path
-            elif RESULTS_NAME.match(path.name):
-                recorded = read_results(path, study.relative(path))
-                overlap = sorted(tasks & set(_tasks(recorded if isinstance(recorded, dict)
-                                                    else {})))  # fmt: skip
-                if overlap:
-                    raise ConcordError(
-                        f"{printable(study.relative(path))}: another harness run of task(s) "
-                        f"{printable(', '.join(overlap))} is already in "
-                        f"{printable(study.relative(here))}",
-                        hint="pass --replace to replace it with this one, or --as another "
-                        "folder to keep both",
-                    )
+            elif overlap and not options.replace:
+                raise ConcordError(
+                    f"{printable(study.relative(path))}: another harness run of task(s) "
+                    f"{printable(', '.join(overlap))} is already in "
+                    f"{printable(study.relative(here))}",
+                    hint="pass --replace to replace it with this one, or --as another "
+                    "folder to keep both",
+                )
     return found
+
+
+def _tasks_recorded(study: Study, path: Path, harness: str) -> set[str]:
+    """The harness tasks a file of an earlier run records: a results file's, an Inspect
+    log's one task (a sample log is its results file's)."""
+    if harness == "inspect":
+        return {run_of_log(read_eval_log(path, study.relative(path), header_only=True))
+                .harness_task}  # fmt: skip
+    if not RESULTS_NAME.match(path.name):
+        return set()
+    recorded = read_results(path, study.relative(path))
+    return set(_tasks(recorded if isinstance(recorded, dict) else {}))
 
 
 def local_path(model: str) -> bool:
@@ -674,19 +749,26 @@ class Options:
     new_variant: bool = False
     #: the study's task the logs land as, whatever the harness calls it (``--task``)
     task: str | None = None
+    #: what is imported: ``lmeval`` or ``inspect`` (:data:`HARNESSES`)
+    harness: str = "lmeval"
+
+    @property
+    def importer(self) -> Harness:
+        return HARNESSES[self.harness]
 
     def checked(self) -> Options:
         """The flags checked, before anything is read: the variant and ``--name`` names, the
         languages canonical, the task pattern (default ``auto``)."""
-        check_name(self.variant, "concord add lmeval", column="--variant")
+        command = self.importer.command
+        check_name(self.variant, command, column="--variant")
         if self.task is not None:
-            check_name(self.task, "concord add lmeval", column="--task")
+            check_name(self.task, command, column="--task")
         name = self.name
         if name is not None:
             name = check_model_name(name, "--name", hint=NAME_HINT)
         languages = self.languages
         if languages is not None:
-            languages = sorted({canonical_language(lang, "concord add lmeval", "--languages")
+            languages = sorted({canonical_language(lang, command, "--languages")
                                 for lang in languages if lang.strip()})  # fmt: skip
             if not languages:
                 raise ConcordError(
@@ -712,9 +794,23 @@ def add_lmeval(project_root: Path | str, path: Path | str, **options) -> list[st
     Holds the warehouse lock (:mod:`concord_common.warehouse_lock`) from its first read of
     ``seeds/`` to its last write: it rewrites whole seed files from what it read, so another
     add (or a landing, or a build reading them) between the two would be lost or mixed."""
+    return add_run(project_root, path, harness="lmeval", **options)
+
+
+def add_inspect(project_root: Path | str, path: Path | str, **options) -> list[str]:
+    """Import the Inspect AI log folder ``path`` (``inspect eval --log-dir``), as
+    :func:`add_lmeval` imports a harness folder: one folder and registry line per model."""
+    return add_run(project_root, path, harness="inspect", **options)
+
+
+def add_run(project_root: Path | str, path: Path | str, **options) -> list[str]:
+    """Import a harness's output (``options["harness"]``: :data:`HARNESSES`), as
+    :func:`add_lmeval` says."""
     root = Path(project_root).resolve()
-    with warehouse_lock.held(landing_dir(root), "concord add lmeval", error=ConcordError):
-        return _add(root, Path(path), Options(**options).checked())
+    checked = Options(**options).checked()
+    command = checked.importer.command
+    with warehouse_lock.held(landing_dir(root), command, error=ConcordError):
+        return _add(root, Path(path), checked)
 
 
 def _source_folder(study: Study, root: Path, path: Path) -> tuple[Path, Path]:
@@ -742,7 +838,7 @@ def _copies(
     each copy with what it finds there (``added``, ``unchanged``, ``replaced``)."""
     copies: dict[str, Copy] = {}
     for run in runs:
-        for file in (run.results, *run.logs.values()):
+        for file in run.files:
             relative = f"{run.folder}/{file.name}"
             data = file.read_bytes()
             known = copies.get(relative)
@@ -771,9 +867,9 @@ def _copies(
 def _lines(runs: list[HarnessRun], options: Options) -> dict[str, dict[str, str]]:
     """The registry line of each folder the add writes (its logs' pattern -> its cells)."""
     return {
-        f"{run.folder}/samples_*.jsonl": {
-            "file": f"{run.folder}/samples_*.jsonl",
-            "format": "lm_eval",
+        f"{run.folder}/{options.importer.files}": {
+            "file": f"{run.folder}/{options.importer.files}",
+            "format": options.importer.format,
             "model": run.model,
             "run": options.variant,
             "language": "",
@@ -880,19 +976,23 @@ def _add(root: Path, path: Path, options: Options) -> list[str]:
     declared = TaskLanguages.read(root, study)
     source, sources = _source_folder(study, root, path)
     pattern = options.task_pattern or AUTO
-    runs, notes = _harness_runs(source, pattern)
+    runs, notes = options.importer.runs(source, pattern)
     override = {canonical_language(lang, "dbt_project.yml: vars") for lang in study.languages}
     if options.languages is not None and not override and not options.replace_languages:
         declared.refuse_change(
             sorted({task for run in runs for task, _ in run.mapped.values()}), options.languages
         )
-    if options.domain_field is not None and FIELD_PATH.match(options.domain_field):
+    if (
+        options.harness == "lmeval"
+        and options.domain_field is not None
+        and FIELD_PATH.match(options.domain_field)
+    ):
         _refuse_absent_field(runs, options.domain_field, source)
     _destinations(runs, options.as_folder)
     aliases = ModelAliases.read(root)
     wanted = aliases.wanted(runs, options.name)
     copies, targets = _copies(study, runs, source, sources)
-    earlier = _earlier_run(study, sources, runs, targets, options.replace)
+    earlier = _earlier_run(study, sources, runs, targets, options)
     ours = _lines(runs, options)
     registry = _registry(study)
     if not options.new_variant:
@@ -982,7 +1082,8 @@ def _run_lines(landed: list[Run]) -> list[str]:
         out.append(
             f"run        {landed_run.run_id}: {sum(a.num_rows for a in answers)} samples, "
             f"task(s) {', '.join(tasks)}, language(s) {', '.join(found)}; revision "
-            f"{row['model_revision'] or '-'}, lm_eval {row['harness_version'] or '-'}, "
+            f"{row['model_revision'] or '-'}, {row['harness'] or '-'} "
+            f"{row['harness_version'] or '-'}, "
             f"n-shot {shots}"
             + (f"; {aside.num_rows} set aside ({'; '.join(reasons)})" if aside.num_rows else "")
         )
@@ -1023,7 +1124,7 @@ def _language_notes(
             notes.append(
                 f"task {task}: language(s) {', '.join(beyond)} not among its languages "
                 f"({', '.join(own)}, declared by {where}): the build quarantines their answers "
-                f"(to compare them: concord add lmeval PATH --languages {hinted} "
+                f"(to compare them: {options.importer.command} PATH --languages {hinted} "
                 "--replace-languages)"
             )
     return notes

@@ -902,7 +902,7 @@ def land(
 
 add_app = typer.Typer(
     name="add",
-    help="Import a model's answers into the cross-lingual study: lmeval.",
+    help="Import a model's answers into the cross-lingual study: lmeval, inspect.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -911,102 +911,120 @@ add_app = typer.Typer(
 app.add_typer(add_app)
 
 
-@add_app.command("lmeval")
-def add_lmeval(
-    path: Annotated[
-        Path,
-        typer.Argument(
-            metavar="PATH", help="the --output_path folder of an lm_eval run (--log_samples)"
-        ),
-    ],
-    task_pattern: Annotated[
-        str | None,
-        typer.Option(
-            "--task-pattern",
-            help="where the language stands in the task names, e.g. xcopa_{lang} "
-            "(default auto: the one language tag in each name)",
-        ),
-    ] = None,
-    as_folder: Annotated[
-        str | None,
-        typer.Option(
-            "--as", help="folder under seeds/mcq/answer_sources/ (default: the model's slug)"
-        ),
-    ] = None,
-    variant: Annotated[
-        str, typer.Option(help="the run's variant: base, shuffled, or a name of your own")
-    ] = "base",
-    name: Annotated[
-        str | None,
-        typer.Option(
-            help="what the marts call the model (an alias of the harness's name for it, added "
-            "to seeds/models/model_aliases.csv); default: the harness's name, or the folder's "
-            "name where the harness gives a local path"
-        ),
-    ] = None,
-    domain_field: Annotated[
-        str | None,
-        typer.Option(
-            "--domain-field",
-            help="the field of each sample's document that names its item's domain "
-            "(default domain: doc.domain; meta.subject for a nested one)",
-        ),
-    ] = None,
-    languages: Annotated[
-        str | None,
-        typer.Option(
-            help="the languages the folder's tasks are compared in, comma-separated (en,de,fr), "
-            "written to seeds/mcq/mcq_task_languages.csv; default: the languages their "
-            "answers hold"
-        ),
-    ] = None,
-    replace: Annotated[
-        bool,
-        typer.Option(
-            "--replace",
-            help="replace the harness run already in the destination folder (its results "
-            "files and sample logs that this folder does not bring)",
-        ),
-    ] = False,
-    new_variant: Annotated[
-        bool,
-        typer.Option(
-            "--new-variant",
-            help="start a variant no run of the study has, though its name is one letter "
-            "from one it has (refused otherwise, naming the nearest)",
-        ),
-    ] = False,
-    replace_languages: Annotated[
-        bool,
-        typer.Option(
-            "--replace-languages",
-            help="with --languages: replace the languages a task already compares (its "
-            "lines, or its item files'), for every run of the task",
-        ),
-    ] = False,
-    task: Annotated[
-        str | None,
-        typer.Option(
-            "--task",
-            help="the study's task the logs land as, whatever the harness calls it (xcloze: "
-            "the shipped items, compared with the shipped models); default: the harness's "
-            "task without its language",
-        ),
-    ] = None,
-) -> None:
-    """Copy an lm-evaluation-harness output folder into the study and register it (one
-    line each: file, registry line, alias, run)."""
-    from concord_io.add_lmeval import add_lmeval as add
+def _add_command(harness: str, path_help: str, summary: str) -> Callable[..., None]:
+    """``concord add <harness>``: one command per harness, the same flags."""
 
-    lines = add(
-        paths.project_root(), path, task_pattern=task_pattern, as_folder=as_folder,
-        variant=variant, name=name,
-        languages=None if languages is None else languages.split(","),
-        domain_field=domain_field, replace_languages=replace_languages, replace=replace,
-        new_variant=new_variant, task=task,
-    )  # fmt: skip
-    for line in lines:
-        print(printable(line))
+    def add(
+        path: Path,  # annotated below: its help is the harness's
+        task_pattern: Annotated[
+            str | None,
+            typer.Option(
+                "--task-pattern",
+                help="where the language stands in the task names, e.g. xcopa_{lang} "
+                "(default auto: the one language tag in each name)",
+            ),
+        ] = None,
+        as_folder: Annotated[
+            str | None,
+            typer.Option(
+                "--as", help="folder under seeds/mcq/answer_sources/ (default: the model's slug)"
+            ),
+        ] = None,
+        variant: Annotated[
+            str, typer.Option(help="the run's variant: base, shuffled, or a name of your own")
+        ] = "base",
+        name: Annotated[
+            str | None,
+            typer.Option(
+                help="what the marts call the model (an alias of the harness's name for it, "
+                "added to seeds/models/model_aliases.csv); default: the harness's name, or the "
+                "folder's name where the harness gives a local path"
+            ),
+        ] = None,
+        domain_field: Annotated[
+            str | None,
+            typer.Option(
+                "--domain-field",
+                help="the field that names a sample's item's domain: of an lm-eval sample's "
+                "document (default doc.domain; meta.subject for a nested one), of an Inspect "
+                "sample's metadata (default domain)",
+            ),
+        ] = None,
+        languages: Annotated[
+            str | None,
+            typer.Option(
+                help="the languages the folder's tasks are compared in, comma-separated "
+                "(en,de,fr), written to seeds/mcq/mcq_task_languages.csv; default: the "
+                "languages their answers hold"
+            ),
+        ] = None,
+        replace: Annotated[
+            bool,
+            typer.Option(
+                "--replace",
+                help="replace the run already in the destination folder (its results files and "
+                "sample logs, or Inspect logs, that PATH does not bring)",
+            ),
+        ] = False,
+        new_variant: Annotated[
+            bool,
+            typer.Option(
+                "--new-variant",
+                help="start a variant no run of the study has, though its name is one letter "
+                "from one it has (refused otherwise, naming the nearest)",
+            ),
+        ] = False,
+        replace_languages: Annotated[
+            bool,
+            typer.Option(
+                "--replace-languages",
+                help="with --languages: replace the languages a task already compares (its "
+                "lines, or its item files'), for every run of the task",
+            ),
+        ] = False,
+        task: Annotated[
+            str | None,
+            typer.Option(
+                "--task",
+                help="the study's task the logs land as, whatever the harness calls it (xcloze: "
+                "the shipped items, compared with the shipped models); default: the harness's "
+                "task without its language",
+            ),
+        ] = None,
+    ) -> None:
+        from concord_io.add_lmeval import add_run
+
+        lines = add_run(
+            paths.project_root(), path, harness=harness, task_pattern=task_pattern,
+            as_folder=as_folder, variant=variant, name=name,
+            languages=None if languages is None else languages.split(","),
+            domain_field=domain_field, replace_languages=replace_languages, replace=replace,
+            new_variant=new_variant, task=task,
+        )  # fmt: skip
+        for line in lines:
+            print(printable(line))
+
+    add.__doc__ = summary
+    add.__annotations__["path"] = Annotated[Path, typer.Argument(metavar="PATH", help=path_help)]
+    return add
+
+
+add_app.command("lmeval")(
+    _add_command(
+        "lmeval",
+        "the --output_path folder of an lm_eval run (--log_samples)",
+        "Copy an lm-evaluation-harness output folder into the study and register it (one "
+        "line each: file, registry line, alias, run).",
+    )
+)
+add_app.command("inspect")(
+    _add_command(
+        "inspect",
+        "the --log-dir folder of an inspect eval run (.eval or .json logs)",
+        "Copy Inspect AI logs of multiple-choice tasks into the study and register them, one "
+        "folder per model (one line each: file, registry line, alias, run).",
+    )
+)
 
 
 # ---------------------------------------------------------------------------------------------

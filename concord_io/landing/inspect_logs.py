@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -79,24 +80,36 @@ def _log_api() -> Any:
     return log_api
 
 
-def _read(source: SourceFile) -> Any:
+def read_eval_log(path: Path, name: str, *, header_only: bool = False) -> Any:
+    """The log at ``path`` (``name``: as messages say it), by inspect-ai's own reader; its
+    header alone with ``header_only``. Refused where it is no log, or was not scored by
+    ``choice()``."""
     try:
-        return _log_api().read_eval_log(str(source.path))
+        log = _log_api().read_eval_log(str(path), header_only=header_only)
     except (ValueError, OSError, KeyError) as error:  # a zip or JSON that is not a log
         # pydantic's message: what failed, where and why, over three lines
         said = "; ".join(part.strip() for part in str(error).splitlines()[:3])
         raise ConcordError(
-            f"{printable(source.name)}: not an Inspect AI log inspect-ai can read ({said})",
+            f"{printable(name)}: not an Inspect AI log inspect-ai can read ({said})",
             hint="register the .eval or .json files inspect eval wrote, as it wrote them",
         ) from None
+    scorers = {s.name for s in log.results.scores} if log.results is not None else {SCORER}
+    if SCORER not in scorers:
+        raise ConcordError(
+            f"{printable(name)}: the log was not scored by {SCORER}() (scorers: "
+            f"{', '.join(sorted(scorers)) or 'none'})",
+            hint="register the logs of multiple-choice tasks (multiple_choice() solver, "
+            "choice() scorer)",
+        )
+    return log
 
 
-def log_run(log: Any, line: Line) -> LogRun:
-    """The log's run; the registry line's model, where it gives one, names it instead."""
+def log_run(log: Any, model: str = "") -> LogRun:
+    """The log's run; ``model`` (a registry line's), where given, names it instead."""
     spec = log.eval
     revision = (spec.model_args or {}).get("revision")
     return LogRun(
-        model=line["model"] or spec.model,
+        model=model or spec.model,
         revision=None if revision is None else str(revision),
         harness_version=(spec.packages or {}).get("inspect_ai"),
         harness_task=spec.task.rpartition("/")[2],
@@ -244,15 +257,8 @@ def read_log(
     """The log's answers, one record per sample (its epochs reduced), in the order of the
     samples' first epochs, with ``model``, ``variant`` and ``presented_order``; the domain
     of each item as a sample log's (``with_domains``); and the log's run."""
-    log = _read(source)
-    if log.results is not None and SCORER not in {s.name for s in log.results.scores}:
-        raise ConcordError(
-            f"{printable(source.name)}: the log was not scored by {SCORER}() (scorers: "
-            f"{', '.join(sorted({s.name for s in log.results.scores})) or 'none'})",
-            hint="register the logs of multiple-choice tasks (multiple_choice() solver, "
-            "choice() scorer)",
-        )
-    run = log_run(log, line)
+    log = read_eval_log(source.path, source.name)
+    run = log_run(log, line["model"])
     by_sample: dict[object, list[Any]] = {}
     for sample in log.samples or []:
         by_sample.setdefault(sample.id, []).append(sample)

@@ -1,6 +1,6 @@
 """Real Inspect AI logs, written by inspect-ai's own ``eval()`` with its offline ``mockllm``
 provider: ``python inspect_fixture.py SPEC.json LOG_DIR`` runs one multiple-choice eval per
-entry of the spec (a list) and writes each log's path into ``LOG_DIR/written.json``.
+entry of the spec (a list) and writes each log's path into ``written.json`` beside LOG_DIR.
 
 An entry: ``model`` (``mockllm/<name>``), ``task``, ``choices`` (each sample's number of
 choices; sample ids 1, 2, ...), ``targets`` (each sample's gold letter), ``picks`` (one
@@ -85,7 +85,7 @@ def run(entry: dict, log_dir: Path) -> str:
 
 def main(spec: Path, log_dir: Path) -> None:
     written = [run(entry, log_dir) for entry in json.loads(spec.read_text())]
-    (log_dir / "written.json").write_text(json.dumps(written))
+    (log_dir.parent / "written.json").write_text(json.dumps(written))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ import duckdb
 import pytest
 from test_landing_reader import SOURCES_HEADER, land, landed, make_project, mcq, refused, write
 
+from concord_io.add_lmeval import add_inspect
+from concord_io.errors import ConcordError
 from concord_io.project import copy_project, run_dbt
 
 FIXTURE = Path(__file__).with_name("inspect_fixture.py")
@@ -76,7 +78,7 @@ def logs(tmp_path_factory) -> list[Path]:
         env=env,
         timeout=600,
     )
-    return [Path(p) for p in json.loads((folder / "logs" / "written.json").read_text())]
+    return [Path(p) for p in json.loads((folder / "written.json").read_text())]
 
 
 def log_results(path: Path) -> tuple[float, float]:
@@ -142,6 +144,62 @@ def test_an_inspect_line_needs_a_run_and_a_log_scored_by_choice(tmp_path, logs):
         SOURCES_HEADER + "inspect/not_a_log.json,inspect,,base,,,,,\n",
     )
     refused(project, "inspect/not_a_log.json: not an Inspect AI log inspect-ai can read")
+
+
+# ---------------------------------------------------------------------- concord add inspect
+
+
+def test_add_inspect_copies_a_folder_per_model_and_registers_it(tmp_path, logs, capsys,
+                                                                 monkeypatch):  # fmt: skip
+    """A log folder of two models: each model's logs copied, byte for byte, into a folder
+    of its own under one registry line (format inspect, task_pattern auto); its run read as
+    the reader will land it and said in one line; the same add again changes nothing;
+    another log of a task already there is refused unless --replace; the command prints
+    the same lines and refuses in one."""
+    from concord_io.cli import main
+
+    project = make_project(tmp_path)
+    write(mcq(project) / "mcq_answer_sources.csv", SOURCES_HEADER)
+    source = tmp_path / "logs"
+    for path in logs:
+        write(source / path.name, path.read_bytes())
+    lines = add_inspect(project, source)
+    # the order of spec(): alpha's quiz in three languages, beta's, alpha's five-choice task
+    for model, mine in (("alpha-7b", [*logs[:3], logs[6]]), ("beta-2b", logs[3:6])):
+        folder = mcq(project) / "answer_sources" / f"mockllm-{model}"
+        assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in mine)
+        assert all((folder / p.name).read_bytes() == p.read_bytes() for p in mine)
+    registry = (mcq(project) / "mcq_answer_sources.csv").read_text()
+    assert "mockllm-alpha-7b/*,inspect,mockllm/alpha-7b,base,,,,auto," in registry
+    assert "mockllm-beta-2b/*,inspect,mockllm/beta-2b,base,,,,auto," in registry
+    runs = [line for line in lines if line.startswith("run ")]
+    assert len(runs) == 2 and "inspect_ai 0.3.285" in runs[0]
+    alpha = next(r for r in runs if "arc5" in r)  # fa: not in the project's mcq_languages
+    assert "30 samples, task(s) arc5, quiz, language(s) en, fa, it" in alpha
+    assert alpha.endswith("8 set aside (language not one of mcq_languages)")
+    assert add_inspect(project, source)[-1] == (
+        "nothing added: the same files are already there, and registered"
+    )
+    land(project)
+    assert sorted(landed(project, "runs").model) == ["M", "mockllm/alpha-7b", "mockllm/beta-2b"]
+
+    again = tmp_path / "again"
+    write(again / "renamed.eval", logs[0].read_bytes())
+    with pytest.raises(ConcordError, match="another harness run of task.s. quiz_en"):
+        add_inspect(project, again)
+    monkeypatch.chdir(project)
+    with pytest.raises(SystemExit) as exit_:
+        main(["add", "inspect", str(again), "--replace"])
+    out = capsys.readouterr().out.splitlines()
+    removed = [line.split()[1] for line in out if line.startswith("removed ")]
+    # the log of the task it brings goes; the model's other tasks' logs stay
+    assert exit_.value.code == 0 and removed == [
+        f"seeds/mcq/answer_sources/mockllm-alpha-7b/{logs[0].name}"
+    ]
+    with pytest.raises(SystemExit) as exit_:
+        main(["add", "inspect", str(tmp_path / "missing")])
+    err = capsys.readouterr().err.splitlines()
+    assert exit_.value.code == 2 and "missing: not a folder" in err[0] and len(err) == 2
 
 
 # ----------------------------------------------------------------------------- the marts

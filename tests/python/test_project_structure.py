@@ -428,7 +428,7 @@ def test_great_expectations_states_only_what_dbt_cannot(manifest):
     assert restates(
         answers,
         "expect_column_values_to_be_in_set",
-        {"column": "chosen_option", "value_set": ["A", "B", "C", "D"]},
+        {"column": "invalid_reason", "value_set": [*answers["in_set"]["invalid_reason"], "x"]},
     )
     repeated = [
         f"{suite.path.name}: {kind}({kwargs.get('column') or kwargs.get('column_list')})"

@@ -1,5 +1,5 @@
 {#- Valid answers per run, task, language and option key (its task's, in key order:
-    int_mcq_task_options): how many chose the option (n_option) and how many chose whatever
+    int_mcq_task_options_keyed): how many chose the option (n_option) and how many chose whatever
     was shown at the option's position (n_position: position bias); every option of the
     task is present, zero where unused. -#}
 with answers as (select * from {{ ref('int_mcq_answers_normalised') }}),
@@ -7,7 +7,7 @@ with answers as (select * from {{ ref('int_mcq_answers_normalised') }}),
 options as (
 
     select task as options_task, option_key as option, option_position
-    from {{ ref('int_mcq_task_options') }}
+    from {{ ref('int_mcq_task_options_keyed') }}
 
 ),
 

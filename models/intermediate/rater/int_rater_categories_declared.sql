@@ -1,6 +1,6 @@
 {#- The possible categories K of every dataset: as declared in the rater_categories seed for
     user datasets; for a dataset derived from the cross-lingual study, its task's option keys
-    (int_mcq_task_options: var mcq_options and what a harness's choices add). -#}
+    (int_mcq_task_options_keyed: var mcq_options and what a harness's choices add). -#}
 with user_categories as (select * from {{ ref('stg_rater__categories') }}),
 
 answers as (
@@ -28,7 +28,7 @@ derived_categories as (
         derived_datasets.dataset,
         task_options.option_key as category
     from derived_datasets
-    inner join {{ ref('int_mcq_task_options') }} as task_options
+    inner join {{ ref('int_mcq_task_options_keyed') }} as task_options
         on derived_datasets.task = task_options.task
 
 ),
