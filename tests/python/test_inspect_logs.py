@@ -1,11 +1,13 @@
-"""Inspect AI logs (registry format ``inspect``, concord_io.landing.inspect_logs): real logs
-written by inspect-ai's own ``eval()`` with its offline ``mockllm`` provider
-(inspect_fixture.py, in a process of its own), landed by the reader and built into the
-marts, every figure against the log's own results or a recount."""
+"""Harness runs beyond lm-eval's four-option tasks: Inspect AI logs (registry format
+``inspect``, concord_io.landing.inspect_logs), real logs written by inspect-ai's own
+``eval()`` with its offline ``mockllm`` provider (inspect_fixture.py, in a process of its
+own), and an lm-eval task of five choices; landed by the reader and built into the marts
+(one build for both), every figure against the harness's own results or a recount."""
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -13,8 +15,11 @@ import sys
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pytest
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 from test_landing_reader import SOURCES_HEADER, land, landed, make_project, mcq, refused, write
+from test_mcq_answer_sources import gold_index, harness_acc, sample_line, sample_logliks
 
 from concord_io.add_lmeval import add_inspect
 from concord_io.errors import ConcordError
@@ -210,16 +215,44 @@ ACCURACY = (
 )
 
 
+def write_five_choice_logs(project: Path) -> None:
+    """An lm-eval five-choice task (ARC-style) in two languages (:data:`FIVE_CHOICE_PICKS`),
+    as the harness logs it, registered."""
+    folder = project / "seeds" / "mcq" / "answer_sources" / "lm_eval" / "org__five"
+    folder.mkdir(parents=True)
+    with (project / "seeds" / "mcq" / "mcq_answer_sources.csv").open("a") as registry:
+        for lang, picks in FIVE_CHOICE_PICKS.items():
+            lines = [sample_line(doc, pick, n_choices=5) for doc, pick in enumerate(picks)]
+            log = folder / f"samples_mc5_{lang}_2025-05-05T10-00-00.123456.jsonl"
+            log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            registry.write(f"lm_eval/org__five/samples_mc5_{lang}_*.jsonl,lm_eval,Five,base,"
+                           f"{lang},,,,\n")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, logs) -> Path:
+    """A project copy with the Inspect logs and an lm-eval five-choice task, its
+    cross-lingual marts and the rater datasets' categories built: the database."""
+    project = copy_project(tmp_path_factory.mktemp("harnesses") / "project")
+    register(project, logs)
+    write_five_choice_logs(project)
+    database = project / "concord.duckdb"
+    run_dbt(
+        ["build", "--select", "+path:models/marts/mcq", "+dq_quarantine",
+         "+int_rater_categories_declared"],
+        project,
+        database,
+    )  # fmt: skip
+    return database
+
+
 @pytest.mark.warehouse
-def test_inspect_logs_give_the_logs_accuracy_and_agreement_in_the_marts(tmp_path, logs):
+def test_inspect_logs_give_the_logs_accuracy_and_agreement_in_the_marts(built, logs):
     """Two models, one task per language in three languages, a five-choice task with two
     epochs and an errored sample: accuracy and its standard error equal each log's own
     results; full agreement over the three languages equals a recount of the picks;
     nothing Inspect scored is quarantined, the errored sample is, with its reason."""
-    project = copy_project(tmp_path / "project")
-    register(project, logs)
-    database = project / "concord.duckdb"
-    run_dbt(["build", "--select", "+path:models/marts/mcq", "+dq_quarantine"], project, database)
+    database = built
     keys = [*QUIZ_PICKS, ("mockllm/alpha-7b", "en")]
     tasks = ["quiz"] * len(QUIZ_PICKS) + ["arc5"]
     with duckdb.connect(str(database), read_only=True) as con:
@@ -245,3 +278,71 @@ def test_inspect_logs_give_the_logs_accuracy_and_agreement_in_the_marts(tmp_path
     assert agreement == recount
     assert [row[3] for row in recount] == [6, 6]  # two items of each model disagree
     assert quarantined == [(f"inspect/{logs[-1].name}", f"mcq answer record: {ERRORED}")]
+
+
+#: a harness's five-choice task (ARC-style) in two languages: each sample's pick
+FIVE_CHOICE_PICKS = {"en": "ABCDEEDCBAEEABE", "it": "ABCDEEDCBBEEAAC"}
+
+
+@pytest.mark.warehouse
+def test_a_five_choice_task_gives_the_harness_accuracy_with_every_sample_an_answer(built):
+    """Any number of choices: the choices of a five-choice harness task are keyed A to E.
+    Nothing is quarantined; accuracy and its standard error equal the harness's own (acc and
+    its mean_stderr, lm_eval's code transcribed); option E is counted; the entropy is
+    normalised by log2 5; the datasets derived from the task declare five categories."""
+    from test_consistency import lm_eval_mean_stderr
+
+    database = built
+    with duckdb.connect(str(database), read_only=True) as con:
+        accuracy = con.execute(
+            "select language, n_items, n_correct, accuracy_pct, accuracy_std_error "
+            "from marts.mcq_accuracy where model = 'Five' order by language"
+        ).fetchall()
+        chose_e = con.execute(
+            "select language, n_option from marts.mcq_option_frequency_v2 "
+            "where model = 'Five' and option = 'E' order by language"
+        ).fetchall()
+        entropy = con.execute(
+            "select language, entropy_bits, entropy_norm from marts.mcq_choice_entropy_v2 "
+            "where model = 'Five' order by language"
+        ).fetchall()
+        quarantined = con.execute(
+            "select count(*) from marts.dq_quarantine where source like '%org__five%'"
+        ).fetchone()[0]
+        agreement = con.execute(
+            "select n_items, n_full_agreement, fleiss_kappa from marts.mcq_agreement_summary_v2 "
+            "where model = 'Five'"
+        ).fetchall()
+        categories = con.execute(
+            "select dataset, string_agg(category, '' order by category) "
+            "from intermediate.int_rater_categories_declared "
+            "where dataset like '%mc5%' group by dataset order by dataset"
+        ).fetchall()
+    want_accuracy, want_e, want_entropy = [], [], []
+    for lang, picks in FIVE_CHOICE_PICKS.items():
+        acc = [
+            harness_acc(sample_logliks(pick, 5), gold_index(doc, 5))
+            for doc, pick in enumerate(picks)
+        ]
+        want_accuracy.append(
+            (lang, len(picks), sum(acc), 100 * np.mean(acc), 100 * lm_eval_mean_stderr(acc))
+        )
+        want_e.append((lang, picks.count("E")))
+        shares = np.array([picks.count(key) for key in "ABCDE"]) / len(picks)
+        bits = -sum(p * math.log2(p) for p in shares if p > 0)
+        want_entropy.append((lang, bits, bits / math.log2(5)))
+    assert accuracy == [pytest.approx(row, abs=1e-9) for row in want_accuracy]
+    assert chose_e == want_e
+    assert entropy == [pytest.approx(row, abs=1e-9) for row in want_entropy]
+    assert quarantined == 0
+    # full agreement and Fleiss' kappa (statsmodels) over the two languages, E among them
+    en, it = FIVE_CHOICE_PICKS["en"], FIVE_CHOICE_PICKS["it"]
+    table, _ = aggregate_raters(np.array([[ord(a), ord(b)] for a, b in zip(en, it, strict=True)]))
+    assert agreement == [
+        (
+            len(en),
+            sum(a == b for a, b in zip(en, it, strict=True)),
+            pytest.approx(fleiss_kappa(table)),
+        )
+    ]
+    assert categories and all(keys == "ABCDE" for _, keys in categories)

@@ -29,7 +29,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from scipy.spatial.distance import jensenshannon
-from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from concord_io import dbt_sequence
 from concord_io.project import NO_DATA_TESTS, copy_project, dbt_invocation, run_dbt
@@ -362,85 +361,6 @@ def test_sample_logs_give_accuracy_and_calibration_as_the_harness_and_the_defini
          len(same_wrong))
     ]  # fmt: skip
     assert len(same_wrong) > 0
-
-
-#: a harness's five-choice task (ARC-style) in two languages: each sample's pick
-FIVE_CHOICE_PICKS = {"en": "ABCDEEDCBAEEABE", "it": "ABCDEEDCBBEEAAC"}
-
-
-@pytest.mark.warehouse
-def test_a_five_choice_task_gives_the_harness_accuracy_with_every_sample_an_answer(tmp_path):
-    """Any number of choices: the choices of a five-choice harness task are keyed A to E.
-    Nothing is quarantined; accuracy and its standard error equal the harness's own (acc and
-    its mean_stderr, lm_eval's code transcribed); option E is counted; the entropy is
-    normalised by log2 5; the datasets derived from the task declare five categories."""
-    from test_consistency import lm_eval_mean_stderr
-
-    project = copy_project(tmp_path / "project")
-    folder = project / "seeds" / "mcq" / "answer_sources" / "lm_eval" / "org__five"
-    folder.mkdir(parents=True)
-    with (project / "seeds" / "mcq" / "mcq_answer_sources.csv").open("a") as registry:
-        for lang, picks in FIVE_CHOICE_PICKS.items():
-            lines = [sample_line(doc, pick, n_choices=5) for doc, pick in enumerate(picks)]
-            log = folder / f"samples_arc5_{lang}_2025-05-05T10-00-00.123456.jsonl"
-            log.write_text("\n".join(lines) + "\n", encoding="utf-8")
-            registry.write(f"lm_eval/org__five/samples_arc5_{lang}_*.jsonl,lm_eval,Five,base,"
-                           f"{lang},,,,\n")  # fmt: skip
-    database = project / "concord.duckdb"
-    run_dbt(["build", "--select", *MARTS, "+int_rater_categories_declared"], project, database)
-    with duckdb.connect(str(database), read_only=True) as con:
-        accuracy = con.execute(
-            "select language, n_items, n_correct, accuracy_pct, accuracy_std_error "
-            "from marts.mcq_accuracy where model = 'Five' order by language"
-        ).fetchall()
-        chose_e = con.execute(
-            "select language, n_option from marts.mcq_option_frequency_v2 "
-            "where model = 'Five' and option = 'E' order by language"
-        ).fetchall()
-        entropy = con.execute(
-            "select language, entropy_bits, entropy_norm from marts.mcq_choice_entropy_v2 "
-            "where model = 'Five' order by language"
-        ).fetchall()
-        quarantined = con.execute(
-            "select count(*) from marts.dq_quarantine where source like '%org__five%'"
-        ).fetchone()[0]
-        agreement = con.execute(
-            "select n_items, n_full_agreement, fleiss_kappa from marts.mcq_agreement_summary_v2 "
-            "where model = 'Five'"
-        ).fetchall()
-        categories = con.execute(
-            "select dataset, string_agg(category, '' order by category) "
-            "from intermediate.int_rater_categories_declared "
-            "where dataset like '%arc5%' group by dataset order by dataset"
-        ).fetchall()
-    want_accuracy, want_e, want_entropy = [], [], []
-    for lang, picks in FIVE_CHOICE_PICKS.items():
-        acc = [
-            harness_acc(sample_logliks(pick, 5), gold_index(doc, 5))
-            for doc, pick in enumerate(picks)
-        ]
-        want_accuracy.append(
-            (lang, len(picks), sum(acc), 100 * np.mean(acc), 100 * lm_eval_mean_stderr(acc))
-        )
-        want_e.append((lang, picks.count("E")))
-        shares = np.array([picks.count(key) for key in "ABCDE"]) / len(picks)
-        bits = -sum(p * math.log2(p) for p in shares if p > 0)
-        want_entropy.append((lang, bits, bits / math.log2(5)))
-    assert accuracy == [pytest.approx(row, abs=1e-9) for row in want_accuracy]
-    assert chose_e == want_e
-    assert entropy == [pytest.approx(row, abs=1e-9) for row in want_entropy]
-    assert quarantined == 0
-    # full agreement and Fleiss' kappa (statsmodels) over the two languages, E among them
-    en, it = FIVE_CHOICE_PICKS["en"], FIVE_CHOICE_PICKS["it"]
-    table, _ = aggregate_raters(np.array([[ord(a), ord(b)] for a, b in zip(en, it, strict=True)]))
-    assert agreement == [
-        (
-            len(en),
-            sum(a == b for a, b in zip(en, it, strict=True)),
-            pytest.approx(fleiss_kappa(table)),
-        )
-    ]
-    assert categories and all(keys == "ABCDE" for _, keys in categories)
 
 
 def softmax(scores: list[float]) -> list[float]:
