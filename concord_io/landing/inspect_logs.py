@@ -175,12 +175,11 @@ def _letter(answer: object, n_choices: int) -> int | None:
     return None
 
 
-def _not_a_letter(answer: object) -> str:
-    """Why ``choice()``'s answer is no option: the reasons of every reader's answers."""
-    text = str(answer or "").strip()
-    if not text:
-        return "empty"
-    return "letter_out_of_range" if len(text) == 1 and text.isalpha() else "unrecognised"
+def _not_a_letter(score: Any) -> str:
+    """Why ``choice()``'s answer is no option (a reason every reader's answers use): an
+    empty output, or one it read no single choice from (no ``ANSWER:`` line, a letter
+    beyond the choices, several letters)."""
+    return "unrecognised" if str(score.explanation or "").strip() else "empty"
 
 
 def _pick(epochs: list[Any], reduced: object, target: int | None) -> tuple[int | None, str]:
@@ -188,7 +187,7 @@ def _pick(epochs: list[Any], reduced: object, target: int | None) -> tuple[int |
     (a sample's score reduced over epochs, ``reduced``; None: one epoch)."""
     letters = [_letter(e.scores[SCORER].answer, len(e.choices or [])) for e in epochs]
     if reduced is None:
-        return letters[0], "" if letters[0] else _not_a_letter(epochs[0].scores[SCORER].answer)
+        return letters[0], "" if letters[0] else _not_a_letter(epochs[0].scores[SCORER])
     value = VALUES.get(str(reduced), reduced)
     if value == 1.0 and target is not None:
         return target, ""

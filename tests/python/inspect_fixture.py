@@ -4,7 +4,8 @@ entry of the spec (a list) and writes each log's path into ``written.json`` besi
 
 An entry: ``model`` (``mockllm/<name>``), ``task``, ``choices`` (each sample's number of
 choices; sample ids 1, 2, ...), ``targets`` (each sample's gold letter), ``picks`` (one
-string of letters per epoch: what the model answers to each sample), optional
+string of letters per epoch: what the model answers to each sample; ``?`` an output
+without an ``ANSWER:`` line, ``_`` an empty one), optional
 ``metadata`` (given to every sample), ``reducer``, ``format`` (``eval`` or ``json``) and
 ``fail`` (sample ids whose solver raises: errored samples, the eval run with
 ``fail_on_error=False``). Each output carries a ``usage``: without one inspect-ai fetches a
@@ -37,8 +38,15 @@ def fail_on(ids: list[int]):  # type: ignore[no-untyped-def]
     return solve
 
 
+#: a pick that is no letter: an output without an ``ANSWER:`` line, and an empty one
+NO_ANSWER_LINE, EMPTY = "?", "_"
+
+
 def output(model: str, letter: str) -> ModelOutput:
-    answer = ModelOutput.from_content(model=model, content=f"ANSWER: {letter}")
+    content = {NO_ANSWER_LINE: "I would say the second one", EMPTY: ""}.get(
+        letter, f"ANSWER: {letter}"
+    )
+    answer = ModelOutput.from_content(model=model, content=content)
     answer.usage = ModelUsage(input_tokens=12, output_tokens=3, total_tokens=15)
     return answer
 

@@ -57,6 +57,16 @@ FIVE = {
 ERRORED = "sample errored: RuntimeError('the sandbox stopped answering')"
 
 
+#: outputs that name no option: no ANSWER: line, an empty one, a letter beyond the choices
+ODD = {
+    "model": "mockllm/gamma-1b",
+    "task": "odd_en",
+    "choices": [4, 4, 4],
+    "targets": "AAA",
+    "picks": ["?_Z"],
+}
+
+
 def spec() -> list[dict]:
     quiz = [
         {
@@ -68,12 +78,13 @@ def spec() -> list[dict]:
         }
         for (model, language), picks in QUIZ_PICKS.items()
     ]
-    return [*quiz, FIVE]
+    return [*quiz, FIVE, ODD]
 
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory) -> list[Path]:
-    """The logs of :func:`spec`, in its order (each a .eval but the five-choice task's .json)."""
+    """The logs of :func:`spec`, in its order (each a .eval but the five-choice task's .json):
+    the quiz's six, the five-choice task's, the odd answers'."""
     folder = tmp_path_factory.mktemp("inspect")
     (folder / "spec.json").write_text(json.dumps(spec()))
     env = os.environ | {"XDG_DATA_HOME": str(folder / "data"), "INSPECT_DISPLAY": "none"}
@@ -116,7 +127,7 @@ def test_each_sample_lands_as_one_answer_keyed_a_to_z_with_its_reduced_epochs(tm
     error's message; the log's model, version and task; the sample's metadata language
     absent, the task name gives it (quiz_en: en)."""
     project = make_project(tmp_path)
-    register(project, [logs[-1]])
+    register(project, [logs[6]])
     land(project)
     runs = landed(project, "runs").query("source_kind == 'inspect'")
     (run,) = runs.itertuples()
@@ -136,6 +147,20 @@ def test_each_sample_lands_as_one_answer_keyed_a_to_z_with_its_reduced_epochs(tm
         ["arc5", "6", "en", None, None, 4, "", ERRORED],
     ]
     assert answers.source_column.unique().tolist() == ["scores.choice"]
+
+
+def test_an_output_that_names_no_option_lands_with_the_readers_reason(tmp_path, logs):
+    """As every reader's invalid answers: an output choice() read no option from (no
+    ANSWER: line, a letter beyond the choices) is unrecognised, an empty one empty."""
+    project = make_project(tmp_path)
+    register(project, [logs[7]])
+    land(project)
+    answers = landed(project).query("source_column == 'scores.choice'").sort_values("item_id")
+    assert answers[["chosen_option", "invalid_reason"]].values.tolist() == [
+        [None, "unrecognised"],
+        [None, "empty"],
+        [None, "unrecognised"],
+    ]
 
 
 def test_an_inspect_line_needs_a_run_and_a_log_scored_by_choice(tmp_path, logs):
@@ -166,7 +191,7 @@ def test_add_inspect_copies_a_folder_per_model_and_registers_it(tmp_path, logs, 
     project = make_project(tmp_path)
     write(mcq(project) / "mcq_answer_sources.csv", SOURCES_HEADER)
     source = tmp_path / "logs"
-    for path in logs:
+    for path in logs[:7]:
         write(source / path.name, path.read_bytes())
     lines = add_inspect(project, source)
     # the order of spec(): alpha's quiz in three languages, beta's, alpha's five-choice task
@@ -234,7 +259,7 @@ def built(tmp_path_factory, logs) -> Path:
     """A project copy with the Inspect logs and an lm-eval five-choice task, its
     cross-lingual marts and the rater datasets' categories built: the database."""
     project = copy_project(tmp_path_factory.mktemp("harnesses") / "project")
-    register(project, logs)
+    register(project, logs[:7])
     write_five_choice_logs(project)
     database = project / "concord.duckdb"
     run_dbt(
@@ -267,7 +292,7 @@ def test_inspect_logs_give_the_logs_accuracy_and_agreement_in_the_marts(built, l
         quarantined = con.execute(
             "select source, reason from marts.dq_quarantine where source like 'inspect/%'"
         ).fetchall()
-    for path, row in zip(logs, got, strict=True):
+    for path, row in zip(logs[:7], got, strict=True):
         accuracy, stderr = log_results(path)
         assert row == pytest.approx((100 * accuracy, 100 * stderr), abs=1e-9), path.name
     recount = []
@@ -277,7 +302,7 @@ def test_inspect_logs_give_the_logs_accuracy_and_agreement_in_the_marts(built, l
         recount.append((model, 3, 8, full))
     assert agreement == recount
     assert [row[3] for row in recount] == [6, 6]  # two items of each model disagree
-    assert quarantined == [(f"inspect/{logs[-1].name}", f"mcq answer record: {ERRORED}")]
+    assert quarantined == [(f"inspect/{logs[6].name}", f"mcq answer record: {ERRORED}")]
 
 
 #: a harness's five-choice task (ARC-style) in two languages: each sample's pick
