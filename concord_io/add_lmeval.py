@@ -803,6 +803,34 @@ def add_inspect(project_root: Path | str, path: Path | str, **options) -> list[s
     return add_run(project_root, path, harness="inspect", **options)
 
 
+def detect_harness(path: Path) -> str:
+    """Which harness wrote the folder ``path`` (``concord add PATH``): ``lmeval`` where it
+    holds an lm-eval results file or sample log, ``inspect`` where it holds Inspect AI logs
+    (``.eval``, or ``.json`` that is no results file); refused, naming what it found, where
+    it holds both or neither."""
+    if not path.is_dir():
+        raise ConcordError(
+            f"{printable(path)}: not a folder",
+            hint="give the output folder of an lm_eval run or of inspect eval",
+        )
+    files = [p for p in path.rglob("*") if p.is_file()]
+    lmeval = [p for p in files if RESULTS_NAME.match(p.name) or SAMPLES_NAME.match(p.name)]
+    inspect = [p for p in files if p.suffix in INSPECT_SUFFIXES and p not in lmeval]
+    if lmeval and inspect:
+        raise ConcordError(
+            f"{printable(path)}: holds lm-eval output ({printable(_shown(lmeval[0], path))}) "
+            f"and Inspect AI logs ({printable(_shown(inspect[0], path))})",
+            hint="add each with its command: concord add lmeval PATH, concord add inspect PATH",
+        )
+    if not (lmeval or inspect):
+        raise ConcordError(
+            f"{printable(path)}: no lm-eval output (results_<date>.json, samples_*.jsonl) "
+            "or Inspect AI log (.eval, .json) under it",
+            hint="point at the --output_path of an lm_eval run or the --log-dir of inspect eval",
+        )
+    return "lmeval" if lmeval else "inspect"
+
+
 def add_run(project_root: Path | str, path: Path | str, **options) -> list[str]:
     """Import a harness's output (``options["harness"]``: :data:`HARNESSES`), as
     :func:`add_lmeval` says."""

@@ -38,8 +38,10 @@ import shellingham
 import typer
 from rich.console import Console
 from rich.text import Text
+from typer import _click as click
 from typer import completion as typer_completion
 from typer._click.exceptions import NoArgsIsHelpError
+from typer.core import TyperGroup
 
 from concord_common import warehouse_lock
 from concord_common.sql import sql_identifier, sql_literal
@@ -900,9 +902,26 @@ def land(
 # add
 
 
+class AddGroup(TyperGroup):
+    """``concord add PATH``: a first argument that is no command is a folder, imported by
+    the command of the harness that wrote it (``concord_io.add_lmeval.detect_harness``)."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            from concord_io.add_lmeval import detect_harness
+
+            harness = detect_harness(Path(args[0]))
+            return harness, self.commands[harness], args
+        return super().resolve_command(ctx, args)
+
+
 add_app = typer.Typer(
     name="add",
-    help="Import a model's answers into the cross-lingual study: lmeval, inspect.",
+    cls=AddGroup,
+    help="Import a model's answers into the cross-lingual study: `concord add PATH` (the "
+    "harness found from its files), or lmeval, inspect.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

@@ -546,7 +546,8 @@ def test_concord_add_lmeval_prints_a_line_each_and_refuses_in_one_line(
     monkeypatch.chdir(project)
     output = harness_output(tmp_path / "out", TWO_LANGUAGES)
     with pytest.raises(SystemExit) as exit_:
-        main(["add", "lmeval", str(output), "--task-pattern", "belebele_{lang}"])
+        # concord add PATH: lm-eval's files make it concord add lmeval PATH
+        main(["add", str(output), "--task-pattern", "belebele_{lang}"])
     out = capsys.readouterr().out.splitlines()
     assert exit_.value.code == 0 and out[3].startswith("registered org-model-1b/samples_*.jsonl")
     with pytest.raises(SystemExit) as exit_:

@@ -219,7 +219,7 @@ def test_add_inspect_copies_a_folder_per_model_and_registers_it(tmp_path, logs, 
         add_inspect(project, again)
     monkeypatch.chdir(project)
     with pytest.raises(SystemExit) as exit_:
-        main(["add", "inspect", str(again), "--replace"])
+        main(["add", str(again), "--replace"])  # the harness found from the files
     out = capsys.readouterr().out.splitlines()
     removed = [line.split()[1] for line in out if line.startswith("removed ")]
     # the log of the task it brings goes; the model's other tasks' logs stay
@@ -230,6 +230,26 @@ def test_add_inspect_copies_a_folder_per_model_and_registers_it(tmp_path, logs, 
         main(["add", "inspect", str(tmp_path / "missing")])
     err = capsys.readouterr().err.splitlines()
     assert exit_.value.code == 2 and "missing: not a folder" in err[0] and len(err) == 2
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (["a.eval", "results_2025-01-01T00-00-00.json"], "holds lm-eval output"),
+        (["notes.txt"], "no lm-eval output (results_<date>.json, samples_*.jsonl) or Inspect"),
+    ],
+)
+def test_concord_add_path_refuses_a_folder_of_both_harnesses_or_neither(
+    tmp_path, files, expected, capsys
+):
+    from concord_io.cli import main
+
+    for name in files:
+        write(tmp_path / "out" / name, "{}")
+    with pytest.raises(SystemExit) as exit_:
+        main(["add", str(tmp_path / "out")])
+    err = capsys.readouterr().err.splitlines()
+    assert exit_.value.code == 2 and expected in err[0] and len(err) == 2
 
 
 # ----------------------------------------------------------------------------- the marts
