@@ -750,7 +750,7 @@ def fig_scorecard(m: Marts) -> alt.TopLevelMixin:
 # ------------------------------------------------------------- accuracy and calibration
 
 ACCURACY = "mcq_accuracy"
-CALIBRATION_BINS = "mcq_calibration_bins"
+CALIBRATION_BINS = "mcq_calibration_bins_v2"
 SCORECARD_BY_VARIANT = "model_scorecard_by_variant"
 #: the harness's two accuracies: the mart's columns of each, estimate then standard error
 HARNESS_METRICS = (

@@ -798,7 +798,7 @@ def test_the_vars_of_a_dbt_call_reach_the_reader(project_copy):
 
 @pytest.mark.warehouse
 def test_the_reliability_bins_are_the_definition_and_the_report_shows_them(sources_built, tmp_path):
-    """mcq_calibration_bins: per language, LLaMA 3.2's scored items binned by the top
+    """mcq_calibration_bins_v2: per language, LLaMA 3.2's scored items binned by the top
     option's probability (the softmax of the summed log-likelihoods; bin ceil(10 p) − 1),
     transcribed: each bin's n, right answers and mean confidence; their n-weighted gap is
     mcq_accuracy's ECE. The report drawn from the same file shows the harness's table
@@ -806,8 +806,8 @@ def test_the_reliability_bins_are_the_definition_and_the_report_shows_them(sourc
     database, _, llama, _ = sources_built
     with duckdb.connect(str(database), read_only=True) as con:
         bins = con.execute(
-            "select language, calibration_bin, n_items, n_correct, mean_confidence, accuracy_pct "
-            "from marts.mcq_calibration_bins where model = 'LLaMA 3.2' and variant = 'base' "
+            "select language, calibration_bin, n_items, n_correct, mean_confidence, accuracy "
+            "from marts.mcq_calibration_bins_v2 where model = 'LLaMA 3.2' and variant = 'base' "
             "and distribution = 'summed' order by language, calibration_bin"
         ).fetchall()
         accuracy = {
@@ -819,7 +819,7 @@ def test_the_reliability_bins_are_the_definition_and_the_report_shows_them(sourc
         }
         n_points = con.execute(
             "select count(*) from (select distinct run_id, calibration_bin "
-            "from marts.mcq_calibration_bins where distribution = 'summed')"
+            "from marts.mcq_calibration_bins_v2 where distribution = 'summed')"
         ).fetchone()[0]
     for lang in LANGUAGES:
         samples = [r for r in llama if r["language"] == lang and r["answer"] in LETTERS]
@@ -832,14 +832,15 @@ def test_the_reliability_bins_are_the_definition_and_the_report_shows_them(sourc
             want.setdefault(b, []).append((confidence, top_is_gold))
         got = [row[1:] for row in bins if row[0] == lang]
         assert [row[0] for row in got] == sorted(want), lang
-        for (b, n, n_correct, mean_confidence, accuracy_pct), items in zip(
+        for (b, n, n_correct, mean_confidence, share), items in zip(
             got, (want[b] for b in sorted(want)), strict=True
         ):
             assert (n, n_correct) == (len(items), sum(right for _, right in items)), (lang, b)
             assert mean_confidence == pytest.approx(np.mean([c for c, _ in items]), abs=1e-12)
-            assert accuracy_pct == pytest.approx(100 * n_correct / n, abs=1e-12)
+            # one unit (version 2): the share right, 0-1, as the confidence
+            assert share == pytest.approx(np.mean([right for _, right in items]), abs=1e-12)
         total = sum(row[1] for row in got)
-        gap = sum(n / total * abs(pct / 100 - conf) for _, n, _, conf, pct in got)
+        gap = sum(n / total * abs(share - conf) for _, n, _, conf, share in got)
         assert gap == pytest.approx(accuracy[lang][0], abs=1e-12), lang
 
     page = build_report(database, tmp_path / "site").read_text(encoding="utf-8")

@@ -744,7 +744,7 @@ ACCURACY_MARTS = {
             accuracy_std_error, accuracy_norm_pct, accuracy_norm_std_error, brier_score,
             expected_calibration_error)
     """,
-    "mcq_calibration_bins": """
+    "mcq_calibration_bins_v2": """
         select * from (values
             ('xcopa', 'm-a', null, 'base', 'en', 'summed', 5, 0.5, 0.6, 40, 22, 0.55),
             ('xcopa', 'm-a', null, 'base', 'en', 'summed', 8, 0.8, 0.9, 60, 39, 0.85),
