@@ -287,6 +287,7 @@ def built(tmp_path_factory, logs) -> Path:
          "+int_rater_categories_declared"],
         project,
         database,
+        artifacts=True,  # the semantic manifest, which MetricFlow reads
     )  # fmt: skip
     return database
 
@@ -391,3 +392,76 @@ def test_a_five_choice_task_gives_the_harness_accuracy_with_every_sample_an_answ
         )
     ]
     assert categories and all(keys == "ABCDE" for _, keys in categories)
+
+
+def csv_value(text: str) -> float | None:
+    return None if text == "" else float(text)
+
+
+@pytest.mark.warehouse
+def test_metricflow_answers_accuracy_and_calibration_as_the_mart_does(built):
+    """The semantic layer's accuracy metrics: per run, task and language the mart's
+    accuracy, acc_norm, Brier score and ECE; accuracy pooled over a model's languages as
+    correct over graded items (the per-cell Brier and ECE are null there: they do not
+    pool); full agreement grouped by the number of languages the task compares."""
+    from test_semantic_layer import mf_query
+
+    project = built.parent
+    cell = "mcq_accuracy_cell__model,mcq_accuracy_cell__task,mcq_accuracy_cell__language"
+    metrics = ("accuracy_pct", "accuracy_norm_pct", "brier_score", "expected_calibration_error")
+    rows = mf_query(project, built, ",".join(metrics), cell)
+    pooled = mf_query(
+        project,
+        built,
+        "accuracy_pct,brier_score",
+        "mcq_accuracy_cell__model,mcq_accuracy_cell__task",
+    )
+    run = "mcq_model_run__model,mcq_model_run__variant,mcq_model_run__task"
+    agreement = mf_query(project, built, "full_agreement_pct", run + ",mcq_model_run__n_languages")
+    with duckdb.connect(str(built), read_only=True) as con:
+        want = {
+            tuple(r[:3]): r[3:]
+            for r in con.execute(
+                f"select model, task, language, {', '.join(metrics)} from marts.mcq_accuracy "
+                "where accuracy_pct is not null"
+            ).fetchall()
+        }
+        want_pooled = dict(
+            ((model, task), pct)
+            for model, task, pct in con.execute(
+                "select model, task, 100.0 * sum(n_correct) / sum(n_items) from marts.mcq_accuracy "
+                "where n_items > 0 group by model, task"
+            ).fetchall()
+        )
+        want_agreement = {
+            tuple(r[:4]): r[4]
+            for r in con.execute(
+                "select model, variant, task, n_languages, full_agreement_pct "
+                "from marts.mcq_agreement_summary_v2"
+            ).fetchall()
+        }
+    got = {
+        tuple(r[c] for c in cell.split(",")): tuple(csv_value(r[m]) for m in metrics)
+        for r in rows
+        if r["accuracy_pct"] != ""
+    }
+    assert got.keys() == want.keys() and len(got) >= 7
+    for key, values in want.items():
+        assert got[key] == pytest.approx(values, abs=1e-9), key
+    got_pooled = {
+        (r["mcq_accuracy_cell__model"], r["mcq_accuracy_cell__task"]): csv_value(r["accuracy_pct"])
+        for r in pooled
+        if r["accuracy_pct"] != ""
+    }
+    assert got_pooled == pytest.approx(want_pooled, abs=1e-9)
+    quiz = [r for r in pooled if r["mcq_accuracy_cell__task"] == "quiz"]
+    assert quiz and all(r["brier_score"] == "" for r in quiz)  # three languages: no one cell
+    got_agreement = {
+        tuple(r[c] for c in (*run.split(","), "mcq_model_run__n_languages")): csv_value(
+            r["full_agreement_pct"]
+        )
+        for r in agreement
+    }
+    assert {(m, v, t, int(n)): pct for (m, v, t, n), pct in got_agreement.items()} == (
+        pytest.approx(want_agreement, abs=1e-9)
+    )

@@ -26,6 +26,10 @@ HEADLINE_METRICS = {
     "krippendorff_alpha",
     "mean_tau_b",
     "probe_mean_delta",
+    "accuracy_pct",
+    "accuracy_norm_pct",
+    "brier_score",
+    "expected_calibration_error",
 }
 
 
