@@ -58,6 +58,9 @@ def render_page(
             "title": title,
             "figures": [render_figure(f, marts) for f in figures],
             "table": tables.get(key),
+            "comparisons": sections.comparisons(marts, key)
+            if key in sections.COMPARISONS
+            else None,
         }
         for key, title, figures in STUDIES
     ]

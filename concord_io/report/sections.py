@@ -32,13 +32,16 @@ TEST_FAILURES = "dq_test_failures"
 @dataclass
 class Section:
     """What one section shows: ``rows`` (dicts), ``counts`` (a summary), or a ``note``
-    (``absent``: the note says the table is missing, not that it has nothing to report)."""
+    (``absent``: the note says the table is missing, not that it has nothing to report);
+    a generic table's ``headers`` (each a key of every row) and ``caption``."""
 
     note: str | None = None
     absent: bool = False
     counts: list[dict] = field(default_factory=list)
     rows: list[dict] = field(default_factory=list)
     n_total: int = 0
+    headers: list[str] = field(default_factory=list)
+    caption: str = ""
 
     @property
     def n_rest(self) -> int:
@@ -136,6 +139,96 @@ def accuracy(marts: Marts) -> Section:
             }
         )
     return Section(rows=shown, n_total=len(shown))
+
+
+#: The paired comparisons of two runs of a task and variant on the items both answered:
+#: (mart, what is compared, its per-run column, the grouping beside the runs, caption)
+COMPARISONS = {
+    "mcq": (
+        "mcq_model_comparison",
+        "full agreement",
+        "full_agreement_pct",
+        "n_languages",
+        "Full agreement of two runs of a task and variant on the items both answered in every "
+        "language of the task",
+    ),
+    "accuracy": (
+        "mcq_model_accuracy_comparison",
+        "accuracy",
+        "accuracy_pct",
+        "language",
+        "Accuracy of two runs of a task and variant, per language, on the items with a gold "
+        "both answered",
+    ),
+}
+COMPARISON_COLUMNS = (
+    "task", "variant", "model_a", "model_revision_a", "model_b", "model_revision_b", "n_items",
+    "difference_pp", "ci_low", "ci_high", "n_only_a", "n_only_b", "p_value", "p_value_holm",
+    "bootstrap_confidence",
+)  # fmt: skip
+
+
+def _run(model: str, revision: str | None) -> str:
+    return f"{model} @ {revision}" if revision else model
+
+
+def _number(value: float | None, digits: int) -> str:
+    return "" if value is None or value != value else f"{value:.{digits}f}"
+
+
+def comparisons(marts: Marts, study: str) -> Section:
+    """The study's paired comparisons (:data:`COMPARISONS`): each pair of runs with its
+    figures, the difference in percentage points with its paired bootstrap interval, the
+    discordant items and the exact McNemar p-value, Holm-adjusted over the task and
+    variant's comparisons; every figure beside its number of items (and, for agreement,
+    of languages)."""
+    table, figure, column, beside, caption = COMPARISONS[study]
+    columns = (*COMPARISON_COLUMNS, beside, f"{column}_a", f"{column}_b")
+    if not marts.has(table, *columns):
+        return Section(note=f"marts.{table} is not published yet.", absent=True)
+    rows = marts.rows(
+        f"select {', '.join(columns)} from {SCHEMA}.{table} "
+        f"order by task, variant, {beside}, model_a, model_b"
+    )
+    if not rows:
+        return Section(note=f"No two runs of one task and variant to compare on {figure} yet.")
+    beside_header = "languages" if beside == "n_languages" else "language"
+    headers = ["task", "variant", "run A", "run B", beside_header, "items", f"{figure} A (%)",
+               f"{figure} B (%)", "B − A (pp)", "interval", "only A", "only B", "McNemar p",
+               "Holm p"]  # fmt: skip
+    shown = [
+        dict(
+            zip(
+                headers,
+                (
+                    r["task"],
+                    r["variant"],
+                    _run(r["model_a"], r["model_revision_a"]),
+                    _run(r["model_b"], r["model_revision_b"]),
+                    r[beside],
+                    r["n_items"],
+                    _number(r[f"{column}_a"], 1),
+                    _number(r[f"{column}_b"], 1),
+                    _number(r["difference_pp"], 1),
+                    f"[{_number(r['ci_low'], 1)}, {_number(r['ci_high'], 1)}]",
+                    r["n_only_a"],
+                    r["n_only_b"],
+                    _number(r["p_value"], 4),
+                    _number(r["p_value_holm"], 4),
+                ),  # fmt: skip
+                strict=True,
+            )
+        )
+        for r in rows
+    ]
+    confidence = rows[0]["bootstrap_confidence"]
+    level = "" if confidence is None else f"{confidence:.0%} "
+    caption = (
+        f"{caption} (marts.{table}): the difference with its {level}paired bootstrap "
+        "interval, the items only one run got right (or in agreement), the exact McNemar "
+        "test and its Holm adjustment over the task and variant's comparisons."
+    )
+    return Section(rows=shown, n_total=len(shown), headers=headers, caption=caption)
 
 
 SHIPPED = "dq_shipped_inputs"

@@ -330,6 +330,33 @@ def test_quarantine_section_matches_the_mart(report, marts):
         assert f"{n} input records were set aside" in page
 
 
+def test_paired_comparisons_show_the_marts_rows_with_their_languages_and_items(report, marts):
+    """The cross-lingual study's paired comparisons: a row per pair of runs of a task and
+    variant, as marts.mcq_model_comparison holds it (its languages and items beside each
+    figure, the difference with its interval, the discordant items, McNemar and Holm); the
+    accuracy comparisons, none in the demo (no gold), say so."""
+    page = report.read_text(encoding="utf-8")
+    table = page[page.index('id="mcq-comparisons-table"') :]
+    table = table[: table.index("</table>")]
+    rows = marts.execute(
+        "select task, variant, model_a, model_b, n_languages, n_items, full_agreement_pct_a, "
+        "full_agreement_pct_b, difference_pp, ci_low, ci_high, n_only_a, n_only_b, p_value, "
+        "p_value_holm from marts.mcq_model_comparison"
+    ).fetchall()
+    assert table.count("<tr>") == len(rows) + 1 and len(rows) > 1
+    for task, variant, a, b, n_lang, n, pa, pb, diff, low, high, only_a, only_b, p, holm in rows:
+        cells = (
+            f"<td>{task}</td><td>{variant}</td><td>{a}</td><td>{b}</td><td>{n_lang}</td>"
+            f"<td>{n}</td><td>{pa:.1f}</td><td>{pb:.1f}</td><td>{diff:.1f}</td>"
+            f"<td>[{low:.1f}, {high:.1f}]</td><td>{only_a}</td><td>{only_b}</td>"
+            f"<td>{p:.4f}</td><td>{holm:.4f}</td>"
+        )
+        assert cells in table, cells
+    assert "95% paired bootstrap interval" in page
+    accuracy = page[page.index('data-section="accuracy-comparisons"') :]
+    assert accuracy.startswith('data-section="accuracy-comparisons" data-state="empty">No two')
+
+
 def test_the_data_notice_comes_first(report):
     page = report.read_text(encoding="utf-8")
     notice = page.index('id="data-notice"')
