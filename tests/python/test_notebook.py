@@ -30,6 +30,11 @@ DOCS = [PROJECT_ROOT / "README.md", *sorted((PROJECT_ROOT / "docs").glob("*.md")
 # `python -m ipykernel install ... --name NAME`, within one code span
 KERNEL_INSTALL = re.compile(r"ipykernel install [^`]*?--name[ =]([\w.-]+)")
 PROBE_MART = "marts.probe_paired_summary"
+ACCURACY_MART = "marts.mcq_calibration_bins_v2"
+ACCURACY_HINT = (
+    "No run has a gold yet: `concord add PATH` imports an lm-evaluation-harness or "
+    "Inspect AI run, then `make build`."
+)
 PROBE_HINT = (
     "No probe run is published yet: run `make probe-install`, then `concord probe demo`, "
     "then `make build`."
@@ -285,3 +290,76 @@ def test_probe_section_shows_the_published_runs(runs, monkeypatch, capsys):
         ["model b", "run-b", "IR"],
     ]
     assert frame["mean_delta"].tolist() == [0.0, -0.123]
+
+
+def test_two_runs_compared_shows_the_marts_comparisons(executed, warehouse):
+    """The paired comparisons of the embedded build: a row per pair, with its languages,
+    items, difference and Holm-adjusted p-value as marts.mcq_model_comparison holds them."""
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        pairs = con.execute(
+            "select model_a, model_b, n_languages, n_items, difference_pp, p_value_holm "
+            "from marts.mcq_model_comparison"
+        ).fetchall()
+    (table,) = [t for t in outputs(executed, "text/html") if "p_value_holm" in t]
+    body = table[table.index("<tbody>") :]
+    assert body.count("<tr>") == len(pairs) > 1 and "n_languages" in table
+    for a, b, n_languages, n_items, diff, _ in pairs:
+        cells = (a, b, n_languages, n_items)
+        row = "\n      ".join(f"<td>{value}</td>" for value in cells)
+        assert row in body and f"{round(diff, 3)}" in body, row
+
+
+def accuracy_cell() -> str:
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    (cell,) = [c for c in notebook.cells if c.cell_type == "code" and ACCURACY_MART in c.source]
+    return cell.source
+
+
+def test_accuracy_section_says_how_to_get_a_gold(executed):
+    """The embedded build has no gold: one line says what to run."""
+    (cell,) = [c for c in executed.cells if c.cell_type == "code" and ACCURACY_MART in c.source]
+    assert [o.output_type for o in cell.outputs] == ["stream"]
+    assert cell.outputs[0].text == ACCURACY_HINT + "\n"
+
+
+def test_accuracy_section_shows_the_table_and_the_reliability_diagram(monkeypatch, capsys):
+    """The accuracy cell on its own, over a run with a gold: the harness's figures per
+    language, and its reliability points pooled over languages (bin 8: en's and it's
+    items summed), drawn offline with the diagonal."""
+    import altair as alt
+    import vl_convert
+
+    shown: list = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    with duckdb.connect() as con:
+        con.execute("create schema marts")
+        con.execute(
+            "create table marts.mcq_accuracy as select * from (values "
+            "('xcopa', 'm-a', null, 'base', 'en', 100, 61.0, 4.9, 58.0, 0.51, 0.08), "
+            "('xcopa', 'm-a', null, 'base', 'it', 100, 55.0, 5.0, null, null, null)) "
+            "t(task, model, model_revision, variant, language, n_items, accuracy_pct, "
+            "accuracy_std_error, accuracy_norm_pct, brier_score, expected_calibration_error)"
+        )
+        con.execute(
+            "create table marts.mcq_calibration_bins_v2 as select * from (values "
+            "('xcopa', 'm-a', null, 'base', 'en', 'summed', 5, 40, 22, 0.55), "
+            "('xcopa', 'm-a', null, 'base', 'en', 'summed', 8, 60, 39, 0.85), "
+            "('xcopa', 'm-a', null, 'base', 'it', 'summed', 8, 10, 5, 0.81), "
+            "('xcopa', 'm-a', null, 'base', 'en', 'length_normalised', 8, 100, 58, 0.8)) "
+            "t(task, model, model_revision, variant, language, distribution, calibration_bin, "
+            "n_items, n_correct, mean_confidence)"
+        )
+        exec(accuracy_cell(), {"con": con, "alt": alt})
+    assert not capsys.readouterr().out
+    table, chart = shown
+    assert table["language"].tolist() == ["en", "it"] and table["accuracy_pct"].tolist() == [
+        61.0,
+        55.0,
+    ]
+    svg = vl_convert.vegalite_to_svg(chart.to_dict())
+    assert svg.count('role="graphics-symbol"') >= 2
+    spec = chart.to_dict()
+    points = spec["datasets"][next(iter(spec["datasets"]))]
+    assert [(p["calibration_bin"], p["n_items"]) for p in points] == [(5, 40), (8, 70)]
+    assert points[1]["accuracy"] == pytest.approx(44 / 70)
+    assert points[1]["mean_confidence"] == pytest.approx((60 * 0.85 + 10 * 0.81) / 70)
