@@ -250,34 +250,44 @@ def test_headline_table_and_figures_show_the_marts(executed, warehouse):
     assert "disagreement type" in figures[1]
 
 
-def test_probe_section_says_how_to_get_a_run(executed):
-    """The embedded build publishes no probe run: one line says what to run."""
-    (cell,) = [c for c in executed.cells if c.cell_type == "code" and PROBE_MART in c.source]
+@pytest.mark.parametrize(
+    ("mart", "hint"), [(PROBE_MART, PROBE_HINT), (ACCURACY_MART, ACCURACY_HINT)]
+)
+def test_a_section_without_data_says_what_to_run(executed, mart, hint):
+    """The embedded build publishes no probe run and no gold: one line says what to run."""
+    (cell,) = [c for c in executed.cells if c.cell_type == "code" and mart in c.source]
     assert [o.output_type for o in cell.outputs] == ["stream"]
-    assert cell.outputs[0].text == PROBE_HINT + "\n"
+    assert cell.outputs[0].text == hint + "\n"
 
 
-def probe_cell() -> str:
+def run_cell(mart: str, tables: list[str], monkeypatch) -> list:
+    """The notebook's code cell that reads ``mart``, run on its own over a database of
+    ``tables`` (their create statements, in a schema marts): what it displayed."""
+    import altair as alt
+
     notebook = nbformat.read(NOTEBOOK, as_version=4)
-    (cell,) = [c for c in notebook.cells if c.cell_type == "code" and PROBE_MART in c.source]
-    return cell.source
+    (cell,) = [c for c in notebook.cells if c.cell_type == "code" and mart in c.source]
+    shown: list = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+    with duckdb.connect() as con:
+        con.execute("create schema marts")
+        for table in tables:
+            con.execute(table)
+        exec(cell.source, {"con": con, "alt": alt})
+    return shown
 
 
 @pytest.mark.parametrize("runs", [0, 2])
 def test_probe_section_shows_the_published_runs(runs, monkeypatch, capsys):
     """The probe cell on its own, over a marts.probe_paired_summary of ``runs`` runs."""
-    shown: list = []
-    monkeypatch.setattr("IPython.display.display", shown.append)
-    with duckdb.connect() as con:
-        con.execute("create schema marts")
-        con.execute(
-            "create table marts.probe_paired_summary as select * from (values "
-            "('run-b', 'model b', 'IR', 'US', 10, -0.12345, -0.2, -0.05, 0.01), "
-            "('run-a', 'model a', 'IT', 'US', 10, 0.0004, -0.1, 0.1, 0.9)) "
-            "t(run_id, model, group_name, baseline_group, n_messages, mean_delta, ci_low, "
-            f"ci_high, p_value) limit {runs}"
-        )
-        exec(probe_cell(), {"con": con})
+    table = (
+        "create table marts.probe_paired_summary as select * from (values "
+        "('run-b', 'model b', 'IR', 'US', 10, -0.12345, -0.2, -0.05, 0.01), "
+        "('run-a', 'model a', 'IT', 'US', 10, 0.0004, -0.1, 0.1, 0.9)) "
+        "t(run_id, model, group_name, baseline_group, n_messages, mean_delta, ci_low, "
+        f"ci_high, p_value) limit {runs}"
+    )
+    shown = run_cell(PROBE_MART, [table], monkeypatch)
     printed = capsys.readouterr().out
     if not runs:
         assert printed == PROBE_HINT + "\n" and not shown
@@ -309,47 +319,30 @@ def test_two_runs_compared_shows_the_marts_comparisons(executed, warehouse):
         assert row in body and f"{round(diff, 3)}" in body, row
 
 
-def accuracy_cell() -> str:
-    notebook = nbformat.read(NOTEBOOK, as_version=4)
-    (cell,) = [c for c in notebook.cells if c.cell_type == "code" and ACCURACY_MART in c.source]
-    return cell.source
-
-
-def test_accuracy_section_says_how_to_get_a_gold(executed):
-    """The embedded build has no gold: one line says what to run."""
-    (cell,) = [c for c in executed.cells if c.cell_type == "code" and ACCURACY_MART in c.source]
-    assert [o.output_type for o in cell.outputs] == ["stream"]
-    assert cell.outputs[0].text == ACCURACY_HINT + "\n"
-
-
 def test_accuracy_section_shows_the_table_and_the_reliability_diagram(monkeypatch, capsys):
     """The accuracy cell on its own, over a run with a gold: the harness's figures per
     language, and its reliability points pooled over languages (bin 8: en's and it's
     items summed), drawn offline with the diagonal."""
-    import altair as alt
     import vl_convert
 
-    shown: list = []
-    monkeypatch.setattr("IPython.display.display", shown.append)
-    with duckdb.connect() as con:
-        con.execute("create schema marts")
-        con.execute(
+    shown = run_cell(
+        ACCURACY_MART,
+        [
             "create table marts.mcq_accuracy as select * from (values "
             "('xcopa', 'm-a', null, 'base', 'en', 100, 61.0, 4.9, 58.0, 0.51, 0.08), "
             "('xcopa', 'm-a', null, 'base', 'it', 100, 55.0, 5.0, null, null, null)) "
             "t(task, model, model_revision, variant, language, n_items, accuracy_pct, "
-            "accuracy_std_error, accuracy_norm_pct, brier_score, expected_calibration_error)"
-        )
-        con.execute(
+            "accuracy_std_error, accuracy_norm_pct, brier_score, expected_calibration_error)",
             "create table marts.mcq_calibration_bins_v2 as select * from (values "
             "('xcopa', 'm-a', null, 'base', 'en', 'summed', 5, 40, 22, 0.55), "
             "('xcopa', 'm-a', null, 'base', 'en', 'summed', 8, 60, 39, 0.85), "
             "('xcopa', 'm-a', null, 'base', 'it', 'summed', 8, 10, 5, 0.81), "
             "('xcopa', 'm-a', null, 'base', 'en', 'length_normalised', 8, 100, 58, 0.8)) "
             "t(task, model, model_revision, variant, language, distribution, calibration_bin, "
-            "n_items, n_correct, mean_confidence)"
-        )
-        exec(accuracy_cell(), {"con": con, "alt": alt})
+            "n_items, n_correct, mean_confidence)",
+        ],
+        monkeypatch,
+    )
     assert not capsys.readouterr().out
     table, chart = shown
     assert table["language"].tolist() == ["en", "it"] and table["accuracy_pct"].tolist() == [
