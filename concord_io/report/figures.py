@@ -157,11 +157,12 @@ def _per_run(m: Marts, estimate: str, interval: str, x_title: str, **scale) -> a
     panel per task."""
     t = AGREEMENT_SUMMARY
     low, high = f"{interval}_ci_low", f"{interval}_ci_high"
-    need(m, t, *RUN_COLUMNS, estimate, low, high)
+    need(m, t, *RUN_COLUMNS, estimate, low, high, "n_languages", "n_complete")
     rows, variants = _sorted_runs(
         m,
         f"select {', '.join(RUN_COLUMNS)}, {estimate} as estimate, {low} as low, "
-        f"{high} as high from {SCHEMA}.{t} where {estimate} is not null",
+        f"{high} as high, n_languages, n_complete from {SCHEMA}.{t} "
+        f"where {estimate} is not null",
         "estimate",
     )
     frame = _intervals(
@@ -169,12 +170,16 @@ def _per_run(m: Marts, estimate: str, interval: str, x_title: str, **scale) -> a
         series=[r["variant"] for r in rows],
         panel=[r["task"] for r in rows],
     )
+    # an agreement over 3 languages is not one over 4: each figure says over how many, and
+    # over how many complete items
+    over = [f" ({r['n_languages']} languages, {r['n_complete']} items)" for r in rows]
     frame["tip_estimate"] = [
-        f"{r.panel} · {r.label} · {r.series}: {fmt(r.estimate, 3)}" for r in frame.itertuples()
+        f"{r.panel} · {r.label} · {r.series}: {fmt(r.estimate, 3)}{n}"
+        for r, n in zip(frame.itertuples(), over, strict=True)
     ]
     frame["tip_interval"] = [
-        f"{r.panel} · {r.label} · {r.series}: [{fmt(r.low, 3)}, {fmt(r.high, 3)}]"
-        for r in frame.itertuples()
+        f"{r.panel} · {r.label} · {r.series}: [{fmt(r.low, 3)}, {fmt(r.high, 3)}]{n}"
+        for r, n in zip(frame.itertuples(), over, strict=True)
     ]
     return charts.interval_chart(
         frame, x_title, color="series", color_order=variants, column="panel", **scale

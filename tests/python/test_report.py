@@ -159,14 +159,15 @@ def test_headline_figures_show_the_mart_values(report, marts, key, estimate, low
         report,
         marts,
         key,
-        f"select task, model, model_revision, variant, {estimate}, {low}, {high} "
-        "from marts.mcq_agreement_summary_v2",
+        f"select task, model, model_revision, variant, {estimate}, {low}, {high}, "
+        "n_languages, n_complete from marts.mcq_agreement_summary_v2",
     )
     assert {variant for _, _, _, variant, *_ in rows} == {"base", "shuffled"}
-    for task, model, revision, variant, value, lo, hi in rows:
+    for task, model, revision, variant, value, lo, hi, n_languages, n in rows:
         name = f"{task} · {run_label(model, revision)} · {variant}"
-        assert figure.count(f"<title>{name}: {value:.3f}</title>") == 1, name
-        assert figure.count(f"<title>{name}: [{lo:.3f}, {hi:.3f}]</title>") == 1, name
+        over = f" ({n_languages} languages, {n} items)"  # what the figure is over
+        assert figure.count(f"<title>{name}: {value:.3f}{over}</title>") == 1, name
+        assert figure.count(f"<title>{name}: [{lo:.3f}, {hi:.3f}]{over}</title>") == 1, name
     assert n_marks(figure) == 2 * len(rows)
 
 
@@ -523,8 +524,9 @@ MANY_RUNS = """
 FORTY = "select 'l' || lpad(i::varchar, 2, '0') as language, i from range(40) as t(i)"
 MANY_LANGUAGES = {
     "mcq_agreement_summary_v2": f"""
-        select model, model_revision, variant, task, 60 as n_items,
-            10 + n_options as n_full_agreement, 20 as n_one_diverged, 10 as n_majority,
+        select model, model_revision, variant, task, 60 as n_items, 40 as n_languages,
+            56 as n_complete, 10 + n_options as n_full_agreement, 20 as n_one_diverged,
+            10 as n_majority,
             16 - n_options as n_no_majority, 4 as n_incomplete,
             100.0 * (10 + n_options) / 56 as full_agreement_pct,
             100.0 * (10 + n_options) / 56 - 9 as full_agreement_ci_low,
@@ -590,8 +592,13 @@ def test_cross_lingual_figures_at_40_languages_and_two_tasks(tmp_path):
     assert marks("mcq-order-effect") == 40
     agreement = figure_html(page, "mcq-agreement")
     assert ">xcloze</text>" in agreement and ">xcopa</text>" in agreement
-    assert "<title>xcopa · model-y @ v2 · base: 21.429</title>" in agreement
-    assert "<title>xcloze · model-x · shuffled: [16.000, 34.000]</title>" in agreement
+    assert (
+        "<title>xcopa · model-y @ v2 · base: 21.429 (40 languages, 56 items)</title>" in agreement
+    )
+    assert (
+        "<title>xcloze · model-x · shuffled: [16.000, 34.000] (40 languages, 56 items)</title>"
+        in agreement
+    )
     entropy = figure_html(page, "mcq-choice-entropy")
     for panel in ("xcloze · base", "xcloze · shuffled", "xcopa · base"):
         assert f">{panel}</text>" in entropy
@@ -707,7 +714,8 @@ def test_absent_or_empty_marts_give_notes_not_errors(tmp_path):
         con.execute(
             "create table marts.mcq_agreement_summary_v2 (model varchar, model_revision "
             "varchar, variant varchar, task varchar, full_agreement_pct double, "
-            "full_agreement_ci_low double, full_agreement_ci_high double)"
+            "full_agreement_ci_low double, full_agreement_ci_high double, n_languages integer, "
+            "n_complete integer)"
         )
         con.execute(
             "create table marts.probe_paired_summary (run_id varchar, group_name varchar, "
