@@ -501,29 +501,51 @@ def cohen_kappa(first: np.ndarray, second: np.ndarray) -> tuple[float, float]:
     return float(row.interval.estimate), float(row.std_error)
 
 
+def ratio_sums(numerators: np.ndarray, denominators: np.ndarray) -> tuple[int | float, ...]:
+    """The sufficient statistics of :func:`ratio_interval` from each cluster's a_i and m_i:
+    n, Σ a, Σ m, Σ a², Σ a·m, Σ m² (Python ints for whole numbers: exact).
+
+    Examples
+    --------
+    >>> ratio_sums(np.array([2, 0, 3]), np.array([3, 1, 3]))
+    (3, 5, 7, 13, 15, 19)
+    """
+    a = np.asarray(numerators)
+    m = np.asarray(denominators)
+    exact = np.issubdtype(a.dtype, np.integer) and np.issubdtype(m.dtype, np.integer)
+    a, m = (a.astype(object), m.astype(object)) if exact else (a.astype(float), m.astype(float))
+    total = sum if exact else math.fsum
+    return a.size, total(a), total(m), total(a * a), total(a * m), total(m * m)
+
+
 def ratio_interval(
-    numerators: np.ndarray, denominators: np.ndarray, confidence: float
+    n: int,
+    sum_a: float,
+    sum_m: float,
+    sum_aa: float,
+    sum_am: float,
+    sum_mm: float,
+    confidence: float,
 ) -> tuple[float, float, float, float, int]:
-    """A share pooled over clusters (an item's languages): R = Σ a_i / Σ m_i, its standard
+    """A share pooled over n clusters (an item's languages): R = Σ a_i / Σ m_i, its standard
     error linearised with the cluster as the unit, SE² = n/(n − 1) · Σ (a_i − R m_i)² /
-    (Σ m_i)², a normal-approximation interval clipped to [0, 1], and n clusters. An item's
-    answers in its languages are not independent draws; the item is (as the mean pairwise
-    agreement's interval takes it). With one answer per item this is the harness's
+    (Σ m_i)², a normal-approximation interval clipped to [0, 1], and n; from the sums
+    (:func:`ratio_sums`, or SQL's: int_mcq_graded_items_summed), since
+    Σ (a_i − R m_i)² · (Σ m)² = Σa² (Σm)² − 2 Σa Σam Σm + (Σa)² Σm², exact in whole numbers.
+    An item's answers in its languages are not independent draws; the item is (as the mean
+    pairwise agreement's interval takes it). With one answer per item this is the harness's
     standard error, √(R(1 − R)/(n − 1)).
 
     Examples
     --------
-    >>> [round(v, 4) for v in ratio_interval(np.array([1, 0, 1, 1]), np.ones(4), 0.95)[:4]]
+    >>> sums = ratio_sums(np.array([1, 0, 1, 1]), np.ones(4, dtype=int))
+    >>> [round(v, 4) for v in ratio_interval(*sums, 0.95)[:4]]
     [0.75, 0.25, 0.26, 1.0]
     """
-    a = np.asarray(numerators, dtype=float)
-    m = np.asarray(denominators, dtype=float)
-    n = a.size
-    total = math.fsum(m)
-    if n == 0 or total == 0:
+    if n == 0 or sum_m == 0:
         return float("nan"), float("nan"), float("nan"), float("nan"), n
-    ratio = math.fsum(a) / total
-    # fsum: the same bits however the clusters arrive
-    se = math.sqrt(n / (n - 1) * math.fsum((a - ratio * m) ** 2)) / total if n > 1 else math.nan
+    ratio = sum_a / sum_m
+    spread = sum_aa * sum_m * sum_m - 2 * sum_a * sum_am * sum_m + sum_a * sum_a * sum_mm
+    se = math.sqrt(n / (n - 1) * max(spread, 0)) / (sum_m * sum_m) if n > 1 else math.nan
     half = NormalDist().inv_cdf((1 + confidence) / 2) * se
     return ratio, se, max(0.0, ratio - half), min(1.0, ratio + half), n

@@ -29,6 +29,7 @@ from concord_stats.consistency import (
     paired_shares,
     rank_c,
     ratio_interval,
+    ratio_sums,
     top_option,
 )
 
@@ -320,7 +321,7 @@ def test_mean_interval_is_the_normal_approximation():
 def test_ratio_interval_is_the_harness_error_with_one_answer_per_item():
     rng = np.random.default_rng(3)
     correct = rng.integers(0, 2, 50)
-    share, se, low, high, n = ratio_interval(correct, np.ones(50), 0.95)
+    share, se, low, high, n = ratio_interval(*ratio_sums(correct, np.ones(50, dtype=int)), 0.95)
     p = correct.mean()
     assert share == pytest.approx(p) and n == 50
     assert se == pytest.approx(np.sqrt(p * (1 - p) / 49))  # lm-eval's mean_stderr
@@ -334,7 +335,10 @@ def test_ratio_interval_is_the_cluster_bootstrap_error_with_items_as_the_unit():
     graded = rng.integers(1, 6, 400)
     ability = rng.uniform(0.1, 0.9, 400)  # an item's languages share its difficulty
     correct = rng.binomial(graded, ability)
-    share, se, *_ = ratio_interval(correct, graded, 0.95)
+    share, se, *_ = ratio_interval(*ratio_sums(correct, graded), 0.95)
+    # from the sums, the linearisation's definition (over the clusters themselves)
+    spread = np.sum((correct - share * graded) ** 2)
+    assert se == pytest.approx(math.sqrt(400 / 399 * spread) / graded.sum(), rel=1e-12)
     draws = rng.integers(0, 400, (20_000, 400))
     pooled = correct[draws].sum(1) / graded[draws].sum(1)
     assert share == pytest.approx(correct.sum() / graded.sum())
@@ -353,7 +357,8 @@ def test_ratio_interval_is_the_cluster_bootstrap_error_with_items_as_the_unit():
     ],
 )
 def test_ratio_interval_degenerate_cases(correct, graded, want):
-    share, se, low, high, _ = ratio_interval(np.array(correct), np.array(graded), 0.95)
+    sums = ratio_sums(np.array(correct, dtype=int), np.array(graded, dtype=int))
+    share, se, low, high, _ = ratio_interval(*sums, 0.95)
     for got, expected in ((share, want[0]), (se, want[1])):
         assert np.isnan(got) if expected is None else got == pytest.approx(expected)
     if want[1] == 0.0:

@@ -1,8 +1,9 @@
 """Per run and task: the accuracy over all the task's languages (every graded answer of
 every item with a gold), with the item as the unit of its standard error (an item's
 answers in its languages are not independent): concord_stats.consistency.ratio_interval
-over int_mcq_graded_items_counted. The scorecard's accuracy; per language it is
-mcq_accuracy."""
+over the sums of int_mcq_graded_items_summed, one row per run and task (counts before
+Python: the driver's memory does not grow with the items). The scorecard's accuracy; per
+language it is mcq_accuracy."""
 
 import pandas as pd
 
@@ -21,16 +22,18 @@ COLUMNS = {
     "ci_high": "float64",
     "confidence": "float64",
 }
+SUMS = ["n_items", "sum_correct", "sum_graded", "sum_correct_sq", "sum_correct_graded",
+        "sum_graded_sq"]  # fmt: skip
 
 
-def accuracy(run: pd.DataFrame, confidence: float) -> dict:
-    """One run and task: its items' ``n_correct`` of ``n_graded``, pooled."""
-    share, se, low, high, n = ratio_interval(
-        run["n_correct"].to_numpy(), run["n_graded"].to_numpy(), confidence
-    )
+def accuracy(cell: pd.DataFrame, confidence: float) -> dict:
+    """One run and task (its one row of sums): its items' correct of graded answers,
+    pooled."""
+    (run,) = cell.to_dict("records")
+    share, se, low, high, n = ratio_interval(*(int(run[c]) for c in SUMS), confidence)
     return {
         "n_items": n,
-        "n_graded": int(run["n_graded"].sum()),
+        "n_graded": int(run["sum_graded"]),
         "accuracy_pct": 100 * share,
         "std_error": 100 * se,
         "ci_low": 100 * low,
@@ -42,5 +45,5 @@ def accuracy(run: pd.DataFrame, confidence: float) -> dict:
 def model(dbt, session):
     dbt.config(materialized="table")
     (confidence,) = dbt_vars(dbt.config.get("vars"), "bootstrap_confidence")
-    items = to_pandas(dbt.ref("int_mcq_graded_items_counted"))
-    return per_cell(items, ["run_id", "task"], lambda run: accuracy(run, confidence), COLUMNS)
+    sums = to_pandas(dbt.ref("int_mcq_graded_items_summed"))
+    return per_cell(sums, ["run_id", "task"], lambda run: accuracy(run, confidence), COLUMNS)
