@@ -55,7 +55,7 @@ from concord_io.landing.names import (
 )
 from concord_io.landing.schemas import Seed, declared_seeds
 from concord_io.landing.seeds import read_seed
-from concord_io.landing.sources import open_regular, read_csv
+from concord_io.landing.sources import load, open_regular, read_csv
 from concord_io.landing.study import (
     FIELD_PATH,
     Line,
@@ -63,8 +63,10 @@ from concord_io.landing.study import (
     answer_registry,
     check_answer_source,
     file_pattern,
+    fingerprint_in_place,
     item_registry,
     load_study,
+    match_in_place,
 )
 from concord_io.paths import inside, landing_dir, warehouse_dir
 
@@ -751,6 +753,8 @@ class Options:
     task: str | None = None
     #: what is imported: ``lmeval`` or ``inspect`` (:data:`HARNESSES`)
     harness: str = "lmeval"
+    #: register the folder where it is (``--in-place``): nothing is copied
+    in_place: bool = False
 
     @property
     def importer(self) -> Harness:
@@ -775,6 +779,11 @@ class Options:
                     "--languages names no language",
                     hint="give the task's languages, e.g. --languages en,de,fr",
                 )
+        if self.in_place and self.as_folder is not None:
+            raise ConcordError(
+                "--as names the folder a copy goes to; --in-place copies nothing",
+                hint="pass one of them",
+            )
         pattern = check_task_pattern(self.task_pattern or AUTO, "--task-pattern")
         return replace(self, name=name, languages=languages, task_pattern=pattern)
 
@@ -943,7 +952,7 @@ def _copy_and_read(
             done.append(copy)
         lines = []
         for values in ours.values():
-            line = Line(REGISTRY, dict(values))
+            line = Line(REGISTRY, dict(values), base=sources)
             check_answer_source(study, line)
             matcher = file_pattern(line.file)
             folder = line.file.rsplit("/", 1)[0]
@@ -1019,6 +1028,9 @@ def _add(root: Path, path: Path, options: Options) -> list[str]:
     _destinations(runs, options.as_folder)
     aliases = ModelAliases.read(root)
     wanted = aliases.wanted(runs, options.name)
+    if options.in_place:
+        read, out = _register_in_place(root, study, runs, options, notes)
+        return _added(root, study, (aliases, wanted, declared), read, options, out, notes)
     copies, targets = _copies(study, runs, source, sources)
     earlier = _earlier_run(study, sources, runs, targets, options)
     ours = _lines(runs, options)
@@ -1032,6 +1044,25 @@ def _add(root: Path, path: Path, options: Options) -> list[str]:
         _write_registry(root, study, registry, new_lines)
     out = _copy_lines(study, copies, earlier, targets)
     out += _registered_lines(ours, new_lines, options)
+    anything = bool(changed or new_lines or earlier)
+    return _added(root, study, (aliases, wanted, declared), (landed, anything), options, out, notes)
+
+
+def _added(
+    root: Path,
+    study: Study,
+    declared_by: tuple[ModelAliases, dict[str, str], TaskLanguages],
+    read: tuple[list[Run], bool],
+    options: Options,
+    out: list[str],
+    notes: list[str],
+) -> list[str]:
+    """What follows the files and lines of an add: the alias (``--name``), the tasks'
+    languages (``--languages``), a line per run read and the notes; the lines to print
+    (``read``: the runs read, and whether the add changed a file or registry line)."""
+    aliases, wanted, declared = declared_by
+    landed, anything = read
+    override = {canonical_language(lang, "dbt_project.yml: vars") for lang in study.languages}
     out += aliases.add(root, wanted)
     answered = _answered(landed)
     if options.languages is not None and not override:
@@ -1039,11 +1070,96 @@ def _add(root: Path, path: Path, options: Options) -> list[str]:
     out += _run_lines(landed)
     notes += _language_notes(study, landed, answered, declared, override, options)
     out += [f"note       {note}" for note in notes]
-    if not changed and not new_lines and not earlier:
+    if not anything:
         out.append("nothing added: the same files are already there, and registered")
     else:
         out.append("next: `concord land` (or dbt build) lands the run")
     return out
+
+
+def _in_place_lines(study: Study, runs: list[HarnessRun], options: Options) -> list[Line]:
+    """The registry lines of ``runs`` registered where they are: one per folder of a run's
+    files (and per suffix, for Inspect logs), its files matched as the reader will match
+    them (the harness's files under PATH are all of its runs': another file a line's pattern
+    matches was refused as not the harness's) and its fingerprint taken. A folder of two
+    models' logs is refused: its line could not tell them apart."""
+    importer = options.importer
+    groups: dict[tuple[Path, str], HarnessRun] = {}
+    for run in runs:
+        for file in run.files:
+            pattern = importer.files if importer.format == "lm_eval" else f"*{file.suffix}"
+            other = groups.setdefault((file.parent, pattern), run)
+            if other.model != run.model:
+                raise ConcordError(
+                    f"{printable(study.relative(file.parent))}: holds the logs of models "
+                    f"{printable(other.model)} and {printable(run.model)}; a folder registered "
+                    "in place is one model's",
+                    hint="move each model's logs into a folder of its own, or add without "
+                    "--in-place (a copy per model)",
+                )
+    lines = []
+    for (folder, pattern), run in sorted(groups.items(), key=lambda g: (str(g[0][0]), g[0][1])):
+        named = study.relative(folder)
+        values = dict(_lines([run], options).popitem()[1], file=pattern, folder=named)
+        line = Line(REGISTRY, values)
+        match_in_place(study, line, [])
+        loaded = [load(study.root, relative) for relative in line.paths]
+        line.values["fingerprint"] = fingerprint_in_place(folder, importer.format, loaded)
+        lines.append(line)
+    return lines
+
+
+def _key(cells: dict[str, str]) -> tuple[str, str]:
+    """A registry line's identity: its folder (blank: the answer sources folder) and file."""
+    return (cells.get("folder") or "").strip(), (cells.get("file") or "").strip()
+
+
+def _register_in_place(
+    root: Path, study: Study, runs: list[HarnessRun], options: Options, notes: list[str]
+) -> tuple[tuple[list[Run], bool], list[str]]:
+    """``--in-place``: each folder of the runs registered where it is, nothing copied (the
+    registry names the folder, relative to the project where it lies inside it, and the
+    fingerprint of its files): read and checked as the reader will land it first. A line of
+    the same folder registered with other files or cells is refused unless ``--replace``,
+    which replaces it and every line registered in place of the same model and variant."""
+    lines = _in_place_lines(study, runs, options)
+    path, header, rows, ending = _registry(study)
+    if not options.new_variant:
+        _refuse_variant_typo(study, rows, options.variant)
+    ours = {_key(line.values): line.values for line in lines}
+    same = [row for row in rows if _key(row) in ours]
+    kept, out = rows, []
+    if options.replace:  # our folders' lines, and the model's and variant's in place elsewhere
+        ran = {(line["model"], line["run"]) for line in lines}
+        of_run = lambda row: (row.get("model") or "", row.get("run") or "")  # noqa: E731
+        replaced = [row for row in rows if row not in ours.values() and _key(row)[0]
+                    and (_key(row) in ours or of_run(row) in ran)]  # fmt: skip
+        kept = [row for row in rows if row not in replaced]
+    else:
+        for row in same:
+            ours_row = ours[_key(row)]
+            differ = [k for k, v in ours_row.items() if (row.get(k) or "").strip() != v]
+            if differ:
+                raise ConcordError(
+                    f"{REGISTRY}: {printable('/'.join(_key(row)))} is registered in place "
+                    f"already with other {', '.join(differ)} (its files changed, or another "
+                    "run's flags)",
+                    hint="pass --replace to register it as it is now",
+                )
+    landed = read_source_runs(study, lines, notes)
+    new_rows = [values for values in ours.values() if values not in kept]
+    dropped = [row for row in rows if row not in kept]
+    for values in ours.values():
+        what = f"{values['folder']}/{values['file']}"
+        where = f"(in place: nothing copied; model {values['model']}, run {values['run']})"
+        out.append(f"{'registered' if values in new_rows else 'unchanged '} {what}  {where}")
+    out += [f"replaced   {row['folder']}/{row['file']}  (--replace)" for row in dropped
+            if _key(row) not in ours]  # fmt: skip
+    if new_rows or dropped:
+        columns = [*header, *(c for c in study.optional[REGISTRY] if c not in header)]
+        text = _registry_text(columns, [*kept, *new_rows], ending)
+        _write(inside(root, path, what="registry"), text.encode("utf-8"))
+    return (landed, bool(new_rows or dropped)), out
 
 
 def _copy_lines(
@@ -1205,25 +1321,32 @@ def _remove(root: Path, landing: Path, run_id: str, delete_files: bool) -> list[
             "of that source",
         )
     where = (root / source).resolve()
+    out: list[str] = []
     if run["source_kind"] == "wide_csv":
         registry = "mcq_answer_registry"
         gone = [study.answers_dir / line.file for line in answer_registry(study)
                 if (study.answers_dir / line.file).resolve() == where]  # fmt: skip
-        drop = {path.name for path in gone}
+        drop = {("", path.name) for path in gone}
     else:
         registry = REGISTRY
         lines = [
             line
             for line in answer_sources(study)
-            if any((study.sources_dir / p).resolve().parent == where for p in line.paths)
+            if any((Path(line.base or ".") / p).resolve().parent == where for p in line.paths)
         ]
-        drop = {line.file for line in lines}
-        gone = [study.sources_dir / p for line in lines for p in line.paths]
-        gone += sorted(where.glob("results_*.json")) if run["source_kind"] == "lm_eval" else []
+        drop = {(line["folder"], line.file) for line in lines}
+        gone = [study.sources_dir / p for line in lines if not line["folder"] for p in line.paths]
+        if gone and run["source_kind"] == "lm_eval":
+            gone += sorted(where.glob("results_*.json"))
+        out += [f"kept         {printable(line['folder'])}  (registered in place: its files are "
+                "yours, and stay)" for line in lines if line["folder"]]  # fmt: skip
     path, header, rows, ending = _registry(study, registry)
-    kept = [row for row in rows if row.get("file", "").strip() not in drop]
+    kept = [row for row in rows if _key(row) not in drop]
     _write(inside(root, path, what="registry"), _registry_text(header, kept, ending).encode())
-    out = [f"unregistered {registry} line {printable(file)}" for file in sorted(drop)]
+    out += [
+        f"unregistered {registry} line {printable('/'.join(p for p in line if p))}"
+        for line in sorted(drop)
+    ]
     # a file of the inputs folders comes with its registry line: kept, it moves out of them
     aside = warehouse_dir() / "removed" / run_id
     for file in gone:
@@ -1235,7 +1358,7 @@ def _remove(root: Path, landing: Path, run_id: str, delete_files: bool) -> list[
             moved.parent.mkdir(parents=True, exist_ok=True)
             shutil.move(file, moved)
             out.append(f"moved        {study.relative(file)} to {moved} (--delete-files deletes)")
-    if where.is_dir() and not any(where.iterdir()):
+    if gone and where.is_dir() and not any(where.iterdir()):
         where.rmdir()
     # landed again: the run's folder goes, as no longer registered, and so does its line
     return out + [line for line in land(root, landing).lines() if not line.startswith("unchanged")]

@@ -982,7 +982,8 @@ def _add_command(harness: str, path_help: str, summary: str) -> Callable[..., No
             typer.Option(
                 "--replace",
                 help="replace the run already in the destination folder (its results files and "
-                "sample logs, or Inspect logs, that PATH does not bring)",
+                "sample logs, or Inspect logs, that PATH does not bring); with --in-place, the "
+                "lines registered in place for the model and variant",
             ),
         ] = False,
         new_variant: Annotated[
@@ -1010,6 +1011,15 @@ def _add_command(harness: str, path_help: str, summary: str) -> Callable[..., No
                 "task without its language",
             ),
         ] = None,
+        in_place: Annotated[
+            bool,
+            typer.Option(
+                "--in-place",
+                help="register the folder where it is instead of copying it (the registry "
+                "names the folder and the fingerprint of its files: a moved or changed folder "
+                "is refused by name)",
+            ),
+        ] = False,
     ) -> None:
         from concord_io.add_lmeval import add_run
 
@@ -1018,7 +1028,7 @@ def _add_command(harness: str, path_help: str, summary: str) -> Callable[..., No
             as_folder=as_folder, variant=variant, name=name,
             languages=None if languages is None else languages.split(","),
             domain_field=domain_field, replace_languages=replace_languages, replace=replace,
-            new_variant=new_variant, task=task,
+            new_variant=new_variant, task=task, in_place=in_place,
         )  # fmt: skip
         for line in lines:
             print(printable(line))
@@ -1099,9 +1109,10 @@ PROBE_COMMANDS = {
 MCQ_OWN_OPTIONS = ("--land", "--variant")
 MCQ_LAND_HELP = (
     "concord probe mcq lands the study's inputs first (the probe scores the landed items), "
-    "and takes two options of its own: --land imports the logs into the study (concord add "
-    "lmeval, with --replace replacing the run added before) and lands them; --variant NAME "
-    "names the run's variant (default base; a template is a variant)."
+    "and takes two options of its own: --land registers the logs where --out has them "
+    "(concord add lmeval --in-place: nothing is copied into the study's inputs; with --replace "
+    "the run scored again replaces the one registered) and lands them; --variant NAME names "
+    "the run's variant (default base; a template is a variant)."
 )
 
 
@@ -1165,7 +1176,7 @@ def _probe_mcq(args: list[str]) -> int:
     from concord_io.landing import land_mcq
 
     lines = add(project, Path(scored["folder"]), task_pattern=f"{scored['task']}_{{lang}}",
-                variant=known.variant, replace=known.replace)  # fmt: skip
+                variant=known.variant, replace=known.replace, in_place=True)  # fmt: skip
     lines = [line for line in lines if not line.startswith("next:")]
     for line in lines + land_mcq(project, landing).lines():
         print(printable(line))

@@ -55,6 +55,7 @@ from concord_io.landing.study import (
     Study,
     answer_registry,
     answer_sources,
+    fingerprint_in_place,
     item_registry,
     load_study,
 )
@@ -275,8 +276,7 @@ def _record_runs(reading: Reading, lines: list[Line], items: pa.Table) -> list[R
     logs_read: dict[str, tuple[str, str, str]] = {}
     for line in lines:
         way = tuple(sorted(line.values.items() - {("file", line.file)}))
-        for relative in line.paths:  # a loop per file
-            source = load(study.sources_dir, relative)
+        for source in _line_files(line):  # a loop per file
             # a sample log's task and language come from its name and line
             read_as = task_of(source, line) if line["format"] == "lm_eval" else None
             if read_as is not None:
@@ -304,6 +304,25 @@ def _record_runs(reading: Reading, lines: list[Line], items: pa.Table) -> list[R
                 )
                 _join(reading, runs, row, source).add(piece, inputs, scores)
     return list(runs.values())
+
+
+def _line_files(line: Line) -> list[SourceFile]:
+    """A line's files, hashed; a line registered in place whose files are not the ones it
+    was registered with (a file changed, added or gone) refused naming its folder."""
+    assert line.base is not None
+    loaded = [load(line.base, relative) for relative in line.paths]  # a loop per file
+    folder = line.base / line["folder"]
+    if (
+        line["folder"]
+        and fingerprint_in_place(folder, line["format"], loaded) != line["fingerprint"]
+    ):
+        raise ConcordError(
+            f"{line.registry}: {printable(line['folder'])} (registered in place) changed since "
+            f"it was registered: its files {printable(line.file)} are not the ones registered",
+            hint="register it as it is now (concord add PATH --in-place --replace), or put "
+            "back the files it had",
+        )
+    return loaded
 
 
 def _join(reading: Reading, runs: dict[str, Run], row: dict, source: SourceFile) -> Run:

@@ -13,6 +13,7 @@ sources registry (``mcq_answer_sources``) matches, and only ``*`` is a wildcard 
 
 from __future__ import annotations
 
+import hashlib
 import re
 import string
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from concord_io.landing.names import (
     check_variant,
 )
 from concord_io.landing.schemas import declared_seeds
-from concord_io.landing.sources import read_csv, read_regular
+from concord_io.landing.sources import SourceFile, load, read_csv, read_regular
 
 SEEDS = Path("seeds") / "mcq"
 REGISTRIES = ("mcq_answer_registry", "mcq_item_files", "mcq_answer_sources")
@@ -170,6 +171,9 @@ class Line:
     registry: str
     values: dict[str, str]
     paths: list[str] = field(default_factory=list)
+    #: the folder ``paths`` are relative to: the registry's, or for a line registered in
+    #: place (``folder``) the project's (the paths then name the folder too)
+    base: Path | None = None
 
     def __getitem__(self, column: str) -> str:
         return self.values.get(column, "")
@@ -415,6 +419,12 @@ def check_answer_source(study: Study, line: Line) -> None:
         check_name(line["run"], where, column="run")
     if line["presented_option_order"]:
         check_option_order(line["presented_option_order"], study.options, where)
+    if bool(line["folder"]) != bool(line["fingerprint"]):
+        raise ConcordError(
+            f"{where}: a line registered in place has a folder and its fingerprint; a line of "
+            "the answer sources folder neither",
+            hint="register a folder in place with concord add PATH --in-place",
+        )
 
 
 def _refuse_linked_folder(name: str, directory: Path, file: str) -> None:
@@ -433,6 +443,61 @@ def _refuse_linked_folder(name: str, directory: Path, file: str) -> None:
             )
 
 
+def fingerprint_in_place(folder: Path, line_format: str, files: list[SourceFile]) -> str:
+    """What a line registered in place was registered with: the sha256 of its files' names
+    under ``folder`` and content hashes, with an lm_eval line's results files beside them
+    (read with them: their provenance), in name order."""
+    named = [(file.path.relative_to(folder).as_posix(), file.content_hash) for file in files]
+    if line_format == "lm_eval":
+        for parent in sorted({file.path.parent for file in files}):
+            for path in sorted(parent.iterdir()):
+                if RESULTS.match(path.name):
+                    relative = path.relative_to(folder).as_posix()
+                    named.append((relative, load(parent, path.name).content_hash))
+    digest = hashlib.sha256()
+    for name, content_hash in sorted(named):
+        digest.update(f"{name}\0{content_hash}\0".encode())
+    return digest.hexdigest()
+
+
+def match_in_place(study: Study, line: Line, listed_here: list[str]) -> None:
+    """A line registered in place (``folder``): its folder there, a folder of its own (not
+    the answer sources folder or inside it), and its files matched in it; refused by name
+    where it moved (the fingerprint is checked as the files are read:
+    :func:`concord_io.landing.mcq`'s ``_in_place_files``)."""
+    where = f"{line.registry}: {printable(line.file)} in {printable(line['folder'])}"
+    folder = study.root / line["folder"]  # an absolute folder stays what it is
+    if not folder.is_dir():
+        raise ConcordError(
+            f"{where}: the folder registered in place is not there (moved or deleted)",
+            hint="register it where it is now (concord add PATH --in-place --replace), or "
+            "remove its run (concord remove RUN_ID)",
+        )
+    inside = folder.resolve()
+    sources = study.sources_dir.resolve()
+    if inside == sources or sources in inside.parents or inside in sources.parents:
+        raise ConcordError(
+            f"{where}: the folder lies in the answer sources folder {study.relative(sources)}, "
+            "or holds it",
+            hint="register a file of that folder by its path there, with folder blank",
+        )
+    pattern = file_pattern(line.file)
+    prefix = line["folder"].rstrip("/")
+    line.base = study.root
+    line.paths = [
+        f"{prefix}/{name}"
+        for name in _listed(folder, recursive=True, suffixes=ANSWER_SUFFIXES)
+        if pattern.match(name)
+    ]
+    if not line.paths:
+        raise ConcordError(
+            f"{where}: no file of the folder registered in place matches (moved or deleted)",
+            hint="register the folder as it is now (concord add PATH --in-place --replace), "
+            "or remove its run (concord remove RUN_ID)",
+        )
+    listed_here.extend(line.paths)
+
+
 def answer_sources(study: Study) -> list[Line]:
     """``mcq_answer_sources``: long-format files and lm-evaluation-harness sample logs, each
     line with the files it matches (paths relative to the sources folder, sorted)."""
@@ -441,8 +506,13 @@ def answer_sources(study: Study) -> list[Line]:
     lines = read_registry(study, name)
     listed = _listed(directory, recursive=True, suffixes=ANSWER_SUFFIXES)
     claimed: list[str] = []
+    in_place: list[str] = []
     for line in lines:
         check_answer_source(study, line)
+        if line["folder"]:
+            match_in_place(study, line, in_place)
+            continue
+        line.base = directory
         file = line.file
         pattern = file_pattern(file)
         line.paths = [path for path in listed if pattern.match(path)]
@@ -464,12 +534,12 @@ def answer_sources(study: Study) -> list[Line]:
                 hint="put the file there (or fix the pattern), or remove the line",
             )
         claimed.extend(line.paths)
-    _refuse_repeated(name, claimed, "matched by more than one line")
+    _refuse_repeated(name, claimed + in_place, "matched by more than one line")
     # the harness's results files beside a registered sample log are its provenance
     folders = {
         path.rpartition("/")[0]
         for line in lines
-        if line["format"] == "lm_eval"
+        if line["format"] == "lm_eval" and not line["folder"]
         for path in line.paths
     }
     results = {

@@ -134,11 +134,11 @@ def test_the_logs_land_through_the_lm_eval_reader(tiny_model_dirs, mcq_project):
 def test_a_run_scored_again_with_replace_and_land_replaces_the_landed_one(
     tiny_model_dirs, mcq_project, capsys
 ):
-    """`concord probe mcq --land` (the probe scores, then the logs are imported and
-    landed), then `--replace --land` (the same model scored again): the second harness run
-    replaces the first in the study's folder and the landing (it was refused, "both record
-    task xcloze_en", with no way through); without --replace the add says that the folder
-    holds another run of the task, and to pass --replace."""
+    """`concord probe mcq --land` (the probe scores, then the logs are registered where
+    --out has them and landed), then `--replace --land` (the same model scored again): the
+    second harness run replaces the first in the registry and the landing, and nothing is
+    ever copied into the study's inputs; without --replace the add says that the folder
+    changed since it was registered, and to pass --replace."""
     from concord_io.cli import main as concord
     from concord_io.errors import ConcordError
 
@@ -146,23 +146,27 @@ def test_a_run_scored_again_with_replace_and_land_replaces_the_landed_one(
     argv = ["probe", "mcq", "--model", str(tiny_model_dirs["gpt2"]), "--items",
             str(mcq_project), "--landing-dir", str(landing), "--out", str(out),
             "--device", "cpu", "--no-progress", "--land"]  # fmt: skip
+    registered = []
     for extra in ([], ["--replace"]):
         with pytest.raises(SystemExit) as exit_:
             concord([*argv, *extra])
         assert exit_.value.code == 0
-    printed = capsys.readouterr().out.splitlines()
-    assert sum(line.startswith("removed ") for line in printed) == 3  # results, 2 logs
+        registry = mcq_project / "seeds" / "mcq" / "mcq_answer_sources.csv"
+        registered.append(registry.read_text().splitlines()[1:])
     (scored,) = out.iterdir()
-    copied = next((mcq_project / "seeds" / "mcq" / "answer_sources").iterdir())
-    assert sorted(p.name for p in copied.iterdir()) == sorted(p.name for p in scored.iterdir())
+    assert not list((mcq_project / "seeds" / "mcq" / "answer_sources").glob("*/*"))
+    (first,), (second,) = registered
+    assert (
+        f",{scored.resolve()}," in second
+        and first.rpartition(",")[0] == (second.rpartition(",")[0])
+    )  # the same folder, registered again with the fingerprint of the files scored again
+    assert first != second
     (run,) = (landing / "mcq").glob("run_id=*")
     assert pq.read_table(run / "answers.parquet").num_rows == 4
     newer = _run(tiny_model_dirs["gpt2"], mcq_project, out, replace=True).folder  # not landed
     with pytest.raises(ConcordError) as caught:
-        add_lmeval(mcq_project, newer, task_pattern="xcloze_{lang}")
-    assert "another harness run of task(s) xcloze_en, xcloze_it is already in" in str(
-        caught.value.message
-    )
+        add_lmeval(mcq_project, newer, task_pattern="xcloze_{lang}", in_place=True)
+    assert "is registered in place already with other fingerprint" in caught.value.message
     assert "pass --replace" in caught.value.hint
 
 

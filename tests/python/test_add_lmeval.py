@@ -21,9 +21,9 @@ from concord_io.project import PROJECT_ROOT
 DATE = "2025-05-05T10-00-00.123456"
 MODEL = "org/model-1b"
 FOLDER = "seeds/mcq/answer_sources/org-model-1b"
-LINE = "org-model-1b/samples_*.jsonl,lm_eval,org/model-1b,base,,,,{pattern},,"
+LINE = "org-model-1b/samples_*.jsonl,lm_eval,org/model-1b,base,,,,{pattern},,,,"
 #: a registry of every declared column: add gives an older one the columns added since
-ADDED_HEADER = SOURCES_HEADER.replace("\n", ",task\n")
+ADDED_HEADER = SOURCES_HEADER.replace("\n", ",task,folder,fingerprint\n")
 
 
 @pytest.fixture
@@ -250,7 +250,7 @@ def test_task_maps_the_harness_task_onto_a_task_of_the_study(project, tmp_path):
     the registry line says so; a task that is not a name is refused before anything."""
     output = harness_output(tmp_path / "out", TWO_LANGUAGES)
     lines = add_lmeval(project, output, task="cloze-mapped")
-    assert registry(project).endswith(LINE.format(pattern="auto") + "cloze-mapped\n")
+    assert registry(project).endswith(LINE.format(pattern="auto")[:-2] + "cloze-mapped,,\n")
     assert "task(s) cloze-mapped, language(s) en, it" in lines[4]
     land(project)
     run_id = landed(project, "runs").query("harness == 'lm_eval'").run_id.iloc[0]
@@ -488,7 +488,7 @@ def test_a_registry_without_the_later_columns_is_read_and_given_them(project, tm
     add_lmeval(project, harness_output(tmp_path / "out", TWO_LANGUAGES))
     assert registry(project).split("\r\n") == [
         ADDED_HEADER.strip(),
-        'a.csv,long,"M, 2",base,,,,,,',
+        'a.csv,long,"M, 2",base,,,,,,,,',
         LINE.format(pattern="auto"),
         "",
     ]
@@ -506,7 +506,17 @@ def test_a_registry_without_the_later_columns_is_read_and_given_them(project, tm
         ("x/samples_*.jsonl,lm_eval,M,base,,,,xcopa,", "task_pattern xcopa is not auto"),
         ("a.csv,long,M,base,,,,auto,", "a.csv: task_pattern is for lm_eval lines"),
         ("a.csv,long,M,base,,,,,subject", "a.csv: domain_field is for lm_eval lines"),
-        ("a.csv,long,M,base,,,,,,xcloze", "a.csv: task is for lm_eval lines"),
+        ("a.csv,long,M,base,,,,,,xcloze,,", "a.csv: task is for lm_eval lines"),
+        (
+            "samples_*.jsonl,lm_eval,M,base,,,,auto,,,runs/gone,0a1b",
+            "samples_*.jsonl in runs/gone: the folder registered in place is not there (moved",
+        ),
+        (
+            "a.csv,long,M,base,,,,,,,seeds/mcq/answer_sources,0a1b",
+            "the folder lies in the answer sources folder seeds/mcq/answer_sources",
+        ),
+        ("a.csv,long,M,base,,,,,,,seeds,", "a line registered in place has a folder and its"),
+        ("a.csv,long,M,base,,,,,,,,0a1b", "a line registered in place has a folder and its"),
         ("x/samples_*.jsonl,lm_eval,M,base,,,,auto,doc[x]", "domain_field doc[x] is not a field"),
         (
             'a.csv,long,"M\nN",base,,,,,',
@@ -594,7 +604,7 @@ def test_domain_field_names_the_documents_field_that_is_the_items_domain(project
         for task, samples in TWO_LANGUAGES.items()
     }
     add_lmeval(project, harness_output(tmp_path / "out", logs), domain_field="meta.subject")
-    assert registry(project).endswith(LINE.format(pattern="auto")[:-1] + "meta.subject,\n")
+    assert registry(project).endswith(LINE.format(pattern="auto")[:-3] + "meta.subject,,,\n")
     land(project)
     answers = landed(project).query("source_file.str.startswith('org-')")
     got = answers.sort_values(["language", "item_id"])[["language", "item_id", "domain"]]
@@ -866,3 +876,78 @@ def test_a_harness_run_added_then_removed_leaves_the_study_as_before(
     assert registry(project) == before
     assert not (mcq(project) / "answer_sources" / "org-model-1b").exists()
     assert set(landed(project, "runs").source_kind) == {"wide_csv"}
+
+
+# ------------------------------------------------------------------- registered in place
+
+
+def test_in_place_registers_the_folder_where_it_is_and_refuses_it_moved_or_changed(
+    project, tmp_path, monkeypatch
+):
+    """--in-place: nothing is copied; the registry names the harness folder and the
+    fingerprint of its files, and the run lands from there as a copy would. A changed file
+    or a moved folder is refused by name at the next landing, until the folder is
+    registered as it is (--replace); remove keeps the user's files."""
+    from concord_io.add_lmeval import remove_run
+
+    monkeypatch.setenv("CONCORD_LANDING_DIR", str(project.parent / "landing"))
+    monkeypatch.setenv("CONCORD_DB_PATH", str(tmp_path / "warehouse" / "concord.duckdb"))
+    folder = harness_output(tmp_path / "out", TWO_LANGUAGES) / "org__model-1b"
+    lines = add_lmeval(project, folder.parent, in_place=True)
+    assert not list((mcq(project) / "answer_sources").rglob("*")), "in place copies nothing"
+    header, line = registry(project).splitlines()
+    assert header + "\n" == ADDED_HEADER
+    cells = line.split(",")
+    assert cells[1:-2] == LINE.format(pattern="auto").split(",")[1:-2]
+    assert cells[0] == "samples_*.jsonl" and cells[-2] == str(folder.resolve())
+    assert re.fullmatch("[0-9a-f]{64}", cells[-1])
+    assert lines[0] == (
+        f"registered {folder.resolve()}/samples_*.jsonl  (in place: nothing copied; model "
+        f"{MODEL}, run base)"
+    )
+    assert add_lmeval(project, folder.parent, in_place=True)[-1].startswith("nothing added")
+
+    land(project)
+    (run,) = landed(project, "runs").query("harness == 'lm_eval'").itertuples()
+    assert run.source_folder == str(folder.resolve())
+    answers = landed(project).query("run_id == @run.run_id").sort_values(["language", "item_id"])
+    assert answers[["item_id", "language", "chosen_option"]].values.tolist() == [
+        ["1", "en", "B"], ["2", "en", "A"], ["1", "it", "C"], ["2", "it", "D"],
+    ]  # fmt: skip
+
+    log = folder / f"samples_belebele_ita_Latn_{DATE}.jsonl"
+    log.write_text(log.read_text().replace('"-4.0"', '"-0.1"'))  # item 2 in it: now A
+    where = f"mcq_answer_sources: {folder.resolve()} (registered in place) changed since"
+    with pytest.raises(ConcordError, match=re.escape(where)):
+        land(project)
+    with pytest.raises(ConcordError, match="registered in place already with other fingerprint"):
+        add_lmeval(project, folder.parent, in_place=True)
+    assert add_lmeval(project, folder.parent, in_place=True, replace=True)[0].startswith(
+        "registered "
+    )
+    land(project)
+    it_2 = "run_id == @run.run_id and language == 'it' and item_id == '2'"
+    chosen = landed(project).query(it_2).chosen_option
+    assert chosen.tolist() == ["A"]
+
+    moved = folder.rename(tmp_path / "moved")
+    with pytest.raises(ConcordError, match=re.escape("is not there (moved or deleted)")):
+        land(project)
+    lines = add_lmeval(project, moved, in_place=True, replace=True)
+    assert f"replaced   {folder.resolve()}/samples_*.jsonl  (--replace)" in lines
+    land(project)
+    (run,) = landed(project, "runs").query("harness == 'lm_eval'").itertuples()
+    assert run.source_folder == str(moved.resolve())
+
+    lines = remove_run(project, run.run_id, delete_files=True)
+    assert lines[0].startswith(f"kept         {moved.resolve()}  (registered in place")
+    assert registry(project) == ADDED_HEADER
+    assert sorted(p.name for p in moved.iterdir()) == sorted(
+        [f"results_{DATE}.json", log.name, log.name.replace("ita", "eng")]
+    )
+    assert set(landed(project, "runs").source_kind) == {"wide_csv"}
+
+
+def test_in_place_and_as_are_refused_together(project, tmp_path):
+    output = harness_output(tmp_path / "out", TWO_LANGUAGES)
+    refused(project, output, "--in-place copies nothing", in_place=True, as_folder="x")

@@ -226,8 +226,8 @@ def test_two_adds_at_once_keep_every_line_of_both(tmp_path):
         out, _ = add.communicate(timeout=120)
         assert add.returncode == 0, out
     assert sorted(registry(project).splitlines()[1:]) == [
-        "org-a/samples_*.jsonl,lm_eval,org/a,base,,,,auto,,",
-        "org-b/samples_*.jsonl,lm_eval,org/b,base,,,,auto,,",
+        "org-a/samples_*.jsonl,lm_eval,org/a,base,,,,auto,,,,",
+        "org-b/samples_*.jsonl,lm_eval,org/b,base,,,,auto,,,,",
     ]
     assert sorted(aliases.read_text().splitlines()[1:]) == ["org/a,ORG/A", "org/b,ORG/B"]
     assert sorted((mcq(project) / "mcq_task_languages.csv").read_text().splitlines()[1:]) == [
