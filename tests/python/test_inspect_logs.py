@@ -232,6 +232,43 @@ def test_add_inspect_copies_a_folder_per_model_and_registers_it(tmp_path, logs, 
     assert exit_.value.code == 2 and "missing: not a folder" in err[0] and len(err) == 2
 
 
+def test_add_inspect_in_place_registers_a_folder_per_model_and_refuses_one_of_two(tmp_path,
+                                                                                   logs):  # fmt: skip
+    """--in-place: Inspect's log folder of two models is refused (a line per folder could
+    not tell them apart); a folder per model is registered where it is, one line per suffix
+    of its logs, and lands as the copies do."""
+    project = make_project(tmp_path)
+    write(mcq(project) / "mcq_answer_sources.csv", SOURCES_HEADER)
+    mixed = tmp_path / "logs"
+    for path in logs[:7]:
+        write(mixed / path.name, path.read_bytes())
+    with pytest.raises(ConcordError, match="holds the logs of models mockllm/alpha-7b and "):
+        add_inspect(project, mixed, in_place=True)
+    for model, mine in (("alpha", [*logs[:3], logs[6]]), ("beta", logs[3:6])):
+        for path in mine:
+            write(tmp_path / "by_model" / model / path.name, path.read_bytes())
+    lines = add_inspect(project, tmp_path / "by_model", in_place=True)
+    registered = [line.split()[1] for line in lines if line.startswith("registered ")]
+    folder = (tmp_path / "by_model").resolve()
+    assert registered == [f"{folder}/alpha/*.eval", f"{folder}/alpha/*.json",
+                          f"{folder}/beta/*.eval"]  # fmt: skip
+    assert not list((mcq(project) / "answer_sources").rglob("*"))
+    land(project)
+    runs = landed(project, "runs").query("harness == 'inspect_ai'")
+    assert sorted(runs.source_folder) == [f"{folder}/alpha", f"{folder}/beta"]
+    copied = make_project(tmp_path / "copied")
+    write(mcq(copied) / "mcq_answer_sources.csv", SOURCES_HEADER)
+    add_inspect(copied, mixed)
+    land(copied)
+    columns = ["model", "task", "language", "item_id", "chosen_option", "domain"]
+    answers = []
+    for each in (project, copied):
+        found = landed(each).assign(model=lambda a: a.run_id.str.split("--").str[0])
+        rows = found.query("model != 'm'")[columns].astype(str).values.tolist()
+        answers.append(sorted(map(tuple, rows)))
+    assert len(answers[0]) == 38 and answers[0] == answers[1]
+
+
 @pytest.mark.parametrize(
     ("files", "expected"),
     [
