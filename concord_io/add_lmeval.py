@@ -1114,6 +1114,22 @@ def _key(cells: dict[str, str]) -> tuple[str, str]:
     return (cells.get("folder") or "").strip(), (cells.get("file") or "").strip()
 
 
+def _refuse_registered_elsewhere(rows: list[dict[str, str]], lines: list[Line]) -> None:
+    """A model and variant registered in place from another folder already: a second run of
+    them would be refused by the landing (one model twice), so the add says so first."""
+    ours = {_key(line.values) for line in lines}
+    for line in lines:
+        for row in rows:
+            same_run = (row.get("model"), row.get("run")) == (line["model"], line["run"])
+            if same_run and _key(row)[0] and _key(row) not in ours:
+                raise ConcordError(
+                    f"model {printable(line['model'])}, variant {printable(line['run'])} is "
+                    f"registered in place already from {printable(_key(row)[0])}",
+                    hint="pass --replace to register this folder in its place, or --variant "
+                    "for a run beside it",
+                )
+
+
 def _register_in_place(
     root: Path, study: Study, runs: list[HarnessRun], options: Options, notes: list[str]
 ) -> tuple[tuple[list[Run], bool], list[str]]:
@@ -1136,6 +1152,7 @@ def _register_in_place(
                     and (_key(row) in ours or of_run(row) in ran)]  # fmt: skip
         kept = [row for row in rows if row not in replaced]
     else:
+        _refuse_registered_elsewhere(rows, lines)
         for row in same:
             ours_row = ours[_key(row)]
             differ = [k for k, v in ours_row.items() if (row.get(k) or "").strip() != v]

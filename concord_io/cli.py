@@ -754,11 +754,18 @@ def _mcq_run_lines(landing: Path, published: Path | None) -> list[str]:
                 )
             except duckdb.Error:  # a version published before these marts
                 pass
+    from concord_io.landing.seeds import read_model_aliases
+
+    try:  # the name the marts give the model (its alias), with the harness's beside it
+        aliases = read_model_aliases(paths.project_root())
+    except ConcordError:  # an alias file the landing refuses: it says why
+        aliases = {}
     lines = [f"Cross-lingual runs landed in {landing / 'mcq'}: {len(rows)}"]
     for run_id, model, variant, source, landed_at, tasks, langs, items, n in rows:
         accuracy = f", accuracy {graded[run_id]:.1f} %" if run_id in graded else ""
+        named = f"{aliases[model]} [{model}]" if aliases.get(model, model) != model else model
         lines.append(
-            f"  {printable(model)} ({printable(variant)}): task(s) {printable(tasks or '-')}, "
+            f"  {printable(named)} ({printable(variant)}): task(s) {printable(tasks or '-')}, "
             f"language(s) {printable(langs or '-')}, {items} item(s), {n} answer(s)"
             f"{accuracy}; {printable(source)}, landed {landed_at:%Y-%m-%d %H:%M} UTC; "
             f"{run_id}" + ("  (published)" if run_id in built else "  (not built)")

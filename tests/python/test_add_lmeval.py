@@ -933,6 +933,8 @@ def test_in_place_registers_the_folder_where_it_is_and_refuses_it_moved_or_chang
     moved = folder.rename(tmp_path / "moved")
     with pytest.raises(ConcordError, match=re.escape("is not there (moved or deleted)")):
         land(project)
+    with pytest.raises(ConcordError, match="variant base is registered in place already from "):
+        add_lmeval(project, moved, in_place=True)
     lines = add_lmeval(project, moved, in_place=True, replace=True)
     assert f"replaced   {folder.resolve()}/samples_*.jsonl  (--replace)" in lines
     land(project)

@@ -916,6 +916,12 @@ def test_status_lists_every_cross_lingual_run_landed(tmp_path, monkeypatch):
     assert "180 answer(s), accuracy 50.0 %; seeds/" in gpt and gpt.endswith("  (published)")
     mbert = next(line for line in lines if line.startswith("  mBERT (base): "))
     assert "accuracy" not in mbert and mbert.endswith("  (not built)")
+    # a model the aliases rename is named as the marts name it, the harness's name beside
+    aliases = {"GPT-4o": "GPT-4o (2024-05)", "mBERT": "mBERT"}
+    monkeypatch.setattr("concord_io.landing.seeds.read_model_aliases", lambda root: aliases)
+    lines = cli._mcq_run_lines(landing, published)
+    assert any(line.startswith("  GPT-4o (2024-05) [GPT-4o] (base): task(s)") for line in lines)
+    assert any(line.startswith("  mBERT (base): ") for line in lines)
 
 
 def test_concord_remove_unregisters_a_run_and_the_landing_follows(
