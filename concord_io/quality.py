@@ -20,6 +20,11 @@ before the snapshot and again after the checkpoint: a build that changed the fil
 records nothing) in ``<database>.quality.json``; ``publish`` refuses a build file without a
 matching record (:func:`check_quality_record`). A failing run removes the record.
 
+A passing checkpoint also records, beside its data docs, each suite's digest: its file, its
+table's snapshot and the checks' own code. A later run whose every digest is the same (a
+build that changed no table a suite reads) does not run the checkpoint again: its verdict
+and data docs stand, and the new build file gets its record.
+
     python -m concord_io.quality --database warehouse/concord.duckdb --out warehouse/quality
 """
 
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.metadata
 import json
 import logging
 import os
@@ -149,6 +155,36 @@ class QualityResult:
     docs_index: Path
     failed: list[str] = field(default_factory=list)  # "suite: expectation(column)"
     n_expectations: int = 0
+    #: when the checkpoint whose verdict stands passed, where nothing it checked changed
+    unchanged_since: str | None = None
+
+
+#: The suites' digests when the checkpoint last passed, beside its data docs.
+CHECKPOINT_STATE = "checkpoint_state.json"
+
+
+def _suite_digest(suite: Suite, table: Path) -> str:
+    """What a suite's verdict depends on: its file, its table's snapshot (the same rows
+    give the same bytes: DuckDB writes them in insertion order), and the checks' own code
+    (Great Expectations' version, this module and the data docs' offline pages)."""
+    digest = hashlib.sha256()
+    here = Path(__file__).parent
+    for part in (suite.path, table, here / "quality.py", here / "gx_offline.py"):
+        digest.update(_sha256(part).encode())
+    digest.update(importlib.metadata.version("great-expectations").encode())
+    return digest.hexdigest()
+
+
+def _passed_checkpoint(out_dir: Path) -> dict | None:
+    """The state of the checkpoint that last passed in ``out_dir``, where its data docs are
+    still there; None otherwise (or unreadable: the checkpoint runs)."""
+    try:
+        state = json.loads((out_dir / CHECKPOINT_STATE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not (out_dir / DOCS_SITE / "index.html").is_file() or not isinstance(state, dict):
+        return None
+    return state if {"suites", "n_expectations", "passed_at"} <= set(state) else None
 
 
 def load_suites(suites_dir: Path | str | None = None) -> list[Suite]:
@@ -222,23 +258,9 @@ def snapshot(database: Path, suites: list[Suite], folder: Path) -> dict[str, Pat
     return out
 
 
-def run_quality(
-    database: Path | str, out_dir: Path | str, suites_dir: Path | str | None = None
-) -> QualityResult:
-    """Validate every suite against ``database`` in one checkpoint; write the data docs."""
-    database, out_dir = Path(database), Path(out_dir)
-    if not database.is_file():
-        raise ConcordError(f"{database}: no warehouse database", hint="run dbt build first")
-    record = quality_record_path(database)
-    record.unlink(missing_ok=True)  # until this run passes, this build has no record
-    identity = build_identity(database)
-    suites = load_suites(suites_dir)
-    # a fresh GX project each run: the suites in the repo are the only source of truth
-    shutil.rmtree(out_dir / "gx", ignore_errors=True)
-    shutil.rmtree(out_dir / "snapshot", ignore_errors=True)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    files = snapshot(database, suites, out_dir / "snapshot")
-
+def _checkpoint(out_dir: Path, suites: list[Suite], files: dict[str, Path]):
+    """One Great Expectations checkpoint of every suite over its snapshot, and the data docs
+    (made to work offline); the checkpoint's result and the number of expectations."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
     logging.getLogger("great_expectations").setLevel(logging.ERROR)
     with warnings.catch_warnings():
@@ -285,7 +307,11 @@ def run_quality(
         context.build_data_docs()
     # GX's pages load their styles and scripts from CDNs: point them at bundled copies
     make_offline(out_dir / DOCS_SITE)
+    return result, n_expectations
 
+
+def _failures(result) -> list[str]:
+    """Each failed expectation: "suite: expectation(column)"."""
     failed = []
     for validation in result.run_results.values():
         suite_name = validation.suite_name
@@ -294,8 +320,52 @@ def run_quality(
                 config = item.expectation_config
                 column = config.kwargs.get("column") or config.kwargs.get("column_list") or ""
                 failed.append(f"{suite_name}: {config.type}({column})")
+    return failed
+
+
+def run_quality(
+    database: Path | str, out_dir: Path | str, suites_dir: Path | str | None = None
+) -> QualityResult:
+    """Validate every suite against ``database`` in one checkpoint; write the data docs."""
+    database, out_dir = Path(database), Path(out_dir)
+    if not database.is_file():
+        raise ConcordError(f"{database}: no warehouse database", hint="run dbt build first")
+    record = quality_record_path(database)
+    record.unlink(missing_ok=True)  # until this run passes, this build has no record
+    identity = build_identity(database)
+    suites = load_suites(suites_dir)
+    shutil.rmtree(out_dir / "snapshot.next", ignore_errors=True)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = snapshot(database, suites, out_dir / "snapshot.next")
+    digests = {suite.name: _suite_digest(suite, files[suite.name]) for suite in suites}
+    passed = _passed_checkpoint(out_dir)
+    if passed is not None and passed["suites"] == digests:
+        # every suite's expectations and table as the checkpoint that passed checked them:
+        # its verdict and data docs stand for this build
+        shutil.rmtree(out_dir / "snapshot.next")
+        if build_identity(database) == identity:
+            write_quality_record(database, identity, passed["n_expectations"])
+        return QualityResult(
+            success=True,
+            docs_index=out_dir / DOCS_SITE / "index.html",
+            n_expectations=passed["n_expectations"],
+            unchanged_since=passed["passed_at"],
+        )
+    (out_dir / CHECKPOINT_STATE).unlink(missing_ok=True)
+    # a fresh GX project each run: the suites in the repo are the only source of truth
+    shutil.rmtree(out_dir / "gx", ignore_errors=True)
+    shutil.rmtree(out_dir / "snapshot", ignore_errors=True)
+    (out_dir / "snapshot.next").rename(out_dir / "snapshot")
+    files = {name: out_dir / "snapshot" / path.name for name, path in files.items()}
+
+    result, n_expectations = _checkpoint(out_dir, suites, files)
+    failed = _failures(result)
     if result.success and build_identity(database) == identity:
         write_quality_record(database, identity, n_expectations)
+    if result.success:
+        state = {"suites": digests, "n_expectations": n_expectations,
+                 "passed_at": datetime.now(UTC).isoformat(timespec="seconds")}  # fmt: skip
+        (out_dir / CHECKPOINT_STATE).write_text(json.dumps(state, indent=2), encoding="utf-8")
     return QualityResult(
         success=bool(result.success),
         docs_index=out_dir / DOCS_SITE / "index.html",
@@ -321,6 +391,13 @@ def main(argv: list[str] | None = None) -> int:
         if disk is None:
             raise
         raise disk from error
+    if result.unchanged_since:
+        print(
+            f"quality: all {result.n_expectations} expectations passed: every suite's table "
+            f"and expectations are as the checkpoint of {result.unchanged_since} checked them "
+            f"(not run again; data docs: {result.docs_index})"
+        )
+        return 0
     if result.success:
         print(
             f"quality: all {result.n_expectations} expectations passed "

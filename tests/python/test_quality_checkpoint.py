@@ -116,3 +116,36 @@ def test_a_change_held_only_in_the_write_ahead_log_voids_the_quality_record(tmp_
     assert database.with_name("build.duckdb.wal").stat().st_size > 0
     with pytest.raises(quality.QualityGateError, match="another build of this file"):
         quality.check_quality_record(database)
+
+
+def test_a_passed_checkpoint_stands_until_a_table_a_suite_reads_changes(
+    warehouse_quality, tmp_path, capsys
+):
+    """A build whose every suite's table and expectations are as the passed checkpoint
+    checked them (here, a copy of the build file) gets its quality record without the
+    checkpoint running again (its data docs kept as they are); a changed table runs it
+    again; a suite's file and the checks' code are part of what a verdict depends on."""
+    database, _, session_out = warehouse_quality
+    copy, out = tmp_path / "copy.duckdb", tmp_path / "quality"
+    shutil.copy(database, copy)
+    shutil.copytree(session_out, out)
+    marker = out / "gx" / "kept"
+    marker.write_text("the data docs of the checkpoint that passed")
+    assert quality.main(["--database", str(copy), "--out", str(out)]) == 0
+    assert "as the checkpoint of " in capsys.readouterr().out and marker.is_file()
+    assert quality.check_quality_record(copy) == "passed"
+
+    with duckdb.connect(str(copy)) as con:
+        con.execute("update marts.mcq_agreement_summary_v2 set full_agreement_ci_high = 130.5 "
+                    "where model = 'GPT-4o' and variant = 'base'")  # fmt: skip
+    assert quality.main(["--database", str(copy), "--out", str(out)]) == 1
+    assert not marker.exists() and not (out / quality.CHECKPOINT_STATE).exists()
+    assert not quality.quality_record_path(copy).exists()
+
+    (suite,) = [s for s in quality.load_suites() if s.name == "dq_quarantine"]
+    table = out / "snapshot" / "dq_quarantine.parquet"
+    edited = tmp_path / "dq_quarantine.yml"
+    edited.write_bytes(suite.path.read_bytes() + b"# a comment\n")
+    assert quality._suite_digest(suite, table) != quality._suite_digest(
+        quality.Suite(suite.name, suite.relation, "", suite.expectations, edited), table
+    )
