@@ -140,6 +140,16 @@ def _adapters():
 
 def run(commands: list[list[str]], warehouse: Path | None = None, full: bool = False,
         explain: bool = False) -> int:  # fmt: skip
+    if any(_flag(argv, "--target") == "spark" for argv in commands):
+        # the Python models run on dbt's SparkSession (dbt-spark alone cannot run them)
+        from concord_io.spark_python import python_models_in_session
+
+        with python_models_in_session():
+            return _run(commands, warehouse, full, explain)
+    return _run(commands, warehouse, full, explain)
+
+
+def _run(commands: list[list[str]], warehouse: Path | None, full: bool, explain: bool) -> int:
     from dbt.cli.main import dbtRunner
 
     from concord_io import node_state, paths

@@ -99,11 +99,16 @@ PAIRED_FIELDS = [
 ]
 
 
+#: The pandas dtype of each Arrow type a result declares: typed even with no row.
+PANDAS_DTYPES = {pa.string(): "string", pa.float64(): "float64", pa.int64(): "int64",
+                 pa.bool_(): "bool"}  # fmt: skip
+
+
 def paired_summaries(frame: pd.DataFrame, keys: list[str], differences: str, passed_vars):
     """Per cell of ``keys``: the bootstrap interval of the mean of ``differences`` (one per
     message, in msg_id order) and its sign-flip p-value (concord_stats.paired), each cell
-    with its own seed derived from the cell's keys. The table is typed even with no row
-    (Arrow dtypes), and is pandas: dbt's Python materialization on Spark takes no Arrow."""
+    with its own seed derived from the cell's keys. The table is typed even with no row,
+    in pandas' own dtypes."""
     n_resamples, confidence, seed, n_permutations = dbt_vars(
         passed_vars,
         "bootstrap_resamples",
@@ -123,10 +128,10 @@ def paired_summaries(frame: pd.DataFrame, keys: list[str], differences: str, pas
             n_permutations=n_permutations,
         )
         rows.append({**dict(zip(keys, cell_key, strict=True)), **summary, "seed": seed})
-    typed = pa.Table.from_pandas(
-        pd.DataFrame(rows, columns=schema.names), schema=schema, preserve_index=False
-    )
-    return typed.to_pandas(types_mapper=pd.ArrowDtype)
+    # pandas' own dtypes, not Arrow's: pandas-on-Spark, through which dbt-spark writes a
+    # Python model's result, knows no ArrowDtype
+    dtypes = {field.name: PANDAS_DTYPES[field.type] for field in schema}
+    return pd.DataFrame(rows, columns=schema.names).astype(dtypes)
 
 
 def ranking_cube(orders: pd.DataFrame) -> RankCube:

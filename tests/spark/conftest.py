@@ -15,21 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import yaml
 
 from concord_io.landing import land
 from concord_io.project import NO_DATA_TESTS, PROJECT_ROOT, copy_project, run_dbt
-from concord_io.python_results import write_python_results
+from concord_io.spark_python import python_models_in_session
 
 # Few resamples: the comparisons are exact whatever the number, the build is faster.
 VARS = "{bootstrap_resamples: 200, probe_permutations: 200}"
-
-
-@pytest.fixture(scope="session")
-def python_model_vars() -> dict:
-    """What macros/python_model_vars.sql hands a Python model as dbt.config.get("vars")."""
-    declared = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text())["vars"]
-    return {**declared, **yaml.safe_load(VARS)}
 
 
 @dataclass(frozen=True)
@@ -121,27 +113,39 @@ def builds(tmp_path_factory) -> Builds:
     run_dbt(["build", "--vars", VARS, *NO_DATA_TESTS], project, duck, extra_env=env, artifacts=True)
     manifest_path = duck.parent / "target" / "manifest.json"
     manifest = json.loads(manifest_path.read_text())
-    python_results = work / "python_results"
-    write_python_results(duck, manifest_path, python_results)
 
     spark_work = work / "spark"
     spark_work.mkdir()
-    spark_env = {
-        **env,
-        "CONCORD_SPARK_DIR": str(spark_work / "warehouse"),
-        "CONCORD_SPARK_PYTHON_RESULTS": str(python_results),
-    }
+    spark_env = {**env, "CONCORD_SPARK_DIR": str(spark_work / "warehouse")}
     # every model and unit test, and one data test of each kind (each generic test,
     # each singular test): its SQL as compiled for Spark runs and passes; the data tests'
     # verdicts on these tables are DuckDB's, on equal tables. The database argument only
     # places target/ and logs/ beside it.
     data_tests = one_test_of_each_kind(manifest)
+    # the Python models run on the build's SparkSession, reading Spark's own tables, as
+    # `concord build --target spark` runs them (concord_io/spark_python.py)
+    with python_models_in_session():
+        result = _spark_build(project, spark_work, spark_env, data_tests)
+    run_results = json.loads((spark_work / "target" / "run_results.json").read_text())
+    return Builds(
+        duckdb=duck,
+        duckdb_manifest=manifest,
+        spark_dir=spark_work / "warehouse",
+        spark_results=run_results["results"],
+        spark_log=result.stdout,
+        spark_env=spark_env,
+        spark_database=spark_work / "unused.duckdb",
+        spark_data_tests=[node["unique_id"] for node in data_tests],
+    )
+
+
+def _spark_build(project: Path, spark_work: Path, spark_env: dict, data_tests: list[dict]):
     selection = [
         "resource_type:model",
         "resource_type:unit_test",
         *(node["name"] for node in data_tests),
     ]
-    result = run_dbt(
+    return run_dbt(
         [
             "build",
             "--target",
@@ -159,17 +163,6 @@ def builds(tmp_path_factory) -> Builds:
         check=False,
         artifacts=True,
         unit_tests=True,
-    )
-    run_results = json.loads((spark_work / "target" / "run_results.json").read_text())
-    return Builds(
-        duckdb=duck,
-        duckdb_manifest=manifest,
-        spark_dir=spark_work / "warehouse",
-        spark_results=run_results["results"],
-        spark_log=result.stdout,
-        spark_env=spark_env,
-        spark_database=spark_work / "unused.duckdb",
-        spark_data_tests=[node["unique_id"] for node in data_tests],
     )
 
 
