@@ -79,10 +79,18 @@ SETTINGS = {
             parse_state=True,
         ),
         Setting(
+            "CONCORD_SPARK_PYTHON",
+            "",
+            "Set to session by `concord build --target spark` (concord_io.spark) for its dbt "
+            "call: dbt-spark then runs each Python model on its own SparkSession; empty: a "
+            "plain dbt-spark, which cannot.",
+        ),
+        Setting(
             "CONCORD_SPARK_PYTHON_RESULTS",
             "",
-            "For dbt --target spark: the folder of the Python models' results written from a "
-            "DuckDB build (concord_io.python_results).",
+            "For a plain dbt --target spark: the folder of the Python models' results written "
+            "from a DuckDB build (concord_io.python_results), the old way; `concord build "
+            "--target spark` runs them on Spark instead.",
             parse_state=True,
         ),
         Setting(

@@ -110,6 +110,7 @@ def build_stages(
     docs_from_build: bool = True,
     lands_first: bool = True,
     nodes: tuple[str, ...] | None = None,
+    dbt_target: str = "dev",
 ) -> list[Stage]:
     """The stages of ``concord build``, in order, with the command lines they run.
 
@@ -126,13 +127,18 @@ def build_stages(
 
     ``nodes``: the dbt build runs only the nodes whose inputs changed since their last
     successful build in this warehouse (:mod:`concord_io.node_state`), with these options of
-    ``python -m concord_io.dbt_sequence`` (``--full``, ``--explain``); None: every node."""
+    ``python -m concord_io.dbt_sequence`` (``--full``, ``--explain``); None: every node.
+
+    ``dbt_target``: ``spark`` builds on Spark (its Python models too, :mod:`concord_io.spark`),
+    then mirrors Spark's tables into ``database``, which the stages after read as they read
+    a DuckDB build."""
     root = paths.project_root()
     warehouse = database.parent
     serving, report, quality = warehouse / "serving", warehouse / "report", warehouse / "quality"
     target = _target_dir()
     python = sys.executable
     dbt_flags = ["--profiles-dir", str(root), "--project-dir", str(root), "--no-use-colors"]
+    dbt_flags += ["--target", dbt_target] if dbt_target != "dev" else []
 
     def copy_docs() -> None:
         (report / "docs").mkdir(parents=True, exist_ok=True)
@@ -160,7 +166,7 @@ def build_stages(
         # advises for production runs
         Stage(
             "dbt-build",
-            [dbt_build],
+            [dbt_build, *([_mirror(database)] if dbt_target == "spark" else [])],
             env={"CONCORD_LANDED": "1"} if lands_first else {},
         ),
         Stage(
@@ -229,6 +235,18 @@ def build_stages(
             show_output=True,
         ),
     ]
+
+
+class Target(StrEnum):
+    dev = "dev"
+    spark = "spark"
+
+
+def _mirror(database: Path) -> list[str]:
+    """Spark's tables copied into ``database`` (:func:`concord_io.spark.mirror`)."""
+    spark = paths.spark_dir()
+    return [sys.executable, "-m", "concord_io.spark", "mirror", "--spark-dir", str(spark),
+            "--database", str(database)]  # fmt: skip
 
 
 STAGE_NAMES = ("land", "dbt-build", "quality", "publish", "report", "summary")
@@ -416,6 +434,15 @@ def build(
         bool,
         typer.Option("--explain", help="say for each dbt node why it runs or is kept"),
     ] = False,
+    target: Annotated[
+        Target,
+        typer.Option(
+            help="dev: DuckDB; spark: the spark target of profiles.yml, every node and the "
+            "Python models on Spark's own tables (docs/spark.md), its tables mirrored into "
+            f"{paths.SPARK_MIRROR} beside the build database for the checks, publish and the "
+            "report"
+        ),
+    ] = Target.dev,
 ) -> None:
     """Build the warehouse: land, dbt build, quality checkpoint, publish, report (with dbt
     docs), summary; stops at the first stage that fails, and after the landing when nothing
@@ -423,7 +450,9 @@ def build(
     its database and published version as it left them). The dbt build runs only the nodes
     whose code, vars or upstream data changed since their last successful build (or whose
     relation is missing); --full runs them all."""
-    database = (database or paths.build_db_path()).absolute()
+    on_spark = target == Target.spark
+    database = database or paths.build_db_path()
+    database = (database.with_name(paths.SPARK_MIRROR) if on_spark else database).absolute()
     log_path = (log or database.parent / "logs" / BUILD_LOG).absolute()
     node_options = ("--full",) * full + ("--explain",) * explain
     stages = build_stages(
@@ -431,7 +460,9 @@ def build(
         keep,
         docs_from_build=not stage or {"dbt-build", "report"} <= set(stage),
         lands_first=not stage or "land" in stage,
-        nodes=None if stage else node_options,
+        # on Spark every node runs, every time: its state is not recorded (docs/spark.md)
+        nodes=None if stage or on_spark else node_options,
+        dbt_target=target.value,
     )
     for each in stages:
         each.show_output = each.show_output or (explain and each.name == "dbt-build")
@@ -447,7 +478,7 @@ def build(
 
     project = paths.project_root()
     landing = checked_landing_folder(paths.landing_dir(), project, project_vars(project))
-    if not stage:  # the whole build: it records what it was made from, and skips a repeat
+    if not stage and not on_spark:  # the whole build: it records what it was made from
         _skip_when_nothing_new(stages, project, landing, database, full)
     run_build(database, stages, log_path, _console(), landing)
 

@@ -142,7 +142,7 @@ def run(commands: list[list[str]], warehouse: Path | None = None, full: bool = F
         explain: bool = False) -> int:  # fmt: skip
     if any(_flag(argv, "--target") == "spark" for argv in commands):
         # the Python models run on dbt's SparkSession (dbt-spark alone cannot run them)
-        from concord_io.spark_python import python_models_in_session
+        from concord_io.spark import python_models_in_session
 
         with python_models_in_session():
             return _run(commands, warehouse, full, explain)

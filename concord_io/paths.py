@@ -32,6 +32,17 @@ def _from_env(variable: str, root: Path | None = None) -> Path:
     return path if path.is_absolute() else (root or project_root()) / path
 
 
+#: Spark's build mirrored for the checks, publish and the report (concord_io.spark.mirror),
+#: beside the build database.
+SPARK_MIRROR = "concord_spark.duckdb"
+
+
+def spark_dir() -> Path:
+    """Spark's warehouse folder (``CONCORD_SPARK_DIR``: ``<schema>.db/<table>/`` Parquet and
+    the catalogue's metastore), as the spark target writes it."""
+    return _from_env("CONCORD_SPARK_DIR")
+
+
 def build_db_path() -> Path:
     """The build database (``CONCORD_DB_PATH``), checked to be a file path
     (:func:`check_build_db_path`): every command refuses ``/dev/null`` before it writes a

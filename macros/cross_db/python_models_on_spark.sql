@@ -1,6 +1,6 @@
 {#- dbt Python models on Spark. dbt-spark submits Python models to Databricks clusters only.
     `concord build --target spark` (and the Spark tests) give it the submission method
-    `session` (concord_io/spark_python.py, which sets CONCORD_SPARK_PYTHON=session): the
+    `session` (concord_io.spark.py, which sets CONCORD_SPARK_PYTHON=session): the
     model's code runs on dbt's own SparkSession, reading its parents' Spark tables, and
     dbt-spark's materialization writes its result as a Parquet table. Without that method
     (a plain `dbt build --target spark`), this table materialization gives each Python model

@@ -99,6 +99,28 @@ def test_build_stages_are_the_pipeline_in_order(tmp_path):
     assert "--no-compile" not in alone[4].steps[0]
 
 
+def test_the_spark_target_builds_on_spark_then_mirrors_its_tables_for_the_stages_after(
+    tmp_path, monkeypatch
+):
+    """`concord build --target spark`: dbt builds and writes its docs on the spark target
+    (every node: no node state on Spark), then Spark's tables are mirrored into the database
+    the quality checkpoint, publish and the summary read; the serving folder is the one a
+    DuckDB build publishes to."""
+    monkeypatch.setenv("CONCORD_SPARK_DIR", str(tmp_path / "spark"))
+    mirror = tmp_path / "concord_spark.duckdb"
+    stages = build_stages(mirror, dbt_target="spark")
+    dbt_build, mirrored = stages[1].steps
+    build, docs = split(dbt_build[3:])
+    assert "--nodes" not in dbt_build
+    assert build[build.index("--target") + 1] == docs[docs.index("--target") + 1] == "spark"
+    assert mirrored == [sys.executable, "-m", "concord_io.spark", "mirror", "--spark-dir",
+                        str(tmp_path / "spark"), "--database", str(mirror)]  # fmt: skip
+    for stage in (stages[2], stages[3], stages[5]):  # quality, publish, summary
+        assert str(mirror) in stage.steps[0]
+    assert str(tmp_path / "serving") in " ".join(stages[3].steps[0])
+    assert "--target" not in build_stages(mirror)[1].steps[0]
+
+
 def test_dbt_docs_follow_the_build_in_its_process_only_when_the_report_runs_too(
     tmp_path, monkeypatch
 ):

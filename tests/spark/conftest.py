@@ -18,7 +18,7 @@ import pytest
 
 from concord_io.landing import land
 from concord_io.project import NO_DATA_TESTS, PROJECT_ROOT, copy_project, run_dbt
-from concord_io.spark_python import python_models_in_session
+from concord_io.spark import python_models_in_session
 
 # Few resamples: the comparisons are exact whatever the number, the build is faster.
 VARS = "{bootstrap_resamples: 200, probe_permutations: 200}"
@@ -123,7 +123,7 @@ def builds(tmp_path_factory) -> Builds:
     # places target/ and logs/ beside it.
     data_tests = one_test_of_each_kind(manifest)
     # the Python models run on the build's SparkSession, reading Spark's own tables, as
-    # `concord build --target spark` runs them (concord_io/spark_python.py)
+    # `concord build --target spark` runs them (concord_io.spark.py)
     with python_models_in_session():
         result = _spark_build(project, spark_work, spark_env, data_tests)
     run_results = json.loads((spark_work / "target" / "run_results.json").read_text())

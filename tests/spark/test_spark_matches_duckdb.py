@@ -242,3 +242,55 @@ def test_before_the_first_probe_run_the_probe_landing_reads_empty_on_spark(spark
     for table, schema in PROBE_SCHEMAS.items():
         frame = spark.sql(f"select * from parquet.`{landing}/probe/run_id=*/{table}.parquet`")
         assert frame.count() == 0 and frame.columns == schema.names, table
+
+
+def test_a_later_dbt_call_finds_the_tables_of_an_earlier_one(builds):
+    """The catalogue persists between dbt calls (Spark's Hive metastore on Derby in the
+    Spark folder): a model and a Python model built alone read the tables the whole build
+    made, as `concord build --target spark` calls dbt."""
+    from concord_io.spark import python_models_in_session
+
+    with python_models_in_session():
+        result = run_dbt(
+            [
+                "run",
+                "--target",
+                "spark",
+                "--select",
+                "int_mcq_accuracy_pooled",
+                "mcq_agreement_summary_v2",
+            ],  # fmt: skip
+            PROJECT_ROOT,
+            builds.spark_database,
+            extra_env=builds.spark_env,
+            check=False,
+        )
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert (builds.spark_dir / "metastore_db").is_dir()
+
+
+def test_the_spark_build_mirrored_is_published_as_a_duckdb_build_is(builds, tmp_path):
+    """Spark's tables mirrored into one DuckDB file (concord_io.spark.mirror): every table
+    Spark wrote, with its rows; publish makes of it the same serving file and Parquet a
+    DuckDB build gives, every mart equal to the DuckDB build's."""
+    from concord_io.publish import publish
+    from concord_io.spark import mirror, spark_tables
+
+    database = tmp_path / "concord_spark.duckdb"
+    assert mirror(builds.spark_dir, database) == len(spark_tables(builds.spark_dir)) >= 60
+    published = publish(database, tmp_path / "serving", skip_quality_gate=True)
+    with duckdb.connect(str(published.database), read_only=True) as served:
+        with duckdb.connect(str(builds.duckdb), read_only=True) as duck:
+            for (name,) in duck.sql(
+                "select table_name from information_schema.tables where table_schema = 'marts' "
+                "and table_name not like 'dq_%'"
+            ).fetchall():
+                frames = [
+                    con.sql(f"select * from marts.{name}")
+                    .df()
+                    .drop(columns=VERSION_COLUMNS, errors="ignore")
+                    for con in (served, duck)
+                ]
+                got, expected = map(_rows, frames)
+                assert len(got) == len(expected), name
+                assert all(all(map(_close, g, e)) for g, e in zip(got, expected, strict=True)), name
