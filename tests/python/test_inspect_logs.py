@@ -232,8 +232,7 @@ def test_add_inspect_copies_a_folder_per_model_and_registers_it(tmp_path, logs, 
     assert exit_.value.code == 2 and "missing: not a folder" in err[0] and len(err) == 2
 
 
-def test_add_inspect_in_place_registers_a_folder_per_model_and_refuses_one_of_two(tmp_path,
-                                                                                   logs):  # fmt: skip
+def test_add_inspect_in_place_registers_a_folder_per_model_and_refuses_two(tmp_path, logs):
     """--in-place: Inspect's log folder of two models is refused (a line per folder could
     not tell them apart); a folder per model is registered where it is, one line per suffix
     of its logs, and lands as the copies do."""
