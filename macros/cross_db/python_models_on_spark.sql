@@ -11,12 +11,11 @@
     other model, and every Python model on Databricks (dbt-databricks, whose own
     materialization is chosen before this one), builds as dbt-spark builds it. -#}
 {% materialization table, adapter='spark', supported_languages=['sql', 'python'] %}
-    {%- set in_session = env_var('CONCORD_SPARK_PYTHON', '') == 'session' -%}
     {%- if model['language'] != 'python' or adapter.type() != 'spark' -%}
         {{ return(dbt.materialization_table_spark()) }}
-    {%- elif not in_session -%}
-        {{ return(concord_python_model_from_results()) }}
     {%- endif -%}
+    {%- set in_session = env_var('CONCORD_SPARK_PYTHON', '') == 'session' -%}
+    {%- set results = none if in_session else concord_python_results_path() -%}
     {#- dbt submits a Python model's code only from a statement called by the materialization
         itself (not from a macro it calls), so dbt-spark's steps for it are here: the old
         table dropped (Parquet: no replace), the code run, its result written -#}
@@ -29,15 +28,25 @@
     {%- if old_relation is not none -%}
         {{ adapter.drop_relation(old_relation) }}
     {%- endif -%}
-    {%- call statement('main', language='python') -%}
-        {{ create_table_as(False, target_relation, compiled_code, 'python') }}
-    {%- endcall -%}
+    {%- if in_session -%}
+        {%- call statement('main', language='python') -%}
+            {{ create_table_as(False, target_relation, compiled_code, 'python') }}
+        {%- endcall -%}
+    {%- else -%}
+        {%- call statement('main') -%}
+            create table {{ target_relation }} using parquet as
+            select * from parquet.`{{ results }}`
+        {%- endcall -%}
+    {%- endif -%}
     {% do persist_docs(target_relation, model) %}
     {{ return({'relations': [target_relation]}) }}
 {% endmaterialization %}
 
 
-{% macro concord_python_model_from_results() %}
+{#- Where a DuckDB build's results of this Python model are (the old way: a plain dbt-spark),
+    said in the log; without the folder, the model fails in one line naming the command
+    that runs it on Spark. -#}
+{% macro concord_python_results_path() %}
     {%- set results_dir = var('spark_python_results_dir') -%}
     {%- set path = results_dir ~ '/' ~ model['name'] ~ '.parquet' -%}
     {%- if not results_dir -%}
@@ -51,18 +60,5 @@
         model['name'] ~ ' is a dbt Python model, which dbt-spark cannot run on open-source'
         ~ ' Spark: loading the results of a DuckDB build from ' ~ path, info=true
     ) -%}
-    {%- set target_relation = api.Relation.create(
-        identifier=model['alias'], schema=schema, database=database, type='table'
-    ) -%}
-    {%- set old_relation = adapter.get_relation(
-        database=database, schema=schema, identifier=model['alias']
-    ) -%}
-    {%- if old_relation is not none -%}
-        {{ adapter.drop_relation(old_relation) }}
-    {%- endif -%}
-    {%- call statement('main') -%}
-        create table {{ target_relation }} using parquet as
-        select * from parquet.`{{ path }}`
-    {%- endcall -%}
-    {{ return({'relations': [target_relation]}) }}
+    {{ return(path) }}
 {% endmacro %}

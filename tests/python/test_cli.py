@@ -507,17 +507,20 @@ def publish_command(text: str) -> str:
 
 @pytest.mark.warehouse
 def test_status_says_when_the_build_is_not_what_is_published_and_how_to_publish_it(
-    warehouse, tmp_path
+    warehouse_quality, tmp_path
 ):
     """After a plain `dbt build` the serving file, its Parquet and the report stay at the last
     publish: status says so, from the build file's bytes, with the command that publishes
     it; that command works, and then status says the published version is the build."""
+    warehouse, _, checked = warehouse_quality
     project = copy_project(tmp_path / "project")
     # the quality stage checks the suites of the project it runs in
     shutil.copytree(PROJECT_ROOT / "quality", project / "quality")
     database = tmp_path / "warehouse" / "concord.duckdb"
     database.parent.mkdir()
     shutil.copyfile(warehouse, database)  # a build that nothing has published yet
+    # the session's checkpoint of the same tables stands for this copy (its verdict kept)
+    shutil.copytree(checked, database.parent / "quality")
     serving = database.parent / "serving"
     text = status_of(None, database, cwd=project)
     assert f"Nothing published in {serving} yet; the build database {database} is not " in text
