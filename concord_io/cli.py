@@ -670,13 +670,19 @@ def _build_against_publication(database: Path | None, publication: dict) -> str 
             f"published before Concord recorded that), so whether {database} is published is "
             f"unknown; to publish the build, run `{PUBLISH_COMMAND}`"
         )
-    if any(publication[column] != value for column, value in now.items()):
-        return (
-            f"  the build database {database} has changed since version {version} was "
-            "published: the serving file, its Parquet files and the report still show that "
-            f"version; to publish the build, run `{PUBLISH_COMMAND}`"
-        )
-    return f"  published from {database} as it is now (same size and SHA-256)"
+    if all(publication[column] == value for column, value in now.items()):
+        return f"  published from {database} as it is now (same size and SHA-256)"
+    spark = database.with_name(paths.SPARK_MIRROR)  # `concord build --target spark`'s build
+    if spark.is_file() and all(
+        publication.get(column) == value
+        for column, value in build_columns(build_identity(spark)).items()
+    ):
+        return f"  published from {spark}, Spark's build, as it is now (same size and SHA-256)"
+    return (
+        f"  the build database {database} has changed since version {version} was "
+        "published: the serving file, its Parquet files and the report still show that "
+        f"version; to publish the build, run `{PUBLISH_COMMAND}`"
+    )
 
 
 def _no_current_version(serving: Path, database: Path | None) -> list[str]:

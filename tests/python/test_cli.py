@@ -490,6 +490,25 @@ def test_status_before_any_publish(tmp_path, monkeypatch):
     assert "Probe runs landed" in text
 
 
+def test_status_names_the_spark_build_a_version_was_published_from(tmp_path, monkeypatch):
+    """A version published by `concord build --target spark` comes from Spark's build
+    mirrored beside the build database: status says so, not that the DuckDB build changed."""
+    from concord_io.publish import publish
+
+    monkeypatch.setenv("CONCORD_LANDING_DIR", str(tmp_path / "landing"))
+    monkeypatch.setenv("DBT_TARGET_PATH", str(tmp_path / "target"))
+    database, mirror = tmp_path / "concord.duckdb", tmp_path / "concord_spark.duckdb"
+    for path, value in ((database, 1), (mirror, 2)):
+        with duckdb.connect(str(path)) as con:
+            con.execute(f"create schema marts; create table marts.t as select {value} as x")
+    monkeypatch.setenv("CONCORD_DB_PATH", str(database))
+    publish(mirror, tmp_path / "serving", skip_quality_gate=True)
+    text = status_report(tmp_path / "serving")
+    assert f"  published from {mirror}, Spark's build, as it is now (same size and " in text
+    publish(database, tmp_path / "serving", skip_quality_gate=True)
+    assert f"  published from {database} as it is now" in status_report(tmp_path / "serving")
+
+
 def status_of(serving: Path | None, database: Path, **kwargs) -> str:
     """What `concord status` prints, with ``database`` as the build database."""
     env = {**os.environ, "CONCORD_DB_PATH": str(database)}
