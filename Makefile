@@ -135,7 +135,13 @@ sql-fix: install
 # `make lint` first.
 TEST_PATHS := tests/python tests/probe tests/spark
 test: install install-spark chromium java
-	$(BIN)/pytest -n 2 --dist loadgroup $(TEST_PATHS)
+	$(BIN)/pytest -n 2 --dist loadgroup $(TEST_PATHS) -m "not cluster"
+
+# `concord build --target spark` on a standalone Spark cluster (a master and two workers
+# started from the pip-installed Spark), compared with the DuckDB build: about five minutes,
+# beyond make test's budget, so CI (.ci/run) runs it after make test.
+test-cluster: install install-spark java
+	$(BIN)/pytest tests/spark -m cluster
 
 java:
 	@command -v java >/dev/null || { echo "Spark needs Java 17: apt-get install openjdk-17-jre-headless"; exit 2; }
@@ -143,7 +149,7 @@ java:
 # The same SQL models and tests on a local Spark, compared value by value with DuckDB's, and
 # the Python models called with Spark DataFrames (tests/spark/; one SparkSession, small data).
 test-spark: install install-spark java
-	$(BIN)/pytest tests/spark
+	$(BIN)/pytest tests/spark -m "not cluster"
 
 # The statistics and the unit tests, in under a minute: no dbt, no probe model, no browser
 # (markers in pyproject.toml; tests/conftest.py marks what uses a warehouse or the probe, and

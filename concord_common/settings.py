@@ -79,6 +79,13 @@ SETTINGS = {
             parse_state=True,
         ),
         Setting(
+            "CONCORD_SPARK_MASTER",
+            "",
+            "The spark target's master: a cluster's (spark://host:7077 for a standalone "
+            "master, yarn, k8s://...); empty: a local Spark of CONCORD_THREADS cores.",
+            parse_state=True,
+        ),
+        Setting(
             "CONCORD_SPARK_PYTHON",
             "",
             "Set to session by `concord build --target spark` (concord_io.spark) for its dbt "

@@ -190,8 +190,9 @@ def _passed_checkpoint(out_dir: Path) -> dict | None:
 def load_suites(suites_dir: Path | str | None = None) -> list[Suite]:
     """Every ``*.yml`` suite in ``suites_dir`` (default: the project's quality/suites),
     checked for shape (not yet against GX)."""
+    folder = Path(suites_dir or project_root() / SUITES)
     suites = []
-    for path in sorted(Path(suites_dir or project_root() / SUITES).glob("*.yml")):
+    for path in sorted(folder.glob("*.yml")):
         spec = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         for key in ("name", "relation", "expectations"):
             if key not in spec:
@@ -209,9 +210,9 @@ def load_suites(suites_dir: Path | str | None = None) -> list[Suite]:
         )
     names = [s.name for s in suites]
     if len(names) != len(set(names)):
-        raise QualityConfigError(f"{suites_dir}: suite names repeat: {names}")
+        raise QualityConfigError(f"{folder}: suite names repeat: {names}")
     if not suites:
-        raise QualityConfigError(f"{suites_dir}: no suite (*.yml)")
+        raise QualityConfigError(f"{folder}: no suite (*.yml)")
     return suites
 
 

@@ -1,0 +1,135 @@
+"""The same `concord build` on a real Spark cluster: a standalone master and two workers
+started from the pip-installed Spark (`spark-class`, nothing downloaded), the spark target
+pointed at the master (CONCORD_SPARK_MASTER), its executors in JVMs of their own writing
+Parquet on the shared disk. The build passes, runs on both workers, and every mart equals
+the DuckDB build's of the same project.
+
+Marked `cluster`: `make test-cluster` runs it (about five minutes on two cores), and CI
+(.ci/run) runs that after `make test`, whose eight-minute budget it would not fit."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from test_spark_matches_duckdb import VERSION_COLUMNS, _close, _rows
+
+from concord_io.project import PROJECT_ROOT, copy_project
+
+pytestmark = [pytest.mark.cluster, pytest.mark.warehouse]
+
+CONCORD = Path(sys.executable).parent / "concord"
+WORKERS = 2
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_for(log: Path, text: str, count: int, process: subprocess.Popen) -> None:
+    """Until ``log`` says ``text`` ``count`` times (the process alive), at most a minute."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if log.is_file() and log.read_text(errors="replace").count(text) >= count:
+            return
+        assert process.poll() is None, log.read_text(errors="replace")[-3000:]
+        time.sleep(0.5)
+    raise AssertionError(f"{log}: no {text!r} within a minute")
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A standalone master and two workers (one core, 1 GB each): the master's URL and the
+    workers' logs."""
+    import pyspark
+
+    home = Path(pyspark.__file__).parent
+    work = tmp_path_factory.mktemp("cluster")
+    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOG_DIR": str(work)}
+    spark_class = str(home / "bin" / "spark-class")
+    url = f"spark://127.0.0.1:{_free_port()}"
+    processes, logs = [], []
+
+    def start(name: str, *args: str) -> tuple[subprocess.Popen, Path]:
+        log = work / f"{name}.log"
+        with log.open("w") as out:
+            process = subprocess.Popen(
+                [spark_class, *args], stdout=out, stderr=subprocess.STDOUT, env=env
+            )
+        processes.append(process)
+        return process, log
+
+    try:
+        master, master_log = start(
+            "master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+            "--port", url.rsplit(":", 1)[1], "--webui-port", str(_free_port()),
+        )  # fmt: skip
+        _wait_for(master_log, "Starting Spark master", 1, master)
+        for number in range(1, WORKERS + 1):
+            worker, log = start(
+                f"worker{number}", "org.apache.spark.deploy.worker.Worker", url,
+                "--cores", "1", "--memory", "1g", "--webui-port", str(_free_port()),
+                "--work-dir", str(work / f"worker{number}"),
+            )  # fmt: skip
+            logs.append(log)
+        _wait_for(master_log, "Registering worker", WORKERS, master)
+        yield url, logs
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait(timeout=60)
+
+
+def test_the_same_build_passes_on_a_standalone_cluster_and_equals_duckdbs(cluster, tmp_path):
+    url, worker_logs = cluster
+    project = copy_project(tmp_path / "project")
+    shutil.copytree(PROJECT_ROOT / "quality", project / "quality")  # the checkpoint's suites
+    warehouse = tmp_path / "warehouse"
+    env = {
+        **os.environ,
+        "CONCORD_DB_PATH": str(warehouse / "concord.duckdb"),
+        "CONCORD_LANDING_DIR": str(warehouse / "landing"),
+        "CONCORD_SPARK_DIR": str(warehouse / "spark"),
+        "CONCORD_SPARK_MASTER": url,
+    }
+    for target in ("dev", "spark"):
+        built = subprocess.run(
+            [str(CONCORD), "build", "--target", target], cwd=project, env=env,
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert built.returncode == 0, (built.stdout + built.stderr)[-4000:]
+    # the executors ran in the workers' JVMs, one on each
+    for log in worker_logs:
+        assert "Asked to launch executor" in log.read_text(errors="replace"), log
+    differences = []
+    duck = duckdb.connect(str(warehouse / "concord.duckdb"), read_only=True)
+    spark = duckdb.connect(str(warehouse / "concord_spark.duckdb"), read_only=True)
+    with duck, spark:
+        marts = duck.sql(
+            "select table_name from information_schema.tables where table_schema = 'marts' "
+            "and table_name not like 'dq_%' order by all"
+        ).fetchall()
+        assert len(marts) >= 30
+        for (name,) in marts:
+            frames = [
+                con.sql(f"select * from marts.{name}")
+                .df()
+                .drop(columns=VERSION_COLUMNS, errors="ignore")
+                for con in (spark, duck)
+            ]
+            got, expected = map(_rows, frames)
+            if len(got) != len(expected) or not all(
+                all(map(_close, g, e)) for g, e in zip(got, expected, strict=True)
+            ):
+                differences.append(name)
+    assert not differences, differences
