@@ -1,0 +1,137 @@
+"""Benchmark: the cross-lingual marts on Spark `local[2]` beside DuckDB, same files, same
+selection (issue "Spark for real").
+
+Per size: generated long-format answer files (`generate_mcq.generate_long`), landed once by
+the reader; then `dbt build --select +path:models/marts/mcq` on DuckDB (dbt-duckdb, its
+memory limit 2 GB) and the same on the spark target (Concord's dbt sequence: the Python
+models run on Spark's own tables), each in a fresh process. Per build: wall time, the peak
+resident memory of the whole process tree (sampled every 0.2 s: dbt's Python, Spark's JVM
+driver and its executors, which local mode runs in the driver's JVM), and the work per
+answer row. From the per-row cost at the largest size, `docs/spark.md` works out on paper
+what 10^10 answers a month need.
+
+    python bench/bench_spark.py [--rows 1000000 10000000]
+
+Results: bench/results/spark.json and spark.md. Time only on an idle machine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from concord_io.project import copy_project  # noqa: E402
+
+SELECTION = ["--select", "+path:models/marts/mcq", "--exclude-resource-type", "unit_test"]
+
+
+def _timed(command: list[str], cwd: Path, env: dict[str, str]) -> dict:
+    """``command`` run to its end: seconds, and the peak resident memory of its process
+    tree (MB), sampled every 0.2 s."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    peak = [0]
+
+    def sample() -> None:
+        root = psutil.Process(process.pid)
+        while process.poll() is None:
+            try:
+                tree = [root, *root.children(recursive=True)]
+                peak[0] = max(peak[0], sum(p.memory_info().rss for p in tree))
+            except psutil.Error:
+                pass
+            time.sleep(0.2)
+
+    watcher = threading.Thread(target=sample, daemon=True)
+    watcher.start()
+    output, _ = process.communicate()
+    watcher.join()
+    if process.returncode != 0:
+        raise RuntimeError(output[-4000:])
+    return {"seconds": time.perf_counter() - started, "peak_mb": peak[0] / 2**20}
+
+
+def measure(n_rows: int) -> dict:
+    from generate_mcq import generate_long
+
+    python = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        project = copy_project(Path(tmp) / "project")
+        generate_long(project, n_rows)
+        env = {
+            **os.environ,
+            "CONCORD_LANDING_DIR": str(Path(tmp) / "landing"),
+            "CONCORD_DB_PATH": str(Path(tmp) / "bench.duckdb"),
+            "CONCORD_SPARK_DIR": str(Path(tmp) / "spark"),
+            "CONCORD_MEMORY_LIMIT": "2GB",
+            "CONCORD_LANDED": "1",
+        }
+        landing = _timed([python, "-m", "concord_io.landing"], project, env)
+        flags = ["--profiles-dir", str(project), "--project-dir", str(project)]
+        dbt = [python, "-m", "concord_io.dbt_sequence", "build", *flags, *SELECTION]
+        duckdb_build = _timed(dbt, project, env)
+        spark_build = _timed([*dbt, "--target", "spark"], project, env)
+    return {
+        "answer_rows": n_rows,
+        "landing": landing,
+        "duckdb": duckdb_build,
+        "spark": spark_build,
+        "duckdb_us_per_row": 1e6 * duckdb_build["seconds"] / n_rows,
+        "spark_us_per_row": 1e6 * spark_build["seconds"] / n_rows,
+        "spark_over_duckdb": spark_build["seconds"] / duckdb_build["seconds"],
+    }
+
+
+def write(results: list[dict], out: Path) -> None:
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    (out / "spark.json").write_text(json.dumps({"machine": machine, "sizes": results}, indent=2))
+    lines = [
+        "The cross-lingual marts (`dbt build --select +path:models/marts/mcq`, no unit tests) "
+        "on DuckDB and on Spark `local[2]` (`concord_io.dbt_sequence --target spark`: the "
+        "Python models on Spark's tables), the same landed long-format files "
+        f"(bench/bench_spark.py; {machine}). Peak: the whole process tree's resident memory "
+        "(Spark's JVM included).",
+        "",
+        "| answer rows | landing | DuckDB build | peak | Spark build | peak | Spark / DuckDB "
+        "| µs per row, DuckDB | µs per row, Spark |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r['answer_rows']:,} | {r['landing']['seconds']:.1f} s "
+            f"| {r['duckdb']['seconds']:.1f} s | {r['duckdb']['peak_mb']:,.0f} MB "
+            f"| {r['spark']['seconds']:.1f} s | {r['spark']['peak_mb']:,.0f} MB "
+            f"| {r['spark_over_duckdb']:.1f}× | {r['duckdb_us_per_row']:.2f} "
+            f"| {r['spark_us_per_row']:.2f} |"
+        )
+    (out / "spark.md").write_text("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000])
+    parser.add_argument("--out", type=Path, default=HERE / "results")
+    args = parser.parse_args()
+    results = []
+    for n_rows in args.rows:
+        results.append(measure(n_rows))
+        print(json.dumps(results[-1]), flush=True)
+        write(results, args.out)
+
+
+if __name__ == "__main__":
+    main()
