@@ -17,9 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-import duckdb
 import pytest
-from test_spark_matches_duckdb import VERSION_COLUMNS, _close, _rows
+from test_spark_matches_duckdb import marts_differing
 
 from concord_io.project import PROJECT_ROOT, copy_project
 
@@ -111,25 +110,5 @@ def test_the_same_build_passes_on_a_standalone_cluster_and_equals_duckdbs(cluste
     # the executors ran in the workers' JVMs, one on each
     for log in worker_logs:
         assert "Asked to launch executor" in log.read_text(errors="replace"), log
-    differences = []
-    duck = duckdb.connect(str(warehouse / "concord.duckdb"), read_only=True)
-    spark = duckdb.connect(str(warehouse / "concord_spark.duckdb"), read_only=True)
-    with duck, spark:
-        marts = duck.sql(
-            "select table_name from information_schema.tables where table_schema = 'marts' "
-            "and table_name not like 'dq_%' order by all"
-        ).fetchall()
-        assert len(marts) >= 30
-        for (name,) in marts:
-            frames = [
-                con.sql(f"select * from marts.{name}")
-                .df()
-                .drop(columns=VERSION_COLUMNS, errors="ignore")
-                for con in (spark, duck)
-            ]
-            got, expected = map(_rows, frames)
-            if len(got) != len(expected) or not all(
-                all(map(_close, g, e)) for g, e in zip(got, expected, strict=True)
-            ):
-                differences.append(name)
-    assert not differences, differences
+    differing = marts_differing(warehouse / "concord_spark.duckdb", warehouse / "concord.duckdb")
+    assert not differing, differing
