@@ -53,13 +53,11 @@ from concord_io.landing.names import (
     slug,
     split_task,
 )
-from concord_io.landing.schemas import Seed, declared_seeds
+from concord_io.landing.schemas import Line, Seed, Study, declared_seeds
 from concord_io.landing.seeds import read_seed
 from concord_io.landing.sources import load, open_regular, read_csv
 from concord_io.landing.study import (
     FIELD_PATH,
-    Line,
-    Study,
     answer_registry,
     check_answer_source,
     file_pattern,

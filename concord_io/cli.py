@@ -5,7 +5,7 @@ flag gives one line that names it. Failures go through :func:`concord_io.errors.
 one line (and a hint), a traceback only with ``--debug`` or ``CONCORD_DEBUG=1``.
 
 ``concord build`` runs the pipeline that ``make build`` runs, stage by stage, each as the
-same module command line the stage has on its own (``python -m concord_io.landing``,
+same module command line the stage has on its own (``concord land``,
 ``dbt build``, ``python -m concord_io.quality``, ``python -m concord_io.publish``, dbt docs
 and ``python -m concord_io.report``, ``python -m concord_io.summary``), so the stages stay
 one implementation each. Each stage shows one progress line with its time (on a terminal,
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import shellingham
 import typer
@@ -51,16 +51,24 @@ from concord_io.errors import ConcordError, debug_requested, printable, run_main
 from concord_io.publish import CURRENT_DB, KEEP, MIN_KEEP, SCHEMA, VERSIONS
 
 PROG = "concord"
-app = typer.Typer(
-    name=PROG,
-    help="Concord: build, inspect and export the warehouse.",
-    no_args_is_help=True,
-    # Typer's completion options take no shell name: ours (in _options) take one, and fall
-    # back to the shell they run in
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
+
+
+def _command_group(name: str, help: str, **options: Any) -> typer.Typer:
+    """A group of commands: its help on no arguments, plain text, and errors as
+    :func:`main` prints them. Typer's completion options take no shell name: ours (in
+    ``_options``) take one, and fall back to the shell they run in."""
+    return typer.Typer(
+        name=name,
+        help=help,
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+        **options,
+    )
+
+
+app = _command_group(PROG, "Concord: build, inspect and export the warehouse.")
 
 DBT = Path(sys.executable).parent / "dbt"
 BUILD_LOG = "concord-build.log"
@@ -160,7 +168,7 @@ def build_stages(
         # the seed files and the cross-lingual study's inputs checked and landed as Parquet,
         # one line per landed folder, refused before dbt starts; the dbt build that follows
         # does not land them again
-        Stage("land", [[python, "-m", "concord_io.landing"]], show_output=True),
+        Stage("land", [[python, "-m", "concord_io.cli", "land"]], show_output=True),
         # the unit tests check the models' code on fixed rows, not the data: `make test` runs
         # them (its builds are plain `dbt build`), a data build leaves them out, as dbt
         # advises for production runs
@@ -961,15 +969,11 @@ class AddGroup(TyperGroup):
         return super().resolve_command(ctx, args)
 
 
-add_app = typer.Typer(
-    name="add",
-    cls=AddGroup,
-    help="Import a model's answers into the cross-lingual study: `concord add PATH` (the "
+add_app = _command_group(
+    "add",
+    "Import a model's answers into the cross-lingual study: `concord add PATH` (the "
     "harness found from its files), or lmeval, inspect.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
+    cls=AddGroup,
 )
 app.add_typer(add_app)
 
@@ -1126,17 +1130,13 @@ def remove(
 # probe, open
 
 
-probe_app = typer.Typer(
-    name="probe",
-    help="The reliability probe: run, demo, runs; and mcq, a multiple-choice task's items "
+probe_app = _command_group(
+    "probe",
+    "The reliability probe: run, demo, runs; and mcq, a multiple-choice task's items "
     "scored into lm-eval sample logs.\n\n`concord probe COMMAND ...` is `python -m "
     "probe COMMAND ...`, a job beside the warehouse; each command's options: `concord probe "
     "run --help`, `concord probe demo --help`, `concord probe runs --help`, `concord probe "
     "mcq --help`.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
 )
 app.add_typer(probe_app)
 

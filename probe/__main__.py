@@ -12,6 +12,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 from probe.errors import ProbeError, printable, run_main
 from probe.mcq import DEFAULT_TEMPLATE
@@ -103,6 +104,22 @@ def _scoring_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--template-id", default="reference")
 
 
+def _scored_with(args: argparse.Namespace) -> dict[str, Any]:
+    """The options ``run`` and ``mcq`` share: where and how the model scores, and where the
+    results land."""
+    return {
+        "device": args.device,
+        "device_map": args.device_map,
+        "dtype": args.dtype,
+        "batch_size": args.batch_size,
+        "revision": args.revision,
+        "trust_remote_code": args.trust_remote_code,
+        "replace": args.replace,
+        "progress": not args.no_progress,
+        "landing_dir": args.landing_dir,
+    }
+
+
 def _run(args: argparse.Namespace, models: list[str], started: float) -> None:
     from probe.runner import run_sweep
 
@@ -112,18 +129,10 @@ def _run(args: argparse.Namespace, models: list[str], started: float) -> None:
         models,
         run_id=args.run_id,
         resume=getattr(args, "resume", False),
-        landing_dir=args.landing_dir,
-        device=args.device,
-        device_map=args.device_map,
-        dtype=args.dtype,
-        batch_size=args.batch_size,
-        revision=args.revision,
-        trust_remote_code=args.trust_remote_code,
-        replace=args.replace,
         seeds_dir=args.seeds_dir,
         template_id=args.template_id,
-        progress=not args.no_progress,
         model_name=getattr(args, "model_name", None),
+        **_scored_with(args),
     )
     for result in results:
         if not result.is_main:
@@ -151,16 +160,8 @@ def _mcq(args: argparse.Namespace, started: float) -> None:
         out=args.out,
         task=args.task,
         template=args.template,
-        device=args.device,
-        dtype=args.dtype,
-        batch_size=args.batch_size,
-        device_map=args.device_map,
-        revision=args.revision,
-        trust_remote_code=args.trust_remote_code,
-        replace=args.replace,
-        progress=not args.no_progress,
-        landing_dir=args.landing_dir,
         model_name=args.model_name,
+        **_scored_with(args),
     )
     if not result.is_main:
         return

@@ -6,7 +6,7 @@ models read on DuckDB and on Spark alike.
     from concord_io.landing import land
     report = land(project_root, landing_dir)   # a LandingReport, one outcome per folder
 
-or ``python -m concord_io.landing`` (``concord land``); :func:`land_seeds` and
+or ``concord land``; :func:`land_seeds` and
 :func:`land_mcq` land each part. Bad input raises :class:`concord_io.errors.ConcordError`:
 one line naming the file, row and column, and a hint.
 """

@@ -37,8 +37,8 @@ from concord_io.landing.names import (
     too_many_choices,
     without_language,
 )
+from concord_io.landing.schemas import Line, Study
 from concord_io.landing.sources import SourceFile, with_domains
-from concord_io.landing.study import Line, Study
 
 #: The scorer of a multiple-choice task (inspect_ai.scorer.choice) and the values it gives.
 SCORER = "choice"

@@ -15,16 +15,14 @@ item; a value that is no option key is refused naming the row.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import duckdb
 import pyarrow as pa
 
 from concord_common.sql import sql_identifier, sql_literal
-from concord_io.connect import open_duckdb
 from concord_io.errors import ConcordError, printable
 from concord_io.landing import schemas
 from concord_io.landing.names import canonical_language
+from concord_io.landing.schemas import Line, Study
 from concord_io.landing.sources import (
     Check,
     SourceFile,
@@ -36,42 +34,6 @@ from concord_io.landing.sources import (
     refuse_unknown_domains,
     with_rows,
 )
-from concord_io.landing.study import (
-    TRANSLATIONS,
-    Line,
-    Study,
-    item_registry,
-    load_study,
-    read_registry,
-)
-
-
-def read_translations(study: Study) -> pa.Table:
-    """``language`` (canonical), ``domain_label`` and ``domain_en``, one row per label."""
-    rows: dict[tuple[str, str], str] = {}
-    for line in read_registry(study, TRANSLATIONS):  # a loop per registry line
-        where = f"{TRANSLATIONS}: {printable(line['domain'])}"
-        if not (line["language"] and line["domain"] and line["domain_en"]):
-            raise ConcordError(
-                f"{where}: a line has a blank language, domain or domain_en", hint="Fill it in."
-            )
-        key = (canonical_language(line["language"], where), line["domain"])
-        if rows.setdefault(key, line["domain_en"]) != line["domain_en"]:
-            raise ConcordError(
-                f"{where} ({key[0]}) has two English names: {printable(rows[key])} and "
-                f"{printable(line['domain_en'])}",
-                hint="keep one line per language and domain label",
-            )
-    return pa.table(
-        {
-            "language": [language for language, _ in rows],
-            "domain_label": [label for _, label in rows],
-            "domain_en": list(rows.values()),
-        },
-        schema=pa.schema(
-            [("language", pa.string()), ("domain_label", pa.string()), ("domain_en", pa.string())]
-        ),
-    )
 
 
 def read_item_file(
@@ -215,14 +177,3 @@ def read_items(con: duckdb.DuckDBPyConnection, study: Study, lines: list[Line]) 
     ).to_arrow_table()
     con.unregister("all_items")
     return schemas.conform("items", table)
-
-
-def read_study_items(project_root: Path | str) -> tuple[Study, pa.Table]:
-    """The study of the project at ``project_root`` and its registered item files as the
-    items table, read and checked as the landing reads them: for a reader of the items
-    other than the landing (``python -m probe mcq`` scores them)."""
-    study = load_study(Path(project_root))
-    lines = item_registry(study)
-    with open_duckdb() as con:
-        con.register("translations", read_translations(study))
-        return study, read_items(con, study, lines)

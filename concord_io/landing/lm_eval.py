@@ -58,6 +58,7 @@ from concord_io.landing.names import (
     too_many_choices,
     without_language,
 )
+from concord_io.landing.schemas import Line, Study
 from concord_io.landing.sources import (
     Check,
     SourceFile,
@@ -67,7 +68,6 @@ from concord_io.landing.sources import (
     refuse_json_shape,
     with_domains,
 )
-from concord_io.landing.study import Line, Study
 
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
 FINITE_HINT = "the run is not landed: check the model's dtype and the harness's output"

@@ -40,6 +40,7 @@ from concord_io.landing.names import (
     item_id_refused,
     normalised,
 )
+from concord_io.landing.schemas import Line, Study
 from concord_io.landing.sources import (
     Check,
     SourceFile,
@@ -53,7 +54,6 @@ from concord_io.landing.sources import (
     refuse_json_shape,
     with_rows,
 )
-from concord_io.landing.study import Line, Study
 
 FIELDS = ("model", "run", "task", "item_id", "language", "answer", "gold")
 REQUIRED = ["item_id", "language", "answer"]

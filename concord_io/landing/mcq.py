@@ -44,20 +44,20 @@ from concord_io.landing.engine import (
     reader_version,
 )
 from concord_io.landing.inspect_logs import HARNESS, read_log
-from concord_io.landing.items import read_items, read_translations
+from concord_io.landing.items import read_items
 from concord_io.landing.lm_eval import Provenance, provenance, read_samples, task_of
 from concord_io.landing.long import read_long
 from concord_io.landing.names import run_id
+from concord_io.landing.schemas import Line, Study
 from concord_io.landing.seeds import read_model_aliases
 from concord_io.landing.sources import SourceFile, first_row, load
 from concord_io.landing.study import (
-    Line,
-    Study,
     answer_registry,
     answer_sources,
     fingerprint_in_place,
     item_registry,
     load_study,
+    read_translations,
 )
 from concord_io.landing.wide import read_wide, release_wide
 

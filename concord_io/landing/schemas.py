@@ -16,6 +16,7 @@ and a chain (a target that another line maps on), naming the rows."""
 
 from __future__ import annotations
 
+import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -221,3 +222,71 @@ def declared_seeds(project: Path | str) -> list[Seed]:
 def seed_folders(seeds: list[Seed]) -> list[str]:
     """The folders the seeds lie in, each once, in order."""
     return sorted({seed.relative.rpartition("/")[0] for seed in seeds})
+
+
+# ------------------------------------------------------------ the cross-lingual study
+
+#: the study's registries and lists (seed files)
+SEEDS = Path("seeds") / "mcq"
+
+
+@dataclass(frozen=True)
+class Study:
+    root: Path
+    answers_dir: Path
+    items_dir: Path
+    sources_dir: Path
+    #: the languages the study compares, as the vars write them; empty: every language the
+    #: answers hold
+    languages: list[str]
+    options: list[str]
+    #: the task of answers that name none and of the item files (var mcq_default_task)
+    task: str
+    #: registry name -> its declared columns
+    columns: dict[str, list[str]]
+    #: registry name -> the declared columns its file may lack (read as empty)
+    optional: dict[str, tuple[str, ...]]
+
+    #: the same languages, canonical (made so once, when the study is loaded)
+    compared: list[str]
+    #: the project's vars (dbt_project.yml's, and over them a dbt call's), read once
+    variables: dict
+
+    @property
+    def option_keys(self) -> str:
+        """The keys a harness's choices get in the order it presents them: the declared
+        options (var mcq_options), then the letters A to Z not among them. A task of a sample
+        log may have 2 to 26 choices, whatever mcq_options holds (items and answer files
+        name their options as mcq_options declares them)."""
+        extra = [letter for letter in string.ascii_uppercase if letter not in self.options]
+        return "".join([*self.options, *extra])
+
+    def registry(self, name: str) -> Path:
+        return self.root / SEEDS / f"{name}.csv"
+
+    def relative(self, path: Path) -> str:
+        """``path`` relative to the project where it lies inside it (as provenance)."""
+        try:
+            return path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return path.resolve().as_posix()
+
+
+@dataclass
+class Line:
+    """One registry line: its cells (surrounding blanks removed; '' when blank) and the
+    files it names, relative to the registry's folder."""
+
+    registry: str
+    values: dict[str, str]
+    paths: list[str] = field(default_factory=list)
+    #: the folder ``paths`` are relative to: the registry's, or for a line registered in
+    #: place (``folder``) the project's (the paths then name the folder too)
+    base: Path | None = None
+
+    def __getitem__(self, column: str) -> str:
+        return self.values.get(column, "")
+
+    @property
+    def file(self) -> str:
+        return self["file"]

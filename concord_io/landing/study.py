@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-import string
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import pyarrow as pa
 
 from concord_common.project_dir import project_vars
 from concord_common.settings import DBT_VARS
@@ -30,55 +30,12 @@ from concord_io.landing.names import (
     check_task_pattern,
     check_variant,
 )
-from concord_io.landing.schemas import declared_seeds
+from concord_io.landing.schemas import SEEDS, Line, Study, declared_seeds
 from concord_io.landing.sources import SourceFile, load, read_csv, read_regular
 
-SEEDS = Path("seeds") / "mcq"
 REGISTRIES = ("mcq_answer_registry", "mcq_item_files", "mcq_answer_sources")
 TRANSLATIONS = "mcq_domain_translations"
 LISTS = ("mcq_languages", "mcq_options")
-
-
-@dataclass(frozen=True)
-class Study:
-    root: Path
-    answers_dir: Path
-    items_dir: Path
-    sources_dir: Path
-    #: the languages the study compares, as the vars write them; empty: every language the
-    #: answers hold
-    languages: list[str]
-    options: list[str]
-    #: the task of answers that name none and of the item files (var mcq_default_task)
-    task: str
-    #: registry name -> its declared columns
-    columns: dict[str, list[str]]
-    #: registry name -> the declared columns its file may lack (read as empty)
-    optional: dict[str, tuple[str, ...]]
-
-    #: the same languages, canonical (made so once, when the study is loaded)
-    compared: list[str]
-    #: the project's vars (dbt_project.yml's, and over them a dbt call's), read once
-    variables: dict
-
-    @property
-    def option_keys(self) -> str:
-        """The keys a harness's choices get in the order it presents them: the declared
-        options (var mcq_options), then the letters A to Z not among them. A task of a sample
-        log may have 2 to 26 choices, whatever mcq_options holds (items and answer files
-        name their options as mcq_options declares them)."""
-        extra = [letter for letter in string.ascii_uppercase if letter not in self.options]
-        return "".join([*self.options, *extra])
-
-    def registry(self, name: str) -> Path:
-        return self.root / SEEDS / f"{name}.csv"
-
-    def relative(self, path: Path) -> str:
-        """``path`` relative to the project where it lies inside it (as provenance)."""
-        try:
-            return path.resolve().relative_to(self.root.resolve()).as_posix()
-        except ValueError:
-            return path.resolve().as_posix()
 
 
 def checked_task(variables: dict) -> str:
@@ -161,26 +118,6 @@ ANSWER_SUFFIXES = (".csv", ".parquet", ".jsonl", ".json", ".eval")
 #: A JSON field of an lm-eval sample: names joined by dots (``doc.id``).
 RESULTS = re.compile(r"^results_.*\.json$")
 FIELD_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
-
-
-@dataclass
-class Line:
-    """One registry line: its cells (surrounding blanks removed; '' when blank) and the
-    files it names, relative to the registry's folder."""
-
-    registry: str
-    values: dict[str, str]
-    paths: list[str] = field(default_factory=list)
-    #: the folder ``paths`` are relative to: the registry's, or for a line registered in
-    #: place (``folder``) the project's (the paths then name the folder too)
-    base: Path | None = None
-
-    def __getitem__(self, column: str) -> str:
-        return self.values.get(column, "")
-
-    @property
-    def file(self) -> str:
-        return self["file"]
 
 
 def read_registry(study: Study, name: str) -> list[Line]:
@@ -276,6 +213,34 @@ def registered_files(study: Study, name: str, directory: Path, required: list[st
         )
     _refuse_unregistered(name, directory, listed, set(files))
     return lines
+
+
+def read_translations(study: Study) -> pa.Table:
+    """``language`` (canonical), ``domain_label`` and ``domain_en``, one row per label."""
+    rows: dict[tuple[str, str], str] = {}
+    for line in read_registry(study, TRANSLATIONS):  # a loop per registry line
+        where = f"{TRANSLATIONS}: {printable(line['domain'])}"
+        if not (line["language"] and line["domain"] and line["domain_en"]):
+            raise ConcordError(
+                f"{where}: a line has a blank language, domain or domain_en", hint="Fill it in."
+            )
+        key = (canonical_language(line["language"], where), line["domain"])
+        if rows.setdefault(key, line["domain_en"]) != line["domain_en"]:
+            raise ConcordError(
+                f"{where} ({key[0]}) has two English names: {printable(rows[key])} and "
+                f"{printable(line['domain_en'])}",
+                hint="keep one line per language and domain label",
+            )
+    return pa.table(
+        {
+            "language": [language for language, _ in rows],
+            "domain_label": [label for _, label in rows],
+            "domain_en": list(rows.values()),
+        },
+        schema=pa.schema(
+            [("language", pa.string()), ("domain_label", pa.string()), ("domain_en", pa.string())]
+        ),
+    )
 
 
 def answer_registry(study: Study) -> list[Line]:

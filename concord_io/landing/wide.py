@@ -16,6 +16,7 @@ import duckdb
 from concord_common.sql import sql_identifier, sql_literal
 from concord_io.errors import ConcordError, printable
 from concord_io.landing.names import canonical_language, normalised
+from concord_io.landing.schemas import Line, Study
 from concord_io.landing.sources import (
     SourceFile,
     check_header,
@@ -24,7 +25,6 @@ from concord_io.landing.sources import (
     refuse_unknown_domains,
     with_rows,
 )
-from concord_io.landing.study import Line, Study
 
 DOMAIN_PREFIX = "Domain_"
 

@@ -231,8 +231,8 @@ def run_cases(cases: list[dict], command: list[str], destination: Path) -> Outco
     if command == ["reader"]:  # the landing alone, as `concord land` runs it
         result = subprocess.run(
             [
-                *(sys.executable, "-m", "concord_io.landing", "--project", str(project)),
-                *("--landing", str(project / "landing")),
+                *(sys.executable, "-m", "concord_io.cli", "--project-dir", str(project)),
+                *("land", "--landing", str(project / "landing")),
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

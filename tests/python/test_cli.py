@@ -74,7 +74,7 @@ def test_build_stages_are_the_pipeline_in_order(tmp_path):
     assert [s.name for s in stages] == list(STAGE_NAMES)
     # the inputs (seed files, the cross-lingual study's files) land first, and the stage
     # prints its one line per folder; dbt builds from the landing
-    assert stages[0].steps == [[sys.executable, "-m", "concord_io.landing"]]
+    assert stages[0].steps == [[sys.executable, "-m", "concord_io.cli", "land"]]
     assert stages[0].show_output
     # the inputs land once: the dbt build after the land stage does not land them again,
     # and alone (--stage dbt-build) it lands through the plugin, as plain dbt build does
@@ -204,7 +204,7 @@ def test_concord_build_holds_one_warehouse_lock_from_its_landing_to_its_end(
 
     def start_another_landing() -> None:
         process = subprocess.Popen(
-            [sys.executable, "-m", "concord_io.landing", "--project", str(project_copy),
+            [sys.executable, "-m", "concord_io.cli", "--project-dir", str(project_copy), "land",
              "--landing", str(landing)],
             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
         )  # fmt: skip

@@ -95,8 +95,8 @@ def test_a_non_utf8_seed_is_refused_in_one_line(tmp_path, encoding):
     )
     result = subprocess.run(
         [
-            *(sys.executable, "-m", "concord_io.landing"),
-            *("--project", str(project), "--landing", str(tmp_path / "landing")),
+            *(sys.executable, "-m", "concord_io.cli", "--project-dir", str(project), "land"),
+            *("--landing", str(tmp_path / "landing")),
         ],
         capture_output=True,
         text=True,

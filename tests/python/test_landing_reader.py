@@ -18,7 +18,6 @@ from test_mcq_bad_input import FAILURES as MCQ_FAILURES
 
 from concord_io.errors import ConcordError
 from concord_io.landing import land_mcq
-from concord_io.landing.__main__ import main
 from concord_io.landing.mcq import DUPLICATE, OTHER_LANGUAGE
 from concord_io.project import PROJECT_ROOT
 
@@ -1667,8 +1666,16 @@ def test_a_landed_folder_replaced_by_a_file_is_refused_before_anything_is_writte
 # ------------------------------------------------------------------------- the command
 
 
-def test_the_command_prints_one_line_per_folder_and_refuses_in_one_line(project, capsys):
-    assert main(["--project", str(project), "--landing", str(project.parent / "landing")]) == 0
+def test_the_command_prints_one_line_per_folder_and_refuses_in_one_line(
+    project, capsys, monkeypatch
+):
+    from concord_io.cli import main as concord
+
+    monkeypatch.setenv("DBT_PROJECT_DIR", str(project))  # restored after: --project-dir sets it
+    command = ["--project-dir", str(project), "land", "--landing", str(project.parent / "landing")]
+    with pytest.raises(SystemExit) as exit_:
+        concord(command)
+    assert exit_.value.code == 0
     out = capsys.readouterr().out.splitlines()
     # the five seed files of the study (its registries, domain map and task languages), its
     # run and items
@@ -1676,10 +1683,8 @@ def test_the_command_prints_one_line_per_folder_and_refuses_in_one_line(project,
     assert out[0].startswith("landed    seeds/seed=mcq_answer_registry  1 row from")
     assert out[5].startswith("landed    mcq/run_id=m--base--")
     registry(project, "w.csv,M,P,base,DCBB\n")
-    from concord_io.errors import run_main
-
     with pytest.raises(SystemExit) as exit_:
-        run_main(main, ["--project", str(project), "--landing", str(project.parent / "landing")])
+        concord(command)
     err = capsys.readouterr().err.splitlines()
     assert exit_.value.code == 2 and len(err) == 2 and "DCBB is not a permutation" in err[0]
 

@@ -139,8 +139,8 @@ def test_a_second_copy_writes_only_into_itself_editable_or_not(tmp_path):
     # the packages installed elsewhere, run from a folder inside the second copy
     site = installed_as_a_wheel(tmp_path / "site-packages")
     code = (
-        "import concord_io, sys; from concord_io.landing.__main__ import main; "
-        "print(concord_io.__file__); sys.exit(main([]))"
+        "import concord_io, sys; from concord_io.cli import main; "
+        "print(concord_io.__file__); main(['land'])"
     )
     landed = run([sys.executable, "-c", code], second / "models", PYTHONPATH=str(site))
     assert landed.returncode == 0, landed.stderr

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -439,3 +440,22 @@ def test_great_expectations_states_only_what_dbt_cannot(manifest):
     assert not repeated, "expectations that restate a dbt test or constraint:\n" + "\n".join(
         repeated
     )
+
+
+def test_the_reader_is_a_small_engine_of_few_modules(monkeypatch):
+    """The reader (concord_io.landing) in at most 13 modules with at most 40 imports among
+    them (scripts/reader_shape.py prints both, and the lines); which module may import which
+    is import-linter's contract (make lint)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "reader_shape", PROJECT_ROOT / "scripts" / "reader_shape.py"
+    )
+    assert spec and spec.loader
+    script = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "reader_shape", script)  # its dataclass looks itself up
+    spec.loader.exec_module(script)
+    shape = script.reader_shape()
+    assert "concord_io.landing.engine" in shape.lines and "concord_io.landing.mcq" in shape.lines
+    assert len(shape.lines) <= 13, sorted(shape.lines)
+    assert len(shape.edges) <= 40, shape.edges

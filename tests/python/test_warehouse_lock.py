@@ -67,9 +67,10 @@ def test_a_landing_waits_for_the_holder_and_says_who_it_is(tmp_path):
         [
             sys.executable,
             "-m",
-            "concord_io.landing",
+            "concord_io.cli",
             "--project-dir",
             str(project),
+            "land",
             "--landing",
             str(landing),
         ],
