@@ -116,7 +116,9 @@ SETTINGS = {
             "",
             "Set by `concord build`'s dbt stage (concord_io.node_state): the context the "
             "incremental models' rows carry, narrowed to what they are made from, which the "
-            "dbt plugin then hands to the models instead of the whole project's.",
+            "dbt plugin then hands to the models instead of the whole project's; on Spark "
+            "(`concord build --target spark`) the whole project's, read by the models' "
+            "macro. Unset on Spark, every run is computed again each build.",
         ),
         Setting(
             "CONCORD_WAREHOUSE_LOCK_FD",

@@ -19,7 +19,8 @@ The registries, the item files, the domain translations, ``mcq_languages`` and
 registry line or anything it is matched against changes (docs/landing.md), so a new answer
 file registered computes its own run alone. The dbt plugin computes the context when a
 build starts and hands it to every DuckDB connection as the variable
-``concord_build_context``; on Spark the models are tables, rebuilt whole.
+``concord_build_context``; on Spark ``concord build --target spark`` hands it to the
+models' macro (``CONCORD_BUILD_CONTEXT``, concord_io/dbt_sequence.py).
 """
 
 from __future__ import annotations

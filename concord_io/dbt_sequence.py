@@ -21,6 +21,9 @@ import sys
 from pathlib import Path
 
 THEN = "--then"
+#: The build's context for the models (the dbt plugin reads it on DuckDB, the macro
+#: spark__mcq_build_context on Spark).
+CONTEXT = "CONCORD_BUILD_CONTEXT"
 
 
 def split(argv: list[str]) -> list[list[str]]:
@@ -89,7 +92,7 @@ def _planned(build: list[str], warehouse: Path, full: bool, explain: bool):
     found, context = node_state.fingerprints(
         manifest, landing, project_vars(project, given), engine
     )
-    os.environ["CONCORD_BUILD_CONTEXT"] = context  # the dbt plugin hands it to the models
+    os.environ[CONTEXT] = context  # the dbt plugin hands it to the models
     # a build given a selection (--select, --exclude) decides among the nodes it selects
     chosen, rest = _selection(build)
     kinds = [
@@ -140,13 +143,40 @@ def _adapters():
 
 def run(commands: list[list[str]], warehouse: Path | None = None, full: bool = False,
         explain: bool = False) -> int:  # fmt: skip
-    if any(_flag(argv, "--target") == "spark" for argv in commands):
-        # the Python models run on dbt's SparkSession (dbt-spark alone cannot run them)
+    spark = [argv for argv in commands if _flag(argv, "--target") == "spark"]
+    if spark:
+        # the Python models run on dbt's SparkSession (dbt-spark alone cannot run them), and
+        # the incremental models' versions carry the build's context, as the dbt plugin
+        # hands it to them on DuckDB
         from concord_io.spark import python_models_in_session
 
-        with python_models_in_session():
+        with python_models_in_session(), _build_context(spark[0]):
             return _run(commands, warehouse, full, explain)
     return _run(commands, warehouse, full, explain)
+
+
+@contextlib.contextmanager
+def _build_context(argv: list[str]):
+    """``CONCORD_BUILD_CONTEXT`` set, for the dbt commands run inside, to the context of a
+    build of ``argv`` (its project, landing and vars: concord_io.build_context); as it was
+    after. The landing is as the land stage left it."""
+    import yaml
+
+    from concord_common.project_dir import project_vars
+    from concord_io import paths
+    from concord_io.build_context import build_context
+
+    project = Path(_flag(argv, "--project-dir") or paths.project_root())
+    variables = project_vars(project, yaml.safe_load(_flag(argv, "--vars") or "{}") or {})
+    before = os.environ.get(CONTEXT)
+    os.environ[CONTEXT] = build_context(project, paths.landing_dir(project), variables)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(CONTEXT, None)
+        else:
+            os.environ[CONTEXT] = before
 
 
 def _run(commands: list[list[str]], warehouse: Path | None, full: bool, explain: bool) -> int:

@@ -118,7 +118,8 @@ def mirror(spark_dir: Path, database: Path) -> int:
     """Every table of Spark's build as a table of the DuckDB file ``database`` (its columns
     and rows as Spark wrote them), the file replaced whole or not at all; the number of
     tables. A table folder without a Parquet file is refused by name (Spark writes one even
-    for a table without rows)."""
+    for a table without rows; a partitioned table keeps its columns in ``_schema/``, which
+    Spark's own readers skip: ``spark_keep_table_schema`` in macros/cross_db/spark_forms.sql)."""
     tables = spark_tables(spark_dir)
     if not tables:
         raise ConcordError(
@@ -129,16 +130,15 @@ def mirror(spark_dir: Path, database: Path) -> int:
     try:
         with open_duckdb(staging) as con:
             for schema, table, folder in tables:  # a loop per table, each read by DuckDB
-                files = sorted(str(p) for p in folder.glob("*.parquet"))
-                if not files:
+                name = f"{sql_identifier(schema)}.{sql_identifier(table)}"
+                con.execute(f"create schema if not exists {sql_identifier(schema)}")
+                select = table_select(folder)
+                if select is None:
                     raise ConcordError(
                         f"{folder}: Spark's table {schema}.{table} has no Parquet file",
                         hint="build it again (dbt build --target spark)",
                     )
-                name = f"{sql_identifier(schema)}.{sql_identifier(table)}"
-                con.execute(f"create schema if not exists {sql_identifier(schema)}")
-                listed = ", ".join(map(sql_literal, files))
-                con.execute(f"create table {name} as select * from read_parquet([{listed}])")
+                con.execute(f"create table {name} as {select}")
             con.execute("checkpoint")
         folders.fsync(staging)
         os.replace(staging, database)
@@ -146,6 +146,28 @@ def mirror(spark_dir: Path, database: Path) -> int:
     finally:
         staging.unlink(missing_ok=True)
     return len(tables)
+
+
+def table_select(folder: Path) -> str | None:
+    """The DuckDB select that reads the Spark table in ``folder`` (None: no Parquet file):
+    its Parquet files, or for a table partitioned by a column (``<column>=<value>/``), its
+    columns in ``_schema/`` and the rows of every partition, the column read from the
+    folders' names as Spark writes them (text, escaped as Spark escapes it)."""
+
+    def listed(files: list[Path]) -> str:
+        return "[" + ", ".join(sql_literal(str(p)) for p in sorted(files)) + "]"
+
+    if files := list(folder.glob("*.parquet")):
+        return f"select * from read_parquet({listed(files)})"
+    if not (columns := list(folder.glob("_schema/*.parquet"))):
+        return None
+    select = f"select * from read_parquet({listed(columns)})"
+    if partitions := list(folder.glob("*=*/*.parquet")):
+        select += (
+            f" union all by name select * from read_parquet({listed(partitions)}, "
+            "hive_partitioning = true, hive_types_autocast = false)"
+        )
+    return select
 
 
 def main(argv: list[str] | None = None) -> int:

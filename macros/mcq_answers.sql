@@ -50,8 +50,10 @@
         || '|' || {{ mcq_build_context() }}
 {%- endmacro %}
 
-{#- The build's context, as the dbt plugin hands it to each connection. On Spark the
-    incremental models are tables, computed whole every build: no context is needed. -#}
+{#- The build's context (concord_io/build_context.py): what every file version is computed
+    under besides the file itself (the models' code, the landed seeds, the vars), so that
+    a change of any of them computes every run again. The dbt plugin hands it to each DuckDB
+    connection. -#}
 {% macro mcq_build_context() -%}
     {{ return(adapter.dispatch('mcq_build_context', 'concord')()) }}
 {%- endmacro %}
@@ -72,8 +74,11 @@
     {{ return(sql_string_literal(context)) }}
 {%- endmacro %}
 
+{#- On Spark, `concord build --target spark` gives it (CONCORD_BUILD_CONTEXT,
+    concord_io/dbt_sequence.py); a dbt call given none (plain `dbt build --target spark`)
+    knows nothing of what changed and computes every run again: its own invocation id. -#}
 {% macro spark__mcq_build_context() -%}
-    ''
+    {{ return(sql_string_literal(env_var('CONCORD_BUILD_CONTEXT', '') or invocation_id)) }}
 {%- endmacro %}
 
 {#- Every file version that int_mcq_answers_normalised holds after a build, from staging:
@@ -96,10 +101,44 @@
         on files.run_id = runs.run_id
 {%- endmacro %}
 
+{#- The filter of int_mcq_answers_normalised on `files` (mcq_answer_file_versions) when it
+    builds incrementally: the file versions `held` does not hold yet. -#}
+{% macro mcq_file_versions_to_read(files, held) %}
+    {{ return(adapter.dispatch('mcq_file_versions_to_read', 'concord')(files, held)) }}
+{% endmacro %}
+
+{% macro default__mcq_file_versions_to_read(files, held) -%}
+    not exists (
+        select 1 from (
+            select source_file, file_version from {{ held }}
+            group by source_file, file_version
+        ) as held
+        where held.source_file = {{ files }}.source_file
+            and held.file_version = {{ files }}.file_version
+    )
+{%- endmacro %}
+
+{#- Spark overwrites a run's partition whole: every file of a run whose files changed (one
+    new, changed or gone). -#}
+{% macro spark__mcq_file_versions_to_read(files, held) -%}
+    {{ files }}.run_id in (
+        select run_id from (
+            select run_id, source_file, file_version from {{ files }}
+            except
+            select run_id, source_file, file_version from {{ held }}
+        ) as unread
+        union
+        select run_id from (
+            select run_id, source_file, file_version from {{ held }}
+            except
+            select run_id, source_file, file_version from {{ files }}
+        ) as stale
+    )
+{%- endmacro %}
+
 {#- Post-hook of int_mcq_answers_normalised (incremental by file version, appending the
     versions it does not hold): delete the rows of versions no longer current, a changed
-    file's older version or a run no longer landed. On Spark the model is a table, rebuilt
-    whole. -#}
+    file's older version or a run no longer landed. -#}
 {% macro mcq_delete_stale_file_versions(relation, current) %}
     {{ return(adapter.dispatch('mcq_delete_stale_file_versions', 'concord')(relation, current)) }}
 {% endmacro %}
@@ -118,7 +157,15 @@
     )
 {% endmacro %}
 
+{#- Spark: a changed run's partition was overwritten whole; the partitions of runs no longer
+    landed are dropped. -#}
 {% macro spark__mcq_delete_stale_file_versions(relation, current) %}
+    {%- if execute -%}
+        {%- set gone = run_query('select distinct run_id from ' ~ relation
+            ~ ' except select run_id from (' ~ current ~ ') as now') -%}
+        {%- do spark_drop_partitions(relation, 'run_id', gone) -%}
+        {%- do spark_incremental_written([relation]) -%}
+    {%- endif -%}
     select 1
 {% endmacro %}
 
@@ -307,11 +354,14 @@
     since hooks are rendered when the model runs; the group filter goes in the model's SQL. -#}
 {% macro mcq_incremental_by_group(versions, grain) -%}
     {%- set call = '(' ~ versions ~ ', ' ~ grain ~ ') }}' -%}
-    {{ return({
-        'materialized': incremental_materialization(),
-        'incremental_strategy': 'append',
-        'on_schema_change': 'fail',
+    {%- if grain | length != 1 -%}
+        {#- Spark partitions the model by its group: one column -#}
+        {{ exceptions.raise_compiler_error("mcq_incremental_by_group: one grain column, not " ~ grain) }}
+    {%- endif -%}
+    {%- set config = mcq_incremental_write(grain[0]) -%}
+    {%- do config.update({
         'pre_hook': '{{ mcq_forget_changed_groups' ~ call,
         'post_hook': '{{ mcq_keep_group_versions' ~ call,
-    }) }}
+    }) -%}
+    {{ return(config) }}
 {%- endmacro %}

@@ -8,8 +8,10 @@
     int_mcq_runs_versioned, not in marts: no bookkeeping is published). A build deletes the
     rows of groups whose version changed or that are gone, and computes the groups it holds
     no version for (new or changed). The first build and `--full-refresh` compute every
-    group. On Spark the models are tables (incremental_materialization): every group,
-    every build.
+    group. On Spark, whose Parquet tables have no delete, the model and its versions are
+    partitioned by the group: the pre-hook drops the partitions of groups that changed or
+    are gone, and the build overwrites the partitions of the groups it computes
+    (mcq_incremental_write).
 
     A model uses all three: the filter in its SQL, the pre-hook and the post-hook, with
     the same `versions` and `grain`. A version is forgotten before its rows are deleted and
@@ -62,11 +64,8 @@
 {#- Pre-hook: forget the versions that changed or are gone and delete their groups' rows;
     a full build starts without versions. -#}
 {% macro mcq_forget_changed_groups(versions, grain) %}
-    {%- set kept = mcq_kept_group_versions(versions) -%}
-    {%- if model.config.materialized != 'incremental' -%}
-        select 1
-    {%- elif not is_incremental() -%}
-        drop table if exists {{ kept }}
+    {%- if not is_incremental() -%}
+        drop table if exists {{ mcq_kept_group_versions(versions) }}
     {%- else -%}
         {%- set held = adapter.get_columns_in_relation(this) | map(attribute='name') | list -%}
         {%- for column in grain if column not in held -%}
@@ -74,32 +73,75 @@
                 this ~ " was built by an earlier Concord and has no column " ~ column
                 ~ " (its shape changed; CHANGELOG.md): run `dbt build --full-refresh` once") }}
         {%- endfor -%}
-        create table if not exists {{ kept }} as
-        select * from ({{ mcq_group_versions_now(versions, grain) }}) as now where false;
-        delete from {{ kept }} as kept
-        where not exists (
-            select 1 from ({{ mcq_group_versions_now(versions, grain) }}) as now
-            where {{ mcq_same_group('now', 'kept', grain) }} and now.input_version = kept.input_version
-        );
-        delete from {{ this }} as target
-        where not exists (
-            select 1 from {{ kept }} as kept where {{ mcq_same_group('kept', 'target', grain) }}
-        )
+        {{ adapter.dispatch('mcq_forget_changed_groups', 'concord')(versions, grain) }}
     {%- endif -%}
 {% endmacro %}
+
+{#- The versions held but not current: a group that changed or is gone. -#}
+{% macro mcq_stale_group_versions(versions, grain) -%}
+    select * from {{ mcq_kept_group_versions(versions) }} as kept
+    where not exists (
+        select 1 from ({{ mcq_group_versions_now(versions, grain) }}) as now
+        where {{ mcq_same_group('now', 'kept', grain) }} and now.input_version = kept.input_version
+    )
+{%- endmacro %}
+
+{% macro default__mcq_forget_changed_groups(versions, grain) %}
+    {%- set kept = mcq_kept_group_versions(versions) -%}
+    {{ mcq_create_kept_group_versions(versions, grain) }};
+    delete from {{ kept }} as kept
+    where not exists (
+        select 1 from ({{ mcq_group_versions_now(versions, grain) }}) as now
+        where {{ mcq_same_group('now', 'kept', grain) }} and now.input_version = kept.input_version
+    );
+    delete from {{ this }} as target
+    where not exists (
+        select 1 from {{ kept }} as kept where {{ mcq_same_group('kept', 'target', grain) }}
+    )
+{% endmacro %}
+
+{#- Spark: the stale groups' partitions dropped, the model's first, so that a build that
+    stops half-way still holds their versions and drops them next time. -#}
+{% macro spark__mcq_forget_changed_groups(versions, grain) %}
+    {%- if execute -%}
+        {%- do run_query(mcq_create_kept_group_versions(versions, grain)) -%}
+        {%- set stale = run_query('select ' ~ grain[0] ~ ' from ('
+            ~ mcq_stale_group_versions(versions, grain) ~ ') as stale') -%}
+        {%- do spark_drop_partitions(this, grain[0], stale) -%}
+        {%- do spark_drop_partitions(mcq_kept_group_versions(versions), grain[0], stale) -%}
+    {%- endif -%}
+    select 1
+{% endmacro %}
+
+{#- The versions table, empty where there is none (partitioned by the group on Spark). -#}
+{% macro mcq_create_kept_group_versions(versions, grain) -%}
+    create table if not exists {{ mcq_kept_group_versions(versions) }}
+    {% if target.type == 'spark' %}using parquet partitioned by ({{ grain[0] }}){% endif %}
+    as select * from ({{ mcq_group_versions_now(versions, grain) }}) as now where false
+{%- endmacro %}
 
 {#- Post-hook: keep the versions of the groups just computed. -#}
 {% macro mcq_keep_group_versions(versions, grain) %}
     {%- set kept = mcq_kept_group_versions(versions) -%}
-    {%- if model.config.materialized != 'incremental' -%}
-        select 1
-    {%- else -%}
-        create table if not exists {{ kept }} as
-        select * from ({{ mcq_group_versions_now(versions, grain) }}) as now where false;
-        insert into {{ kept }}
-        select * from ({{ mcq_group_versions_now(versions, grain) }}) as now
+    {%- set create = mcq_create_kept_group_versions(versions, grain) -%}
+    {%- set insert -%}
+        insert into {{ kept }} ({{ grain | join(', ') }}, input_version)
+        select {{ grain | join(', ') }}, input_version
+        from ({{ mcq_group_versions_now(versions, grain) }}) as now
         where not exists (
             select 1 from {{ kept }} as kept where {{ mcq_same_group('kept', 'now', grain) }}
         )
+    {%- endset -%}
+    {%- if target.type != 'spark' -%}
+        {{ create }};
+        {{ insert }}
+    {%- else -%}
+        {#- Spark takes one statement per call -#}
+        {%- if execute -%}
+            {%- do run_query(create) -%}
+            {%- do run_query(insert) -%}
+            {%- do spark_incremental_written([this, kept]) -%}
+        {%- endif -%}
+        select 1
     {%- endif -%}
 {% endmacro %}

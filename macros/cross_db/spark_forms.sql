@@ -2,21 +2,57 @@
     table replacement. (The landing's reader is macros/cross_db/landing.sql.) -#}
 
 
-{#- The incremental models delete rows: the normalised answers by file version (their
-    post-hook, macros/mcq_answers.sql), the models downstream by group
-    (macros/mcq_incremental_groups.sql). dbt-spark's Parquet tables have no delete: on Spark
-    they are tables rebuilt from every landed run and group (mcq_in_groups_to_compute then
-    keeps every group). -#}
-{% macro incremental_materialization() %}
-    {{ return(adapter.dispatch('incremental_materialization', 'concord')()) }}
+{#- How the cross-lingual study's incremental models write what a build computed. On DuckDB
+    they append: their pre-hooks and post-hooks delete the rows of what changed or is gone
+    (the normalised answers by file version, macros/mcq_answers.sql; the models downstream
+    by group, macros/mcq_incremental_groups.sql). dbt-spark's Parquet tables have no delete:
+    on Spark each such table is partitioned by its run (or group) and a build overwrites the
+    partitions of what it computed (dynamic partition overwrite, `insert_overwrite`), and
+    drops the partitions of what is gone (the hooks' Spark forms); no other partition's files
+    are written. -#}
+{% macro mcq_incremental_write(partition) %}
+    {{ return(adapter.dispatch('mcq_incremental_write', 'concord')(partition)) }}
 {% endmacro %}
 
-{% macro default__incremental_materialization() %}
-    {{ return('incremental') }}
+{% macro default__mcq_incremental_write(partition) %}
+    {{ return({'materialized': 'incremental', 'incremental_strategy': 'append',
+               'on_schema_change': 'fail'}) }}
 {% endmacro %}
 
-{% macro spark__incremental_materialization() %}
-    {{ return('table') }}
+{% macro spark__mcq_incremental_write(partition) %}
+    {{ return({'materialized': 'incremental', 'incremental_strategy': 'insert_overwrite',
+               'partition_by': [partition], 'on_schema_change': 'fail'}) }}
+{% endmacro %}
+
+{#- Spark: drop the partitions of `relation` whose `column` is one of `values`' rows (the
+    result of run_query), one statement each (Spark takes one per call). -#}
+{% macro spark_drop_partitions(relation, column, values) %}
+    {%- for row in values -%}
+        {%- do run_query('alter table ' ~ relation ~ ' drop if exists partition ('
+            ~ column ~ ' = ' ~ sql_string_literal(row[0]) ~ ')') -%}
+    {%- endfor -%}
+{% endmacro %}
+
+{#- Spark: the columns of the partitioned table `relation` kept in its folder's `_schema/`,
+    an empty Parquet file: a partitioned table without rows has no file, and a reader without
+    Spark's catalogue (concord_io.spark.mirror) finds its columns there. Spark's own readers
+    skip a folder whose name starts with `_`. -#}
+{% macro spark_keep_table_schema(relation) %}
+    {%- for row in run_query('describe formatted ' ~ relation) if row[0] == 'Location' -%}
+        {%- do run_query('insert overwrite directory ' ~ sql_string_literal(row[1] ~ '/_schema')
+            ~ ' using parquet select * from ' ~ relation ~ ' where false') -%}
+    {%- endfor -%}
+{% endmacro %}
+
+{#- Spark, after an incremental model's write: the model and the versions table's columns kept
+    (spark_keep_table_schema), and the temporary view dbt-spark made of the rows to write
+    (`<model>__dbt_tmp`) dropped; left in the session, it is a table without a schema to dbt
+    docs' catalogue, which then fails. -#}
+{% macro spark_incremental_written(tables) %}
+    {%- for relation in tables -%}
+        {%- do spark_keep_table_schema(relation) -%}
+    {%- endfor -%}
+    {%- do run_query('drop view if exists ' ~ this.identifier ~ '__dbt_tmp') -%}
 {% endmacro %}
 
 {#- on-run-end's marts.dq_test_failures: Spark's Parquet tables have no `create or

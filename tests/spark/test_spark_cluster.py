@@ -2,7 +2,9 @@
 started from the pip-installed Spark (`spark-class`, nothing downloaded), the spark target
 pointed at the master (CONCORD_SPARK_MASTER), its executors in JVMs of their own writing
 Parquet on the shared disk. The build passes, runs on both workers, and every mart equals
-the DuckDB build's of the same project.
+the DuckDB build's of the same project. The first Spark build lacks one run: the second,
+with it added, writes that run's partitions of the incremental models and no other
+partition's files, and its marts equal the DuckDB build's of every run.
 
 Marked `cluster`: `make test-cluster` runs it (about five minutes on two cores), and CI
 (.ci/run) runs that after `make test`, whose eight-minute budget it would not fit."""
@@ -89,6 +91,21 @@ def cluster(tmp_path_factory):
             process.wait(timeout=60)
 
 
+#: The run held back from the first Spark build and added before the second.
+ADDED = "XLM-R_Merged_Multilingual.csv"
+
+
+def partition_files(spark_dir: Path) -> dict[str, dict[str, set]]:
+    """Each partitioned table's partitions (``<column>=<value>``), each with its files'
+    names, sizes and modification times."""
+    found: dict[str, dict[str, set]] = {}
+    for partition in spark_dir.glob("*.db/*/*=*"):
+        files = {(f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in partition.iterdir()}
+        table = partition.parent.relative_to(spark_dir).as_posix()
+        found.setdefault(table, {})[partition.name] = files
+    return found
+
+
 def test_the_same_build_passes_on_a_standalone_cluster_and_equals_duckdbs(cluster, tmp_path):
     url, worker_logs = cluster
     project = copy_project(tmp_path / "project")
@@ -101,12 +118,41 @@ def test_the_same_build_passes_on_a_standalone_cluster_and_equals_duckdbs(cluste
         "CONCORD_SPARK_DIR": str(warehouse / "spark"),
         "CONCORD_SPARK_MASTER": url,
     }
-    for target in ("dev", "spark"):
+
+    def build(target: str) -> None:
         built = subprocess.run(
             [str(CONCORD), "build", "--target", target], cwd=project, env=env,
             capture_output=True, text=True, check=False,
         )  # fmt: skip
         assert built.returncode == 0, (built.stdout + built.stderr)[-4000:]
+
+    registry = project / "seeds" / "mcq" / "mcq_answer_registry.csv"
+    every_run = registry.read_text()
+    registry.write_text("".join(
+        line for line in every_run.splitlines(keepends=True) if not line.startswith(ADDED)
+    ))  # fmt: skip
+    answers = project / "seeds" / "mcq" / "answers"
+    shutil.move(answers / ADDED, tmp_path / ADDED)
+    build("spark")
+    before = partition_files(warehouse / "spark")
+    # the answers, the per-run models and the per-revision pairing, and their versions
+    assert len(before) >= 6 and "intermediate.db/int_mcq_answers_normalised" in before
+
+    shutil.move(tmp_path / ADDED, answers / ADDED)
+    registry.write_text(every_run)
+    build("spark")
+    after = partition_files(warehouse / "spark")
+    assert set(after) == set(before)
+    for table, partitions in before.items():
+        # every earlier partition's files as they were: not one written again
+        assert {p: after[table][p] for p in partitions} == partitions, table
+        # and the partitions added are the new run's (or its model revision's)
+        added = set(after[table]) - set(partitions)
+        assert all("xlm-r" in name.lower() for name in added), (table, added)
+    normalised = after["intermediate.db/int_mcq_answers_normalised"]
+    assert [name for name in normalised if name.startswith("run_id=xlm-r-large--base--")]
+
+    build("dev")
     # the executors ran in the workers' JVMs, one on each
     for log in worker_logs:
         assert "Asked to launch executor" in log.read_text(errors="replace"), log

@@ -8,12 +8,12 @@
     not compare (int_mcq_task_languages_declared) is left to int_mcq_answers_quarantined.
     Incremental: only the answer files of runs landed since the last build are read again
     (file_version: the run, the file's content hash and when the run landed); the rows of
-    older versions and of runs no longer landed are deleted after. -#}
+    older versions and of runs no longer landed are deleted after. On Spark, by run: a run
+    any of whose files changed is read again whole into its partition
+    (mcq_incremental_write). -#}
 {{ config(
-    materialized=incremental_materialization(),
-    incremental_strategy='append',
-    on_schema_change='fail',
     post_hook="{{ mcq_delete_stale_file_versions(this, mcq_answer_file_versions()) }}",
+    **mcq_incremental_write('run_id')
 ) }}
 
 with files as (
@@ -28,14 +28,7 @@ new_files as (
     select * from files
     {% if is_incremental() %}
     -- only the file versions not held yet; older versions go in the post-hook
-    where not exists (
-        select 1 from (
-            select source_file, file_version from {{ this }}
-            group by source_file, file_version
-        ) as held
-        where held.source_file = files.source_file
-            and held.file_version = files.file_version
-    )
+    where {{ mcq_file_versions_to_read('files', this) }}
     {% endif %}
 
 ),
