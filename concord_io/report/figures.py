@@ -276,7 +276,7 @@ def fig_option_frequency(m: Marts) -> alt.TopLevelMixin:
             "sum(n_valid) as n_valid, count(*) over (partition by task, variant, language) "
             f"as n_options from {SCHEMA}.{t} "
             "group by task, variant, language, option, option_position "
-            "order by option_position, option"
+            "order by task, variant, language, option_position, option"
         ),
         t,
     )

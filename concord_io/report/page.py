@@ -12,7 +12,7 @@ from concord_io import paths
 from concord_io.connect import connect_serving
 from concord_io.errors import ConcordError
 from concord_io.report import sections
-from concord_io.report.charts import to_svg
+from concord_io.report.charts import DrawnSvgs, to_svg
 from concord_io.report.figures import STUDIES, Figure, Marts, NoData
 
 TEMPLATES = jinja2.Environment(
@@ -35,9 +35,13 @@ class RenderedFigure:
     note: str | None
 
 
-def render_figure(fig: Figure, marts: Marts) -> RenderedFigure:
+#: Where the report keeps the SVG of each figure's spec (charts.DrawnSvgs), in its folder.
+DRAWN = ".drawn"
+
+
+def render_figure(fig: Figure, marts: Marts, drawn: DrawnSvgs | None = None) -> RenderedFigure:
     try:
-        svg, marks = to_svg(fig.draw(marts))
+        svg, marks = to_svg(fig.draw(marts), drawn)
     except NoData as why:
         return RenderedFigure(fig.key, fig.title, fig.caption, "empty", None, 0, str(why))
     return RenderedFigure(fig.key, fig.title, fig.caption, "ok", svg, marks, None)
@@ -49,6 +53,7 @@ def render_page(
     *,
     docs_href: str | None = None,
     quality_href: str | None = None,
+    drawn: DrawnSvgs | None = None,
 ) -> str:
     # a study's table of figures, under its charts
     tables = {"accuracy": sections.accuracy(marts)}
@@ -56,7 +61,7 @@ def render_page(
         {
             "key": key,
             "title": title,
-            "figures": [render_figure(f, marts) for f in figures],
+            "figures": [render_figure(f, marts, drawn) for f in figures],
             "table": tables.get(key),
             "comparisons": sections.comparisons(marts, key)
             if key in sections.COMPARISONS
@@ -102,6 +107,7 @@ def build_report(
             rows = marts.rows("select * from meta.publication")
             publication = rows[0] if rows else None
         docs = out_dir / "docs" / "index.html"
+        drawn = DrawnSvgs(paths.inside(out_dir, DRAWN))
         page = render_page(
             marts,
             publication,
@@ -109,7 +115,9 @@ def build_report(
             quality_href=sections.quality_docs_href(
                 out_dir, None if quality_dir is None else Path(quality_dir)
             ),
+            drawn=drawn,
         )
+        drawn.prune()
     finally:
         con.close()
     target = paths.inside(out_dir, "index.html")

@@ -421,6 +421,42 @@ def built_page(tmp_path: Path, tables: dict[str, str]) -> str:
     return build_report(serving, tmp_path / "site").read_text(encoding="utf-8")
 
 
+def test_a_figure_is_drawn_again_only_when_its_spec_changed(report, tmp_path, monkeypatch):
+    """The report keeps each figure's drawing by its spec (charts.DrawnSvgs): the same
+    serving file draws nothing again and gives the same page; a figure whose rows changed
+    is drawn again, alone, and the drawing it replaced is removed."""
+    site = tmp_path / "site"
+    shutil.copytree(report.parent, site)
+    kept = sorted(p.name for p in (site / ".drawn").glob("*.svg"))
+    assert len(kept) >= 10  # every figure with data
+    draw = charts._drawn
+    drawn: list[dict] = []
+
+    def counted(spec: dict) -> str:
+        drawn.append(spec)
+        return draw(spec)
+
+    monkeypatch.setattr(charts, "_drawn", counted)
+    serving = report.parent.parent / "serving" / CURRENT_DB
+    page = build_report(serving, site).read_text(encoding="utf-8")
+    assert drawn == [] and page == report.read_text(encoding="utf-8")
+    assert sorted(p.name for p in (site / ".drawn").glob("*.svg")) == kept
+
+    (tmp_path / "a").mkdir()
+    changed = built_page(tmp_path / "a", {"probe_paired_summary": PROBE_SUMMARY})
+    (tmp_path / "b").mkdir()
+    shutil.copytree(tmp_path / "a" / "site", tmp_path / "b" / "site")
+    before = {p.name for p in (tmp_path / "b" / "site" / ".drawn").glob("*.svg")}
+    drawn.clear()
+    again = built_page(
+        tmp_path / "b", {"probe_paired_summary": PROBE_SUMMARY.replace("-0.05", "-0.06")}
+    )
+    # the probe's delta figure, drawn again: one drawing replaced
+    assert len(drawn) == 1 and "IT: -0.060" in again and "IT: -0.050" in changed
+    after = {p.name for p in (tmp_path / "b" / "site" / ".drawn").glob("*.svg")}
+    assert len(after - before) == 1 and len(before - after) == 1
+
+
 def panel_header(model: str, run_id: str) -> re.Pattern:
     """A panel's header: the model, then the run on a second line."""
     return re.compile(f">{re.escape(model)}</tspan><tspan[^>]*>run {re.escape(run_id)}</tspan>")
