@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import subprocess
 import sys
 
 import duckdb
@@ -409,6 +410,33 @@ def test_against_live_irrcac(weights):
             pytest.approx([est["z"], sided * est["p_value"], *est["confidence_interval"]],
                           abs=1e-9)
         ), ours  # fmt: skip
+
+
+def test_se_inference_is_student_t_as_scipy_stats_computes_it():
+    """z, the two-sided p-value and the t interval from scipy.special's Student t equal
+    scipy.stats.t's, bit for bit, over a grid; an SE of 0 or one item gives NaN."""
+    from scipy import stats
+
+    rng = np.random.default_rng(5)
+    estimate, std_error = rng.uniform(-1, 1, 400), rng.uniform(1e-4, 0.6, 400)
+    n_items = rng.integers(2, 5000, 400)
+    got = se_inference(estimate, std_error, n_items, 0.9)
+    df = n_items - 1.0
+    z = estimate / std_error
+    half = stats.t.ppf(0.95, df) * std_error
+    np.testing.assert_array_equal(got["p_value"], 2 * stats.t.sf(np.abs(z), df))
+    np.testing.assert_array_equal(got["se_ci_low"], estimate - half)
+    np.testing.assert_array_equal(got["se_ci_high"], np.minimum(estimate + half, 1.0))
+    degenerate = se_inference(np.array([0.5, 0.5]), np.array([0.0, 0.1]), np.array([10, 1]), 0.95)
+    assert all(np.isnan(v).all() for v in degenerate.values())
+    # and the statistics' package never imports scipy.stats (about 1 s in every dbt build)
+    code = (
+        "import sys, numpy as np, concord_stats.consistency, concord_stats.rater_coefficients as r;"
+        "r.se_inference(np.array([.5]), np.array([.1]), np.array([9]), .95);"
+        "print('scipy.stats' in sys.modules)"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert loaded.stdout.strip() == "False", loaded.stderr
 
 
 def test_fleiss_1971_published():
