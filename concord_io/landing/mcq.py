@@ -101,11 +101,9 @@ class Run:
     answers: list[Piece] = field(default_factory=list)
     option_scores: list[pa.Table] = field(default_factory=list)
     inputs: list[object] = field(default_factory=list)
-    #: the run's records as read, and its tables as landed (set by read_source_runs)
+    #: the run's records as read, and its quarantine as landed (set by read_source_runs)
     records_table: pa.Table | None = None
-    answers_table: pa.Table | None = None
     quarantine_table: pa.Table | None = None
-    scores_table: pa.Table | None = None
     #: already landed from exactly these inputs: not read again (its fingerprint is known
     #: before parsing: the files' content hashes, the registry line, the study's context)
     unchanged: bool = False
@@ -803,13 +801,10 @@ def read_source_runs(study: Study, lines: list[Line], notes: list[str]) -> list[
         for run in runs:
             split = _split(reading, run)
             run.records_table = landing.con.sql(f"select * from {_relation(run)}").to_arrow_table()
-            found = landing.con.sql(split.answers).to_arrow_table()
-            run.answers_table = schemas.conform("answers", found)
             aside = schemas.QUARANTINE.empty_table()
             if split.quarantine is not None:
                 aside = landing.con.sql(split.quarantine).to_arrow_table()
             run.quarantine_table = schemas.conform("quarantine", aside)
-            run.scores_table = split.scores
     return runs
 
 

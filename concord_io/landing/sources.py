@@ -504,25 +504,6 @@ def check_line_endings(text: str, label: str, *, quoted: bool = True) -> None:
     )
 
 
-def check_csv(
-    data: bytes,
-    label: str,
-    *,
-    declared: list[str] | None = None,
-    required: list[str] | None = None,
-    one_line_ending: bool = False,
-) -> tuple[str, list[str], list[str]]:
-    """``data`` (a CSV file's bytes) checked, not parsed: its text, its header as Arrow will
-    name the columns and as checked. ``label`` names the file in every message."""
-    text = text_of(data, label, "the file is empty (no header row)")
-    raw, header = _header(text)
-    check_header(header, label, declared=declared, required=required)
-    check_records(text, header, label)
-    if one_line_ending:
-        check_line_endings(text, label)
-    return text, raw, header
-
-
 def _parsed(body: bytes, raw: list[str], quoted: bool, block_size: int | None = None) -> pa.Table:
     """``body`` parsed by Arrow, every column (``raw``: as Arrow names them) as text, an empty
     cell ''."""
@@ -571,7 +552,9 @@ def read_csv(
     allow_no_rows: bool = False,
     optional: Collection[str] = (),
 ) -> CsvTable:
-    """``data`` checked (as :func:`check_csv` does) and parsed. ``one_line_ending``: refuse
+    """``data`` (a CSV file's bytes, ``label`` naming it in every message) checked and
+    parsed: its text, header and records (:func:`check_header`, :func:`check_records`).
+    ``one_line_ending``: refuse
     mixed line endings (data files; a seed file, a registry among them, may mix them).
     ``allow_no_rows``: a header alone is a valid file (an empty registry). ``optional``:
     declared columns a file may lack (added in a release, their values may be empty), read
