@@ -804,6 +804,12 @@ def add_lmeval(project_root: Path | str, path: Path | str, **options) -> list[st
     return add_run(project_root, path, harness="lmeval", **options)
 
 
+def add_inspect(project_root: Path | str, path: Path | str, **options) -> list[str]:
+    """Import the Inspect AI log folder ``path`` (``inspect eval --log-dir``), as
+    :func:`add_lmeval` imports a harness folder: one folder and registry line per model."""
+    return add_run(project_root, path, harness="inspect", **options)
+
+
 def detect_harness(path: Path) -> str:
     """Which harness wrote the folder ``path`` (``concord add PATH``): ``lmeval`` where it
     holds an lm-eval results file or sample log, ``inspect`` where it holds Inspect AI logs
