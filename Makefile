@@ -94,7 +94,7 @@ probe-install: $(VENV)/.installed-probe
 
 install-spark: $(VENV)/.installed-spark
 
-# `concord build` (concord_io/cli.py) runs the stages in order and stops at the first that
+# `concord build` (concord_io/cli/__init__.py) runs the stages in order and stops at the first that
 # fails: land (the cross-lingual inputs checked and landed as Parquet, docs/landing.md); dbt
 # build; the Great Expectations checkpoint (read-only; a failed expectation stops here and
 # the data docs say why); publish (only reached when everything before passed: readers use

@@ -49,7 +49,7 @@ def open_lock_file(path: Path, *, error: type[UserError], what: str, again: str)
     """``path`` opened for ``flock`` (created if missing), the descriptor: never through a
     link (the file is truncated and written), only a regular file. ``what`` names the lock
     in the message, ``again`` what to do once the user removed the culprit. The publish lock
-    (concord_io/publish.py) is opened through this too."""
+    (concord_io/serving/publish.py) is opened through this too."""
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     except OSError as caught:

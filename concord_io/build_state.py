@@ -23,7 +23,7 @@ from pathlib import Path
 
 from concord_io.build_context import build_context
 from concord_io.landing.engine import fingerprint_of
-from concord_io.publish import CURRENT, CURRENT_DB, current_version
+from concord_io.serving.publish import CURRENT, CURRENT_DB, current_version
 
 RECORD = "build_state.json"
 #: The packages whose code makes what a build produces (the reader, the models' code, the

@@ -4,7 +4,7 @@ the exit status is dbt's (0 success, 1 a node or check failed, 2 dbt itself fail
 
 Why one process: each ``dbt`` process spends about 3 s importing dbt and its adapters before
 it reads the project (``dbt --version``, bench/results/start.md). ``concord build`` writes
-dbt docs right after its dbt build, in the same process (concord_io/cli.py).
+dbt docs right after its dbt build, in the same process (concord_io/cli/__init__.py).
 
 ``--nodes WAREHOUSE`` (before the commands): the first command, a ``dbt build``, runs only
 the nodes :mod:`concord_io.node_state` decides (what they are made from changed since their
@@ -224,4 +224,13 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    status = main(sys.argv[1:])
+    if "pyspark" in sys.modules:
+        # Spark's and DuckDB's bindings in one process: at exit nanobind reports DuckDB's types
+        # as leaked, hundreds of lines that bury dbt's own last ones (what `concord build`
+        # prints of a stage that failed). Every dbt command has ended, the SparkSession is
+        # stopped and the output is flushed: the process ends without the finalisation.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    sys.exit(status)

@@ -81,7 +81,7 @@ def inside(folder: Path | str, target: Path | str, *, what: str = "path") -> Pat
     return concord_common.inside(folder, target, what=what, error=ConcordError)
 
 
-#: Files that only a serving folder holds (concord_io.publish writes them).
+#: Files that only a serving folder holds (concord_io.serving.publish writes them).
 SERVING_MARKERS = ("published.json", ".publish.lock")
 
 

@@ -121,6 +121,7 @@
 {#- Spark overwrites a run's partition whole: every file of a run whose files changed (one
     new, changed or gone). -#}
 {% macro spark__mcq_file_versions_to_read(files, held) -%}
+    {%- if execute -%}{{ spark_require_partitioned(held, 'run_id') }}{%- endif -%}
     {{ files }}.run_id in (
         select run_id from (
             select run_id, source_file, file_version from {{ files }}

@@ -104,6 +104,7 @@
     stops half-way still holds their versions and drops them next time. -#}
 {% macro spark__mcq_forget_changed_groups(versions, grain) %}
     {%- if execute -%}
+        {{ spark_require_partitioned(this, grain[0]) }}
         {%- do run_query(mcq_create_kept_group_versions(versions, grain)) -%}
         {%- set stale = run_query('select ' ~ grain[0] ~ ' from ('
             ~ mcq_stale_group_versions(versions, grain) ~ ') as stale') -%}

@@ -78,7 +78,7 @@
 {% endmacro %}
 
 {#- Column comments on table `name` ({column: text}); the published file carries them
-    (concord_io.publish copies the build's comments of tables that no model describes). -#}
+    (concord_io.serving.publish copies the build's comments of tables that no model describes). -#}
 {% macro comment_on_columns(name, comments) %}
     {{ return(adapter.dispatch('comment_on_columns', 'concord')(name, comments)) }}
 {% endmacro %}

@@ -18,8 +18,8 @@ import altair as alt
 import duckdb
 import pandas as pd
 
-from concord_io.publish import SCHEMA
 from concord_io.report import charts
+from concord_io.serving.publish import SCHEMA
 
 # ---------------------------------------------------------------- reading the serving file
 

@@ -11,9 +11,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from concord_io.publish import SCHEMA
 from concord_io.quality import DOCS_SITE
 from concord_io.report.figures import Marts
+from concord_io.serving.publish import SCHEMA
 
 QUARANTINE = "dq_quarantine"
 QUARANTINE_COLUMNS = (

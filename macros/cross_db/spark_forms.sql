@@ -24,6 +24,26 @@
                'partition_by': [partition], 'on_schema_change': 'fail'}) }}
 {% endmacro %}
 
+{#- Spark: refuse, in one line, an incremental build onto `relation` when it is not
+    partitioned by `column` (a table an earlier Concord built whole): the partitions it would
+    overwrite do not exist. -#}
+{% macro spark_require_partitioned(relation, column) %}
+    {%- set described = run_query('describe table extended ' ~ relation) -%}
+    {%- set found = namespace(section=false, column=false) -%}
+    {%- for row in described -%}
+        {%- if row[0] == '# Partition Information' -%}
+            {%- set found.section = true -%}
+        {%- elif found.section and row[0] == column -%}
+            {%- set found.column = true -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- if not found.column -%}
+        {{ exceptions.raise_compiler_error(relation ~ " was built by an earlier Concord, not "
+            ~ "partitioned by " ~ column ~ " (CHANGELOG.md): run `dbt run --target spark "
+            ~ "--full-refresh --select config.materialized:incremental` once, then build") }}
+    {%- endif -%}
+{% endmacro %}
+
 {#- Spark: drop the partitions of `relation` whose `column` is one of `values`' rows (the
     result of run_query), one statement each (Spark takes one per call). -#}
 {% macro spark_drop_partitions(relation, column, values) %}

@@ -18,7 +18,7 @@ import torch
 from mcq_project import MCQ_ITEMS, make_mcq_project
 from test_probe_cli import _fails
 
-from concord_io.add_lmeval import add_lmeval
+from concord_io.cli.add import add_lmeval
 from concord_io.errors import ConcordError
 from concord_io.landing import land, land_mcq
 from probe import mcq

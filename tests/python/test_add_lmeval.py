@@ -1,4 +1,4 @@
-"""``concord add lmeval PATH`` (concord_io.add_lmeval) and the registry's
+"""``concord add lmeval PATH`` (concord_io.cli.add) and the registry's
 ``task_pattern``: fake lm-evaluation-harness output folders in tmp_path (a results file and
 sample logs in the harness's JSON shape), imported into a throw-away project and landed by
 the reader. No dbt."""
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_landing_reader import SOURCES_HEADER, land, landed, make_project, mcq, write
 
-from concord_io.add_lmeval import add_lmeval
+from concord_io.cli.add import add_lmeval
 from concord_io.errors import ConcordError
 from concord_io.landing.names import check_task_pattern, split_task
 from concord_io.project import PROJECT_ROOT
@@ -859,7 +859,7 @@ def test_a_harness_run_added_then_removed_leaves_the_study_as_before(
     """`concord add lmeval` then `concord remove` of its run: the answer sources line goes,
     the copied logs and results file move out of the inputs (or are deleted), the run's
     landed folder goes; the wide file's run stays."""
-    from concord_io.add_lmeval import remove_run
+    from concord_io.cli.add import remove_run
 
     monkeypatch.setenv("CONCORD_LANDING_DIR", str(project.parent / "landing"))
     monkeypatch.setenv("CONCORD_DB_PATH", str(tmp_path / "warehouse" / "concord.duckdb"))
@@ -888,7 +888,7 @@ def test_in_place_registers_the_folder_where_it_is_and_refuses_it_moved_or_chang
     fingerprint of its files, and the run lands from there as a copy would. A changed file
     or a moved folder is refused by name at the next landing, until the folder is
     registered as it is (--replace); remove keeps the user's files."""
-    from concord_io.add_lmeval import remove_run
+    from concord_io.cli.add import remove_run
 
     monkeypatch.setenv("CONCORD_LANDING_DIR", str(project.parent / "landing"))
     monkeypatch.setenv("CONCORD_DB_PATH", str(tmp_path / "warehouse" / "concord.duckdb"))

@@ -193,7 +193,7 @@ def check_quarantine(con, spec: dict) -> None:
 def check_quarantine_warned(con, spec: dict, output: str, database: Path) -> None:
     """The build ends with a warning counting each study's quarantined rows (the on-run-end
     hook), and the summary prints the same counts from marts.dq_quarantine."""
-    from concord_io.summary import summarise
+    from concord_io.cli.summary import summarise
 
     study = spec.get("study")
     if study is None:
@@ -382,8 +382,8 @@ def test_probe_names_and_messages_with_quotes_semicolons_newlines_and_rtl(projec
     """Quotes, semicolons, newlines and right-to-left text in the probe seeds survive the
     seeds' landing, the probe's landing, the marts, the publish and the CSV export byte for
     byte."""
-    from concord_io.export import export_probe
-    from concord_io.publish import publish
+    from concord_io.serving.export import export_probe
+    from concord_io.serving.publish import publish
     from probe.landing import land_run
     from probe.stimuli import load_design
 
@@ -521,7 +521,7 @@ class CaseFolder:
     and whatever the case's setup adds; cleaned up (children ended, mounts undone) after."""
 
     def __init__(self, root: Path, monkeypatch):
-        from concord_io.publish import publish
+        from concord_io.serving.publish import publish
 
         self.work = root / "work"
         self.build = tiny_build(self.work / "build" / "concord.duckdb")
@@ -618,13 +618,21 @@ class CaseFolder:
         return value
 
 
+#: Each runner's module: ``python -m <module> <args>``.
+RUNNERS = {
+    "publish": "concord_io.serving.publish",
+    "quality": "concord_io.quality",
+    "summary": "concord_io.cli.summary",
+}
+
+
 def run_entry_point(runner: str, args: list[str], capsys) -> tuple[int, str]:
-    """``python -m concord_io.<runner> <args>`` in process: its main through run_main."""
+    """``python -m <its module> <args>`` in process: its main through run_main."""
     import importlib
 
     from concord_io.errors import run_main
 
-    module = importlib.import_module(f"concord_io.{runner}")
+    module = importlib.import_module(RUNNERS[runner])
     capsys.readouterr()
     with pytest.raises(SystemExit) as exited:
         run_main(module.main, args)
@@ -706,13 +714,7 @@ def test_hardening_cases_are_well_formed():
     ids = [c["id"] for c in HARDENING]
     assert len(ids) == len(set(ids)) and len(ids) >= 30
     for case in HARDENING:
-        assert case["input"] and case["runner"] in {
-            "settings",
-            "dbt",
-            "publish",
-            "quality",
-            "summary",
-        }
+        assert case["input"] and case["runner"] in {"settings", "dbt", *RUNNERS}
         assert case["expect"]["outcome"] in {"error", "loaded"}, case["id"]
         if case["expect"]["outcome"] == "error":
             assert case["expect"]["messages"], case["id"]

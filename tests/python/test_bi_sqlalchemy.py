@@ -21,7 +21,7 @@ import sqlalchemy as sa
 
 from concord_io.connect import sqlalchemy_url
 from concord_io.project import PROJECT_ROOT
-from concord_io.publish import CURRENT_DB, publish
+from concord_io.serving.publish import CURRENT_DB, publish
 
 MART = "mcq_agreement_summary_v2"
 BI_VENV = Path(sys.prefix) / "readers" / "sqlalchemy"

@@ -88,7 +88,7 @@ def test_build_stages_are_the_pipeline_in_order(tmp_path):
     assert build[-2:] == ["--exclude-resource-type", "unit_test"]
     assert docs[:2] == ["docs", "generate"] and "--no-compile" in docs
     publish = " ".join(stages[3].steps[0])
-    assert "concord_io.publish" in publish and "--keep 2" in publish
+    assert "concord_io.serving.publish" in publish and "--keep 2" in publish
     assert str(tmp_path / "serving") in publish
     assert not any("docs" in step for step in stages[4].steps if isinstance(step, list))
     # each stage alone: dbt build in a dbt process of its own; the report writes the docs,
@@ -237,7 +237,7 @@ def test_a_whole_build_with_nothing_new_stops_after_its_landing(project_copy, mo
     for dbt, quality, publish: they count their runs and write what those write.)"""
     from concord_io import cli
     from concord_io.landing import land
-    from concord_io.publish import CURRENT, CURRENT_DB, VERSIONS
+    from concord_io.serving.publish import CURRENT, CURRENT_DB, VERSIONS
 
     monkeypatch.chdir(project_copy)
     warehouse, database, landing, serving = whole_build_places(project_copy)
@@ -299,7 +299,7 @@ def test_a_build_whose_dbt_stage_ran_no_published_table_keeps_the_current_versio
     the dbt stand-in writes the record a dbt stage writes.)"""
     from concord_io import cli, node_state
     from concord_io.landing import land
-    from concord_io.publish import CURRENT, CURRENT_DB, VERSIONS
+    from concord_io.serving.publish import CURRENT, CURRENT_DB, VERSIONS
 
     monkeypatch.chdir(project_copy)
     warehouse, database, landing, serving = whole_build_places(project_copy)
@@ -493,7 +493,7 @@ def test_status_before_any_publish(tmp_path, monkeypatch):
 def test_status_names_the_spark_build_a_version_was_published_from(tmp_path, monkeypatch):
     """A version published by `concord build --target spark` comes from Spark's build
     mirrored beside the build database: status says so, not that the DuckDB build changed."""
-    from concord_io.publish import publish
+    from concord_io.serving.publish import publish
 
     monkeypatch.setenv("CONCORD_LANDING_DIR", str(tmp_path / "landing"))
     monkeypatch.setenv("DBT_TARGET_PATH", str(tmp_path / "target"))

@@ -72,7 +72,7 @@ def kill_when(process: subprocess.Popen, marker: str, timeout: float = 240) -> l
 
 
 def test_dbt_build_killed_mid_model_leaves_database_and_serving_version_intact(project_copy):
-    from concord_io.publish import CURRENT_DB, publish
+    from concord_io.serving.publish import CURRENT_DB, publish
 
     database = project_copy / "concord.duckdb"
     serving = project_copy / "serving"
@@ -275,7 +275,7 @@ def tiny_build(path: Path, label: str) -> Path:
 
 
 def publish_tiny(work: Path, serving: Path, label: str, keep: int = 2):
-    from concord_io.publish import publish
+    from concord_io.serving.publish import publish
 
     return publish(
         tiny_build(work / f"{label}.duckdb", label), serving, keep=keep, skip_quality_gate=True
@@ -284,7 +284,7 @@ def publish_tiny(work: Path, serving: Path, label: str, keep: int = 2):
 
 KILLED_PUBLISH = """
 import os, signal, sys
-import concord_io.publish as publish
+import concord_io.serving.publish as publish
 database, serving, step, keep = sys.argv[1:]
 
 def kill_after(done):
@@ -319,7 +319,7 @@ def killed_publish(database: Path, serving: Path, step: str, keep: int = 2) -> N
 def served_state(serving: Path) -> dict:
     """What a reader sees through both reader paths; both must be one complete version."""
     from concord_io.connect import connect_serving
-    from concord_io.publish import CURRENT_DB, CURRENT_PARQUET
+    from concord_io.serving.publish import CURRENT_DB, CURRENT_PARQUET
 
     with connect_serving(serving / CURRENT_DB) as con:
         (version,) = con.execute("select version from meta.publication").fetchone()
@@ -336,7 +336,13 @@ def served_state(serving: Path) -> dict:
 
 def check_record_complete(serving: Path) -> list[str]:
     """Every version the record names is a whole folder: database and Parquet export."""
-    from concord_io.publish import CATALOGUE, CURRENT_DB, CURRENT_PARQUET, VERSIONS, read_record
+    from concord_io.serving.publish import (
+        CATALOGUE,
+        CURRENT_DB,
+        CURRENT_PARQUET,
+        VERSIONS,
+        read_record,
+    )
 
     record = read_record(serving)
     for version in record:
@@ -349,7 +355,7 @@ def check_record_complete(serving: Path) -> list[str]:
     "step", ["copied", "exported", "sealed", "flipped", "recorded", "pruned", "removing"]
 )
 def test_publish_killed_at_every_step_loses_nothing_published(tmp_path, step):
-    from concord_io.publish import STEPS, VERSIONS
+    from concord_io.serving.publish import STEPS, VERSIONS
 
     assert step in STEPS or step == "removing"
     serving = tmp_path / "serving"
@@ -380,7 +386,7 @@ def test_interrupted_publishes_never_cost_a_published_version(tmp_path):
     """The bug of issue 11: publishes killed after their version file was in place but before
     it was published; the next publish kept those and deleted the published versions,
     including the one that was current a moment before."""
-    from concord_io.publish import VERSIONS, read_record
+    from concord_io.serving.publish import VERSIONS, read_record
 
     serving = tmp_path / "serving"
     first = publish_tiny(tmp_path, serving, "A", keep=3)
@@ -410,7 +416,7 @@ def test_interrupted_publishes_never_cost_a_published_version(tmp_path):
 def test_a_publish_after_the_record_was_lost_keeps_every_version(tmp_path, capsys):
     """A missing record is rebuilt from the version folders (all kept, one line says so),
     then the publish goes on; retention resumes at the next publish."""
-    from concord_io.publish import RECORD, VERSIONS, main, read_record
+    from concord_io.serving.publish import RECORD, VERSIONS, main, read_record
 
     serving = tmp_path / "serving"
     published = [publish_tiny(tmp_path, serving, label, keep=3).version for label in "ABC"]
@@ -431,8 +437,8 @@ def test_a_publish_after_the_record_was_lost_keeps_every_version(tmp_path, capsy
 
 @pytest.mark.parametrize("step", ["copied", "exported", "sealed", "flipped", "recorded"])
 def test_publish_failing_at_every_step_reports_that_failure(tmp_path, monkeypatch, step):
-    import concord_io.publish as publish_module
-    from concord_io.publish import VERSIONS
+    import concord_io.serving.publish as publish_module
+    from concord_io.serving.publish import VERSIONS
 
     serving = tmp_path / "serving"
     before = publish_tiny(tmp_path, serving, "A")
@@ -456,7 +462,7 @@ def test_publish_failing_at_every_step_reports_that_failure(tmp_path, monkeypatc
 
 
 def test_a_failing_cleanup_does_not_hide_the_first_error(tmp_path, monkeypatch):
-    import concord_io.publish as publish_module
+    import concord_io.serving.publish as publish_module
 
     serving = tmp_path / "serving"
     publish_tiny(tmp_path, serving, "A")

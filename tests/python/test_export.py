@@ -1,8 +1,8 @@
-"""Exports from the serving file (concord_io.export): one stable file per mart with its column
-descriptions, values equal to the published marts, and cells that a spreadsheet would run as a
-formula neutralised (OWASP's CSV-injection guidance) in CSV and written as strings in xlsx.
-Expected values are read from the build database or from a hand-made serving file, never
-through concord_io.export."""
+"""Exports from the serving file (concord_io.serving.export): one stable file per mart with
+its column descriptions, values equal to the published marts, and cells that a spreadsheet
+would run as a formula neutralised (OWASP's CSV-injection guidance) in CSV and written as
+strings in xlsx. Expected values are read from the build database or from a hand-made
+serving file, never through concord_io.serving.export."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from concord_io.errors import ConcordError
-from concord_io.export import PROBE_EXPORTS, export_marts, export_probe, sheet_name
-from concord_io.publish import CURRENT_DB, publish
+from concord_io.serving.export import PROBE_EXPORTS, export_marts, export_probe, sheet_name
+from concord_io.serving.publish import CURRENT_DB, publish
 
 FORMULAS = ["=1+1", "+1+1", "-1+1", "@SUM(A1)", "\tx", "\rx", '=HYPERLINK("http://x")']
 SAFE = ["plain", 'O\'Brien; "Bobby"', "1-2", " =not first", "محمد"]
@@ -143,7 +143,7 @@ def test_flags_and_names_are_checked(nasty_serving, tmp_path):
 
 
 def test_a_mart_too_large_for_xlsx_is_refused_not_truncated(nasty_serving, tmp_path, monkeypatch):
-    monkeypatch.setattr("concord_io.export.XLSX_MAX_ROWS", 5)
+    monkeypatch.setattr("concord_io.serving.export.XLSX_MAX_ROWS", 5)
     with pytest.raises(ConcordError, match=r"--mart nasty: 12 rows, more than an xlsx sheet"):
         export_marts("xlsx", ["nasty"], tmp_path / "out", nasty_serving)
     assert not (tmp_path / "out").exists()

@@ -19,8 +19,8 @@ import nbformat
 import pytest
 
 from concord_io.project import PROJECT_ROOT
-from concord_io.publish import CURRENT_DB, SCHEMA, publish
 from concord_io.report import build_report, page, sections
+from concord_io.serving.publish import CURRENT_DB, SCHEMA, publish
 
 NOTEBOOK = PROJECT_ROOT / "notebooks" / "concord_start.ipynb"
 

@@ -21,7 +21,7 @@ from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 from test_landing_reader import SOURCES_HEADER, land, landed, make_project, mcq, refused, write
 from test_mcq_answer_sources import gold_index, harness_acc, sample_line, sample_logliks
 
-from concord_io.add_lmeval import add_inspect
+from concord_io.cli.add import add_inspect
 from concord_io.errors import ConcordError
 from concord_io.project import copy_project, run_dbt
 

@@ -32,8 +32,8 @@ from scipy.spatial.distance import jensenshannon
 
 from concord_io import dbt_sequence
 from concord_io.project import NO_DATA_TESTS, copy_project, dbt_invocation, run_dbt
-from concord_io.publish import publish
 from concord_io.report import build_report
+from concord_io.serving.publish import publish
 
 LANGUAGES = ("en", "it", "fa")
 LETTERS = "ABCD"

@@ -402,7 +402,7 @@ def test_concord_add_reads_each_tasks_languages_as_the_build_declares_them(built
     """`concord add lmeval` says which answers the build will quarantine from its own reading
     of the task languages: it is int_mcq_task_languages_declared's, task by task (the lines
     of mcq_task_languages.csv, else the item files of the default task)."""
-    from concord_io.add_lmeval import TaskLanguages
+    from concord_io.cli.add import TaskLanguages
     from concord_io.landing.study import load_study
 
     with duckdb.connect(str(built_project / "concord.duckdb"), read_only=True) as con:

@@ -23,7 +23,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from nbclient import NotebookClient
 
 from concord_io.project import PROJECT_ROOT
-from concord_io.publish import CURRENT_DB, publish
+from concord_io.serving.publish import CURRENT_DB, publish
 
 NOTEBOOK = PROJECT_ROOT / "notebooks" / "concord_start.ipynb"
 DOCS = [PROJECT_ROOT / "README.md", *sorted((PROJECT_ROOT / "docs").glob("*.md"))]

@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from concord_io import publish
-from concord_io.publish import LOCK, RECORD, PublishError, prune, read_record
+from concord_io.serving import publish
+from concord_io.serving.publish import LOCK, RECORD, PublishError, prune, read_record
 
 OLD, MID, NEW = "20260101T000000000000Z", "20260201T000000000000Z", "20260301T000000000000Z"
 

@@ -19,10 +19,10 @@ import yaml
 from browser import chromium_offline
 
 from concord_io.project import PROJECT_ROOT
-from concord_io.publish import CURRENT_DB, publish
 from concord_io.quality import DOCS_SITE
 from concord_io.report import STUDIES, build_report, charts
 from concord_io.report.sections import QUARANTINE_SHOWN
+from concord_io.serving.publish import CURRENT_DB, publish
 
 ARTIFACTS = PROJECT_ROOT / "tests" / "artifacts"
 FIGURES = {fig.key: study for study, _, figures in STUDIES for fig in figures}

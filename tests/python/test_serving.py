@@ -1,7 +1,7 @@
 """The published serving file: what publish writes, that readers and builds never block each
 other, that DuckDB 1.4 and SQLAlchemy (duckdb-engine, what Superset uses) can read it, and
 that the documented reader connection is locked down. Expected values come from the build
-database and dbt's manifest, read independently of concord_io.publish."""
+database and dbt's manifest, read independently of concord_io.serving.publish."""
 
 from __future__ import annotations
 
@@ -20,7 +20,13 @@ import pytest
 
 from concord_io.connect import READER_INIT_SQL, READER_SETTINGS, connect_serving, sqlalchemy_url
 from concord_io.project import PROJECT_ROOT, run_dbt
-from concord_io.publish import CURRENT_DB, CURRENT_PARQUET, PublishError, publish, read_record
+from concord_io.serving.publish import (
+    CURRENT_DB,
+    CURRENT_PARQUET,
+    PublishError,
+    publish,
+    read_record,
+)
 
 # the pin, in the requirements file that make install reads, and the venv it installs into
 DUCKDB_14 = (PROJECT_ROOT / "tests" / "readers" / "duckdb.txt").read_text().split("==")[-1].strip()
@@ -333,7 +339,7 @@ def test_each_versioned_mart_has_its_unversioned_name_at_its_latest_version(serv
     """A BI tool's saved dataset names the mart without its version: a view of the latest
     version (its name as the manifest gives the model, its description saying so), whatever
     catalog name a reader attaches the file under; exports and counts see each mart once."""
-    from concord_io.export import published_marts
+    from concord_io.serving.export import published_marts
 
     serving, _ = served
     with duckdb.connect(":memory:") as con:
@@ -499,7 +505,7 @@ def test_make_build_publishes_only_after_the_build_and_its_checks():
         return next(i for i, line in enumerate(commands) if fragment in line)
 
     build = first(" build --profiles-dir")
-    published = first("concord_io.publish")
+    published = first("concord_io.serving.publish")
     report = first("concord_io.report")
     assert build < published < report
     quality = first("concord_io.quality")

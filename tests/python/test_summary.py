@@ -1,4 +1,4 @@
-"""The summary that `concord build` prints last (concord_io.summary): each task's runs by
+"""The summary that `concord build` prints last (concord_io.cli.summary): each task's runs by
 full agreement with its interval, mean pairwise agreement and Fleiss' kappa, from
 mcq_agreement_summary_v2."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import duckdb
 from test_report import serving_file
 
-from concord_io.summary import ACCURACY_HEADER, summarise
+from concord_io.cli.summary import ACCURACY_HEADER, summarise
 
 HEADER = "Cross-lingual agreement per task and run (full %, interval, pairwise %, kappa):"
 

@@ -132,7 +132,7 @@ def test_the_lock_is_reentrant_in_a_process_and_given_back_whole(tmp_path):
 
 
 def hold_publish_lock(folder: Path) -> None:
-    from concord_io import publish
+    from concord_io.serving import publish
 
     with publish._publish_lock(folder):
         pass

@@ -304,7 +304,7 @@ def test_the_spark_build_mirrored_is_published_as_a_duckdb_build_is(builds, tmp_
     """Spark's tables mirrored into one DuckDB file (concord_io.spark.mirror): every table
     Spark wrote, with its rows; publish makes of it the same serving file and Parquet a
     DuckDB build gives, every mart equal to the DuckDB build's."""
-    from concord_io.publish import publish
+    from concord_io.serving.publish import publish
     from concord_io.spark import mirror, spark_tables
 
     database = tmp_path / "concord_spark.duckdb"

@@ -2,7 +2,7 @@
     key), where it was shown, and whether it departs from the item's majority. The long
     form every per-language query starts from. A view on DuckDB: the answers are held once,
     in int_mcq_answers_normalised, and this fact reads them with their item's majority;
-    publish writes it as a table with the contract's columns (concord_io/publish.py). Its
+    publish writes it as a table with the contract's columns (concord_io/serving/publish.py). Its
     key is the normalised answers' (one item per key in int_mcq_items_classified). -#}
 {{ config(materialized='view' if target.type == 'duckdb' else 'table') }}
 

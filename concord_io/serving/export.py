@@ -1,7 +1,7 @@
 """Exports from the published serving file: every mart as CSV, xlsx or Parquet, and the
 probe's six CSV files of the reference.
 
-Exports read the serving file (``<serving>/concord.duckdb``, see :mod:`concord_io.publish`)
+Exports read the serving file (``<serving>/concord.duckdb``, see :mod:`concord_io.serving.publish`)
 through the locked-down reader connection, never the build database, so they run beside a
 build and beside BI readers, and export exactly what was published.
 
@@ -43,7 +43,7 @@ import pyarrow.parquet as pq
 from concord_io import paths
 from concord_io.connect import connect_serving
 from concord_io.errors import ConcordError, disk_error
-from concord_io.publish import CURRENT_DB, SCHEMA
+from concord_io.serving.publish import CURRENT_DB, SCHEMA
 
 FORMATS = ("csv", "xlsx", "parquet")
 #: Characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection").

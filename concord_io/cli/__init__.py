@@ -6,8 +6,8 @@ one line (and a hint), a traceback only with ``--debug`` or ``CONCORD_DEBUG=1``.
 
 ``concord build`` runs the pipeline that ``make build`` runs, stage by stage, each as the
 same module command line the stage has on its own (``concord land``,
-``dbt build``, ``python -m concord_io.quality``, ``python -m concord_io.publish``, dbt docs
-and ``python -m concord_io.report``, ``python -m concord_io.summary``), so the stages stay
+``dbt build``, ``python -m concord_io.quality``, ``python -m concord_io.serving.publish``, dbt docs
+and ``python -m concord_io.report``, ``python -m concord_io.cli.summary``), so the stages stay
 one implementation each. Each stage shows one progress line with its time (on a terminal,
 the dbt stage shows dbt's latest ``n of N`` line as it runs); its output goes to a plain-text
 log (``<warehouse>/logs/concord-build.log``) line by line as it is written, and the end of it
@@ -48,7 +48,7 @@ from concord_common.sql import sql_identifier, sql_literal
 from concord_io import paths
 from concord_io.dbt_sequence import THEN
 from concord_io.errors import ConcordError, debug_requested, printable, run_main
-from concord_io.publish import CURRENT_DB, KEEP, MIN_KEEP, SCHEMA, VERSIONS
+from concord_io.serving.publish import CURRENT_DB, KEEP, MIN_KEEP, SCHEMA, VERSIONS
 
 PROG = "concord"
 
@@ -197,7 +197,7 @@ def build_stages(
                 [
                     python,
                     "-m",
-                    "concord_io.publish",
+                    "concord_io.serving.publish",
                     "--database",
                     str(database),
                     "--serving-dir",
@@ -231,7 +231,7 @@ def build_stages(
                 [
                     python,
                     "-m",
-                    "concord_io.summary",
+                    "concord_io.cli.summary",
                     "--database",
                     str(database),
                     "--serving-dir",
@@ -577,7 +577,7 @@ def _version_facts(database: Path) -> tuple[str, dict[str, tuple[int, int]]]:
     """A published version's quality state (``passed``, ``skipped``) and, per mart, its row
     count and an order-free fingerprint of its rows (the sum of the rows' hashes)."""
     from concord_io.connect import connect_serving
-    from concord_io.export import published_marts
+    from concord_io.serving.export import published_marts
 
     with connect_serving(database) as con:
         columns = {
@@ -665,8 +665,8 @@ def _build_against_publication(database: Path | None, publication: dict) -> str 
     """Whether the build database is what the current version was published from, decided
     by the bytes (:func:`concord_io.quality.build_identity`, recorded by publish in
     ``meta.publication``), in one line; None without a build database."""
-    from concord_io.publish import build_columns
     from concord_io.quality import build_identity
+    from concord_io.serving.publish import build_columns
 
     if database is None:
         return None
@@ -697,7 +697,7 @@ def _no_current_version(serving: Path, database: Path | None) -> list[str]:
     """What status says where readers find no current version: nothing was ever published,
     or a link of the serving folder (or the version it points at) is gone while versions
     are kept."""
-    from concord_io.publish import CURRENT, version_folders
+    from concord_io.serving.publish import CURRENT, version_folders
 
     again = (
         f"run `{PUBLISH_COMMAND}` to publish the build database {database} again"
@@ -823,8 +823,8 @@ def status_report(serving: Path | None = None) -> str:
     published; the versions kept, each with its quality state, and what changed since the
     previous one; probe runs; quarantine; failing tests."""
     from concord_io.connect import connect_serving
-    from concord_io.export import probe_runs, published_marts
-    from concord_io.publish import current_version, read_record
+    from concord_io.serving.export import probe_runs, published_marts
+    from concord_io.serving.publish import current_version, read_record
 
     serving = serving or paths.serving_dir()
     current = serving / CURRENT_DB
@@ -917,7 +917,7 @@ def export(
     ] = None,
 ) -> None:
     """Export published marts (one stable file per mart, with column descriptions)."""
-    from concord_io.export import export_marts, export_probe
+    from concord_io.serving.export import export_marts, export_probe
 
     if probe_csv:
         if mart:
@@ -956,13 +956,13 @@ def land(
 
 class AddGroup(TyperGroup):
     """``concord add PATH``: a first argument that is no command is a folder, imported by
-    the command of the harness that wrote it (``concord_io.add_lmeval.detect_harness``)."""
+    the command of the harness that wrote it (``concord_io.cli.add.detect_harness``)."""
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
         if args and args[0] not in self.commands and not args[0].startswith("-"):
-            from concord_io.add_lmeval import detect_harness
+            from concord_io.cli.add import detect_harness
 
             harness = detect_harness(Path(args[0]))
             return harness, self.commands[harness], args
@@ -1069,7 +1069,7 @@ def _add_command(harness: str, path_help: str, summary: str) -> Callable[..., No
             ),
         ] = False,
     ) -> None:
-        from concord_io.add_lmeval import add_run
+        from concord_io.cli.add import add_run
 
         lines = add_run(
             paths.project_root(), path, harness=harness, task_pattern=task_pattern,
@@ -1120,7 +1120,7 @@ def remove(
 ) -> None:
     """Remove a cross-lingual run: its registry line goes and the landing follows (its
     folder removed); its files stay unless --delete-files."""
-    from concord_io.add_lmeval import remove_run
+    from concord_io.cli.add import remove_run
 
     for line in remove_run(paths.project_root(), run_id, delete_files=delete_files):
         print(printable(line))
@@ -1216,7 +1216,7 @@ def _probe_mcq(args: list[str]) -> int:
         if status != 0:
             return status
         scored = json.loads(result.read_text(encoding="utf-8"))
-    from concord_io.add_lmeval import add_lmeval as add
+    from concord_io.cli.add import add_lmeval as add
     from concord_io.landing import land_mcq
 
     lines = add(project, Path(scored["folder"]), task_pattern=f"{scored['task']}_{{lang}}",
@@ -1381,7 +1381,3 @@ def _invoke(argv: list[str] | None) -> int:
 
 def main(argv: list[str] | None = None) -> None:
     run_main(_invoke, argv)
-
-
-if __name__ == "__main__":
-    main()

@@ -35,7 +35,7 @@ reconnects. Anything that goes wrong before the flip leaves the current version 
 after it, the new version is complete and current. Two publishes never interleave (a lock
 file in the serving folder).
 
-    python -m concord_io.publish --database warehouse/concord.duckdb \\
+    python -m concord_io.serving.publish --database warehouse/concord.duckdb \\
         --serving-dir warehouse/serving --manifest target/manifest.json
 """
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from concord_io.connect import connect_build
 from concord_io.errors import printable, run_main
 from concord_io.paths import build_db_path
-from concord_io.publish import CURRENT_DB, CURRENT_PARQUET, SCHEMA
+from concord_io.serving.publish import CURRENT_DB, CURRENT_PARQUET, SCHEMA
 
 QUARANTINE = "dq_quarantine"
 AGREEMENT = "mcq_agreement_summary_v2"

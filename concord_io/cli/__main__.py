@@ -1,0 +1,3 @@
+from concord_io.cli import main
+
+main()
