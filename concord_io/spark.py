@@ -118,8 +118,9 @@ def mirror(spark_dir: Path, database: Path) -> int:
     """Every table of Spark's build as a table of the DuckDB file ``database`` (its columns
     and rows as Spark wrote them), the file replaced whole or not at all; the number of
     tables. A table folder without a Parquet file is refused by name (Spark writes one even
-    for a table without rows; a partitioned table keeps its columns in ``_schema/``, which
-    Spark's own readers skip: ``spark_keep_table_schema`` in macros/cross_db/spark_forms.sql)."""
+    for a table without rows; a partitioned table without partitions keeps its columns in
+    ``_schema/``, which Spark's own readers skip: ``spark_keep_table_schema`` in
+    macros/cross_db/spark_forms.sql)."""
     tables = spark_tables(spark_dir)
     if not tables:
         raise ConcordError(
@@ -150,24 +151,25 @@ def mirror(spark_dir: Path, database: Path) -> int:
 
 def table_select(folder: Path) -> str | None:
     """The DuckDB select that reads the Spark table in ``folder`` (None: no Parquet file):
-    its Parquet files, or for a table partitioned by a column (``<column>=<value>/``), its
-    columns in ``_schema/`` and the rows of every partition, the column read from the
-    folders' names as Spark writes them (text, escaped as Spark escapes it)."""
+    its Parquet files, or for a table partitioned by a column (``<column>=<value>/``), the
+    rows of every partition, the column read from the folders' names as Spark writes them
+    (text, escaped as Spark escapes it), with the columns kept in ``_schema/`` when it has
+    none (or had none once)."""
 
     def listed(files: list[Path]) -> str:
         return "[" + ", ".join(sql_literal(str(p)) for p in sorted(files)) + "]"
 
     if files := list(folder.glob("*.parquet")):
         return f"select * from read_parquet({listed(files)})"
-    if not (columns := list(folder.glob("_schema/*.parquet"))):
-        return None
-    select = f"select * from read_parquet({listed(columns)})"
+    selects = []
+    if columns := list(folder.glob("_schema/*.parquet")):
+        selects.append(f"select * from read_parquet({listed(columns)})")
     if partitions := list(folder.glob("*=*/*.parquet")):
-        select += (
-            f" union all by name select * from read_parquet({listed(partitions)}, "
+        selects.append(
+            f"select * from read_parquet({listed(partitions)}, "
             "hive_partitioning = true, hive_types_autocast = false)"
         )
-    return select
+    return " union all by name ".join(selects) or None
 
 
 def main(argv: list[str] | None = None) -> int:

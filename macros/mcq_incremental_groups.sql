@@ -137,10 +137,16 @@
         {{ create }};
         {{ insert }}
     {%- else -%}
-        {#- Spark takes one statement per call -#}
+        {#- Spark takes one statement per call; where the versions table is not there (a
+            first build), one job creates it with every group's version -#}
         {%- if execute -%}
-            {%- do run_query(create) -%}
-            {%- do run_query(insert) -%}
+            {%- if spark_table_exists(kept) -%}
+                {%- do run_query(insert) -%}
+            {%- else -%}
+                {%- do run_query('create table ' ~ kept ~ ' using parquet partitioned by ('
+                    ~ grain[0] ~ ') as select ' ~ grain | join(', ') ~ ', input_version from ('
+                    ~ mcq_group_versions_now(versions, grain) ~ ') as now') -%}
+            {%- endif -%}
             {%- do spark_incremental_written([this, kept]) -%}
         {%- endif -%}
         select 1

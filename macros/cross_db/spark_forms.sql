@@ -53,21 +53,32 @@
     {%- endfor -%}
 {% endmacro %}
 
-{#- Spark: the columns of the partitioned table `relation` kept in its folder's `_schema/`,
-    an empty Parquet file: a partitioned table without rows has no file, and a reader without
-    Spark's catalogue (concord_io.spark.mirror) finds its columns there. Spark's own readers
-    skip a folder whose name starts with `_`. -#}
+{#- Spark: whether the table `relation` exists (the catalogue's answer, not dbt's cache: a
+    hook's own `drop table` does not reach the cache). -#}
+{% macro spark_table_exists(relation) %}
+    {{ return(run_query('show tables in ' ~ relation.schema ~ ' like '
+        ~ sql_string_literal(relation.identifier)).rows | length > 0) }}
+{% endmacro %}
+
+{#- Spark: the columns of the partitioned table `relation`, when it has no partition, kept in
+    its folder's `_schema/` as an empty Parquet file: such a table has no file, and a
+    reader without Spark's catalogue (concord_io.spark.mirror) finds its columns there.
+    Spark's own readers skip a folder whose name starts with `_`; a table with partitions
+    needs none (`show partitions` asks the catalogue, no job runs), and one left from when
+    the table was empty holds the same columns. -#}
 {% macro spark_keep_table_schema(relation) %}
-    {%- for row in run_query('describe formatted ' ~ relation) if row[0] == 'Location' -%}
-        {%- do run_query('insert overwrite directory ' ~ sql_string_literal(row[1] ~ '/_schema')
-            ~ ' using parquet select * from ' ~ relation ~ ' where false') -%}
-    {%- endfor -%}
+    {%- if run_query('show partitions ' ~ relation).rows | length == 0 -%}
+        {%- for row in run_query('describe formatted ' ~ relation) if row[0] == 'Location' -%}
+            {%- do run_query('insert overwrite directory ' ~ sql_string_literal(row[1] ~ '/_schema')
+                ~ ' using parquet select * from ' ~ relation ~ ' where false') -%}
+        {%- endfor -%}
+    {%- endif -%}
 {% endmacro %}
 
 {#- Spark, after an incremental model's write: the model and the versions table's columns kept
-    (spark_keep_table_schema), and the temporary view dbt-spark made of the rows to write
-    (`<model>__dbt_tmp`) dropped; left in the session, it is a table without a schema to dbt
-    docs' catalogue, which then fails. -#}
+    where they have no partition (spark_keep_table_schema), and the temporary view dbt-spark
+    made of the rows to write (`<model>__dbt_tmp`) dropped; left in the session, it is a
+    table without a schema to dbt docs' catalogue, which then fails. -#}
 {% macro spark_incremental_written(tables) %}
     {%- for relation in tables -%}
         {%- do spark_keep_table_schema(relation) -%}

@@ -117,10 +117,11 @@ def builds(tmp_path_factory) -> Builds:
     spark_work = work / "spark"
     spark_work.mkdir()
     spark_env = {**env, "CONCORD_SPARK_DIR": str(spark_work / "warehouse")}
-    # every model and unit test, and one data test of each kind (each generic test,
-    # each singular test): its SQL as compiled for Spark runs and passes; the data tests'
-    # verdicts on these tables are DuckDB's, on equal tables. The database argument only
-    # places target/ and logs/ beside it.
+    # every model and one data test of each kind (each generic test, each singular test):
+    # its SQL as compiled for Spark runs and passes; the data tests' verdicts on these tables
+    # are DuckDB's, on equal tables. (The unit tests run on Spark in the cluster test, which
+    # CI runs after make test: test_spark_cluster.py.) The database argument only places
+    # target/ and logs/ beside it.
     data_tests = one_test_of_each_kind(manifest)
     # the Python models run on the build's SparkSession, reading Spark's own tables, as
     # `concord build --target spark` runs them (concord_io.spark.py)
@@ -140,11 +141,7 @@ def builds(tmp_path_factory) -> Builds:
 
 
 def _spark_build(project: Path, spark_work: Path, spark_env: dict, data_tests: list[dict]):
-    selection = [
-        "resource_type:model",
-        "resource_type:unit_test",
-        *(node["name"] for node in data_tests),
-    ]
+    selection = ["resource_type:model", *(node["name"] for node in data_tests)]
     return run_dbt(
         [
             "build",
@@ -162,7 +159,6 @@ def _spark_build(project: Path, spark_work: Path, spark_env: dict, data_tests: l
         extra_env=spark_env,
         check=False,
         artifacts=True,
-        unit_tests=True,
     )
 
 
