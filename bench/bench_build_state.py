@@ -10,7 +10,9 @@ In a fresh copy of the project (the shipped demo data), each timed as a user run
 - `concord build` after a changed mart's SQL (a comment appended), with the nodes it ran.
 
 Goals: nothing new <= 1.5x `dbt --version`; one new run <= 40 % of a full build; a first
-build <= 15x `dbt --version`. Results: bench/results/build_state.json and .md. Time it on an
+build <= 15x `dbt --version`. With `--long ROWS`: one long file of a tenth of ROWS added to a
+warehouse of ROWS long rows, `concord build` <= 1.5x its floor by hand (`concord land`, then
+`dbt build --select` of the nodes it ran, on the same warehouse). Results: bench/results/build_state.json and .md. Time it on an
 idle machine.
 """
 
@@ -50,10 +52,87 @@ def ran(output: str) -> list[int] | None:
     return [int(found[1]), int(found[2])] if found else None
 
 
+def ran_nodes(warehouse: Path) -> list[str]:
+    """The nodes the last `concord build` ran (node_state.json), as dbt selects them."""
+    record = json.loads((warehouse / "node_state.json").read_text(encoding="utf-8"))
+    ran = [uid for uid, node in record["nodes"].items() if not node["why"].startswith("unchanged")]
+    # model.concord.mcq_choice_entropy.v2 -> mcq_choice_entropy.v2; test.concord.name -> name
+    return sorted(uid.split(".", 2)[2] for uid in ran)
+
+
+def bench_long(n_rows: int, out: Path) -> None:
+    """One long file of about a tenth of ``n_rows`` added to a built warehouse of ``n_rows``
+    long answer rows: `concord build` against its floor by hand on the same warehouse (the
+    warehouse copied before the file came, put back): `concord land`, then `dbt build
+    --select` of exactly the nodes `concord build` ran (what the file's data reaches)."""
+    from bench_mcq import add_long_file
+    from generate_mcq import generate_long
+
+    with tempfile.TemporaryDirectory() as scratch:
+        project = copy_project(Path(scratch) / "project")
+        shutil.copytree(HERE.parent / "quality", project / "quality")
+        warehouse = project / "warehouse"
+        env = {
+            **os.environ,
+            "CONCORD_DB_PATH": str(warehouse / "concord.duckdb"),
+            "CONCORD_LANDING_DIR": str(warehouse / "landing"),
+            "NO_COLOR": "1",
+        }
+        generate_long(project, n_rows)
+        version = min(timed([str(BIN / "dbt"), "--version"], project, env)[0] for _ in range(3))
+        first, _ = timed([str(BIN / "concord"), "build"], project, env)
+        before = Path(scratch) / "warehouse_before"
+        shutil.copytree(warehouse, before, symlinks=True)
+        added_rows = add_long_file(project)
+        ours, output = timed([str(BIN / "concord"), "build"], project, env)
+        nodes = ran_nodes(warehouse)
+        shutil.rmtree(warehouse)
+        before.rename(warehouse)
+        land, _ = timed([sys.executable, "-m", "concord_io.cli", "land"], project, env)
+        dbt = [str(BIN / "dbt"), "build", "--profiles-dir", ".", "--project-dir", "."]
+        hand, _ = timed([*dbt, "--select", *nodes], project, {**env, "CONCORD_LANDED": "1"})
+    result = {
+        "answer_rows": n_rows,
+        "added_rows": added_rows,
+        "dbt_version_s": version,
+        "first_build_s": first,
+        "new_file_s": ours,
+        "new_file_nodes": ran(output),
+        "floor_land_s": land,
+        "floor_dbt_select_s": hand,
+        "ratio": ours / (land + hand),
+    }
+    (out / "build_state_long.json").write_text(json.dumps(result, indent=1) + "\n")
+    lines = [
+        f"One new long file of {added_rows:,} rows on a warehouse of {n_rows:,} long rows "
+        "(bench/bench_build_state.py --long), idle, one run each.",
+        "",
+        "| build | seconds |",
+        "|---|---|",
+        f"| `dbt --version` (best of 3) | {version:.1f} |",
+        f"| first `concord build` | {first:.1f} |",
+        f"| `concord build` after the new file | {ours:.1f} |",
+        f"| floor by hand: `concord land` | {land:.1f} |",
+        f"| floor by hand: `dbt build --select` the {len(nodes)} nodes it ran | {hand:.1f} |",
+        "",
+        f"`concord build` / floor: {result['ratio']:.2f}× (goal <= 1.5×); nodes run "
+        f"{result['new_file_nodes']} (ran, of the graph's).",
+    ]
+    (out / "build_state_long.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument(
+        "--long", type=int, metavar="ROWS", help="one long file added to ROWS long rows instead"
+    )
     args = parser.parse_args()
+    if args.long:
+        args.out.mkdir(parents=True, exist_ok=True)
+        bench_long(args.long, args.out)
+        return
     with tempfile.TemporaryDirectory() as scratch:
         project = copy_project(Path(scratch) / "project")
         # the whole build's stages read the quality suites too
