@@ -12,8 +12,9 @@ In a fresh copy of the project (the shipped demo data), each timed as a user run
 Goals: nothing new <= 1.5x `dbt --version`; one new run <= 40 % of a full build; a first
 build <= 15x `dbt --version`. With `--long ROWS`: one long file of a tenth of ROWS added to a
 warehouse of ROWS long rows, `concord build` <= 1.5x its floor by hand (`concord land`, then
-`dbt build --select` of the nodes it ran, on the same warehouse). Results: bench/results/build_state.json and .md. Time it on an
-idle machine.
+`dbt build --select` of the nodes it ran, on the same warehouse). Results:
+bench/results/build_state.json and .md (build_state_long.* with --long). Time it on an idle
+machine.
 """
 
 from __future__ import annotations
@@ -52,6 +53,26 @@ def ran(output: str) -> list[int] | None:
     return [int(found[1]), int(found[2])] if found else None
 
 
+def fresh_copy(scratch: Path) -> tuple[Path, Path, dict[str, str]]:
+    """A copy of the project in ``scratch`` (its quality suites too: the whole build's stages
+    read them), its warehouse folder and the environment `concord build` runs with there."""
+    project = copy_project(scratch / "project")
+    shutil.copytree(HERE.parent / "quality", project / "quality")
+    warehouse = project / "warehouse"
+    env = {
+        **os.environ,
+        "CONCORD_DB_PATH": str(warehouse / "concord.duckdb"),
+        "CONCORD_LANDING_DIR": str(warehouse / "landing"),
+        "NO_COLOR": "1",
+    }
+    return project, warehouse, env
+
+
+def dbt_version(project: Path, env: dict[str, str]) -> float:
+    """`dbt --version`, best of three: importing dbt and the adapters, any dbt call's floor."""
+    return min(timed([str(BIN / "dbt"), "--version"], project, env)[0] for _ in range(3))
+
+
 def ran_nodes(warehouse: Path) -> list[str]:
     """The nodes the last `concord build` ran (node_state.json), as dbt selects them."""
     record = json.loads((warehouse / "node_state.json").read_text(encoding="utf-8"))
@@ -69,17 +90,9 @@ def bench_long(n_rows: int, out: Path) -> None:
     from generate_mcq import generate_long
 
     with tempfile.TemporaryDirectory() as scratch:
-        project = copy_project(Path(scratch) / "project")
-        shutil.copytree(HERE.parent / "quality", project / "quality")
-        warehouse = project / "warehouse"
-        env = {
-            **os.environ,
-            "CONCORD_DB_PATH": str(warehouse / "concord.duckdb"),
-            "CONCORD_LANDING_DIR": str(warehouse / "landing"),
-            "NO_COLOR": "1",
-        }
+        project, warehouse, env = fresh_copy(Path(scratch))
         generate_long(project, n_rows)
-        version = min(timed([str(BIN / "dbt"), "--version"], project, env)[0] for _ in range(3))
+        version = dbt_version(project, env)
         first, _ = timed([str(BIN / "concord"), "build"], project, env)
         before = Path(scratch) / "warehouse_before"
         shutil.copytree(warehouse, before, symlinks=True)
@@ -134,18 +147,9 @@ def main() -> None:
         bench_long(args.long, args.out)
         return
     with tempfile.TemporaryDirectory() as scratch:
-        project = copy_project(Path(scratch) / "project")
-        # the whole build's stages read the quality suites too
-        shutil.copytree(HERE.parent / "quality", project / "quality")
-        warehouse = project / "warehouse"
-        env = {
-            **os.environ,
-            "CONCORD_DB_PATH": str(warehouse / "concord.duckdb"),
-            "CONCORD_LANDING_DIR": str(warehouse / "landing"),
-            "NO_COLOR": "1",
-        }
+        project, _, env = fresh_copy(Path(scratch))
         concord = [str(BIN / "concord"), "build"]
-        version = min(timed([str(BIN / "dbt"), "--version"], project, env)[0] for _ in range(3))
+        version = dbt_version(project, env)
         first, _ = timed(concord, project, env)
         full, _ = timed([*concord, "--full"], project, env)
         nothing = min(timed(concord, project, env)[0] for _ in range(3))
