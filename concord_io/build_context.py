@@ -8,7 +8,9 @@ anything else a row is made from changes every version, and the next build compu
 group again, exactly as ``--full-refresh`` would. The context is, conservatively:
 
 - the project's code: every file of ``models/`` and ``macros/`` and ``dbt_project.yml`` (a
-  model's SQL, a macro it calls, a config);
+  model's SQL, a macro it calls, a config), and the packages the Python models import
+  (``concord_models``, ``concord_stats``: a model that keeps its rows by group computes
+  every group again when they change);
 - the vars the call was given (``--vars``; the declared defaults are in dbt_project.yml);
 - every landed seed file (its fingerprint: a model alias, a rater's category) but the
   study's registries and domain translations;
@@ -26,11 +28,14 @@ models' macro (``CONCORD_BUILD_CONTEXT``, concord_io/dbt_sequence.py).
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
 
 CODE = ("models", "macros")
+#: The packages a Python model's code imports: a change to them changes what it computes.
+PYTHON_PACKAGES = ("concord_models", "concord_stats")
 CONTEXT_VARIABLE = "concord_build_context"
 
 
@@ -46,7 +51,18 @@ def build_context(project: Path, landing: Path, variables: Mapping) -> str:
     for path in files:
         if "__pycache__" not in path.parts:
             add(path.relative_to(project).as_posix(), path.read_bytes())
+    add("python packages", python_packages_digest().encode())
     add("--vars", json.dumps(dict(variables), sort_keys=True, default=str).encode())
+    return digest.hexdigest()
+
+
+def python_packages_digest() -> str:
+    """The code of the packages the Python models import (:data:`PYTHON_PACKAGES`)."""
+    digest = hashlib.sha256()
+    for name in PYTHON_PACKAGES:
+        root = Path(str(importlib.import_module(name).__file__)).parent
+        for path in sorted(root.rglob("*.py")):
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 

@@ -30,7 +30,6 @@ not what the record describes, so every node runs. When unsure, build.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import os
 import re
@@ -40,8 +39,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 RECORD = "node_state.json"
-#: The packages a Python model's code imports: a change to them changes what it computes.
-PYTHON_PACKAGES = ("concord_models", "concord_stats")
 #: The resource types a build runs (the others are kept in the graph but never run).
 RUN_TYPES = ("model", "test", "seed", "snapshot")
 #: A var or environment variable a node's code or macro reads by name.
@@ -57,15 +54,6 @@ SUCCEEDED = ("success", "pass", "warn")
 def _hash(*parts: object) -> str:
     text = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _package_digest(names: Iterable[str]) -> str:
-    digest = hashlib.sha256()
-    for name in names:
-        root = Path(str(importlib.import_module(name).__file__)).parent
-        for path in sorted(root.rglob("*.py")):
-            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
 
 
 def _parquet_fingerprint(path: Path) -> str:
@@ -190,8 +178,17 @@ def _declared(node) -> list[object]:
     ]
 
 
+#: What a Python model calls to keep its last build's rows by group while each group's
+#: version (made with the build's context) holds: it carries the context as the incremental
+#: models do, so a change to its code (or the packages it imports) computes every group again.
+KEEPS_ROWS = "kept_or_computed("
+
+
 def _is_incremental(node) -> bool:
-    return node.resource_type == "model" and node.config.materialized == "incremental"
+    if node.resource_type != "model":
+        return False
+    python_keeps = getattr(node, "language", "sql") == "python" and KEEPS_ROWS in node.raw_code
+    return node.config.materialized == "incremental" or python_keeps
 
 
 def fingerprints(
@@ -201,7 +198,9 @@ def fingerprints(
     models' rows carry (:func:`incremental_context`); ``engine``: what every node is built
     with (dbt's and the adapter's versions, the profile)."""
     data = source_digests(manifest, landing)
-    python = _package_digest(PYTHON_PACKAGES)
+    from concord_io.build_context import python_packages_digest
+
+    python = python_packages_digest()
     nodes = {uid: n for uid, n in manifest.nodes.items() if n.resource_type in RUN_TYPES}
     code: dict[str, str] = {}
     for uid, node in nodes.items():

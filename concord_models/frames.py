@@ -9,6 +9,9 @@ so collecting them to the driver costs memory that does not grow with the answer
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from collections.abc import Callable, Iterator
 
 import pandas as pd
@@ -28,7 +31,7 @@ def engine_threads(session) -> int:
     any other session."""
     if not hasattr(session, "execute"):  # a Spark session: its cores are Spark's
         return 1
-    (threads,) = session.execute("select current_setting('threads')").fetchone()
+    [(threads,)] = session.execute("select current_setting('threads')").fetchall()
     return max(1, int(threads))
 
 
@@ -66,6 +69,74 @@ def frames_by(relation, key: str, columns: list[str]) -> Iterator[tuple[object, 
         return
     frame = to_pandas(relation)
     yield from frame[list(dict.fromkeys([key, *columns]))].groupby(key, sort=True)
+
+
+#: What a build's rows are made from besides the data a model reads (concord_io.build_context):
+#: the DuckDB variable the project's dbt plugin sets on each connection; on Spark, the
+#: environment variable `concord build --target spark` sets.
+CONTEXT_VARIABLE = "concord_build_context"
+CONTEXT_ENVIRONMENT = "CONCORD_BUILD_CONTEXT"
+
+
+def build_context(session) -> str | None:
+    """The build's context, or None where the call has none (then nothing is kept)."""
+    if hasattr(session, "execute"):  # DuckDB
+        [(context,)] = session.execute(f"select getvariable('{CONTEXT_VARIABLE}')").fetchall()
+        return context or None
+    return os.environ.get(CONTEXT_ENVIRONMENT) or None
+
+
+def group_version(context: str, group: object, rows: pd.DataFrame, *given: object) -> str:
+    """A group's version: the build's context, the group's key, its rows (in the order given:
+    sort them first) and whatever else the group's result is made from (``given``)."""
+    digest = hashlib.sha256(json.dumps([context, group, *given], default=str).encode())
+    digest.update(pd.util.hash_pandas_object(rows, index=False).to_numpy().tobytes())
+    return digest.hexdigest()
+
+
+def last_build(dbt, session, columns: dict[str, str]) -> pd.DataFrame:
+    """The model's own table as its last build left it (``columns``, typed), or no row: on
+    DuckDB a table model's table stands until its new one replaces it; on Spark (Parquet)
+    dbt-spark drops it before the model runs, so each group is computed again there."""
+    empty = pd.DataFrame(columns=list(columns)).astype(columns)
+    if not hasattr(session, "execute"):
+        return empty
+    this = dbt.this
+    [(found,)] = session.execute(
+        "select count(*) from duckdb_columns() where database_name = ? and schema_name = ? "
+        "and table_name = ? and column_name in (select unnest(?))",
+        [this.database, this.schema, this.identifier, list(columns)],
+    ).fetchall()
+    if found != len(columns):  # none yet, or one with other columns: nothing to keep
+        return empty
+    names = ", ".join(f'"{name}"' for name in columns)
+    return session.execute(f"select {names} from {this!r}").df().astype(columns)
+
+
+def kept_or_computed(
+    groups: Iterator[tuple[object, pd.DataFrame]],
+    key: str,
+    last: pd.DataFrame,
+    context: str | None,
+    version_of: Callable[[str, object, pd.DataFrame], str],
+    compute: Callable[[object, pd.DataFrame], pd.DataFrame],
+) -> pd.DataFrame:
+    """Per group of ``groups`` (its key, its rows): the rows of ``last`` (the model's last
+    build, with a ``group_version`` column) where the group's version is the one it has now,
+    else ``compute``'s rows for it, stamped with its version. Groups that are gone leave with
+    ``last``. With no context (a call that cannot say what changed), every group is computed.
+    A Python model incremental by group: the same rows a full build computes, each group's
+    result made from its own rows and seed only."""
+    parts = []
+    for group, rows in groups:
+        version = version_of(context or "", group, rows)
+        kept = last[(last[key] == group) & (last["group_version"] == version)]
+        if context is None or kept.empty:
+            kept = compute(group, rows).assign(group_version=version)
+        parts.append(kept)
+    if not parts:
+        return last.iloc[:0]
+    return pd.concat(parts, ignore_index=True)
 
 
 def per_cell(

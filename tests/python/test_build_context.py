@@ -67,6 +67,15 @@ def test_the_vars_and_the_readers_version_change_it(landed, monkeypatch):
     assert build_context(project, landing, {}) != before
 
 
+def test_the_python_models_packages_change_it(landed, monkeypatch):
+    """A Python model that keeps its rows by group (concord_models.frames.kept_or_computed)
+    versions them with the context: the code of the packages it imports is part of it."""
+    project, landing = landed
+    before = build_context(project, landing, {})
+    monkeypatch.setattr("concord_io.build_context.PYTHON_PACKAGES", ("concord_models",))
+    assert build_context(project, landing, {}) != before
+
+
 def test_an_answer_file_its_registry_or_a_document_leaves_it_as_it_was(landed, tmp_path):
     """An answer file and its registry line are versioned with its run (only that run is
     computed again); a page of docs/ makes no row."""

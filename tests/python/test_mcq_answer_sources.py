@@ -386,12 +386,15 @@ def rank_c_by_definition(p1: list[float], p2: list[float]) -> float:
 
 
 def mcq_tables(con) -> dict[str, list[tuple]]:
-    """Every cross-lingual table and view (the kept group versions included)."""
+    """Every cross-lingual table and view (the kept group versions included), and every
+    rater table (the models-as-raters and languages-as-raters datasets are cross-lingual
+    answers; their coefficients are kept by dataset)."""
     names = con.execute(
         "select schema_name || '.' || table_name from duckdb_tables() "
-        "where table_name like '%mcq%' or table_name = 'dq_quarantine' "
+        "where table_name like '%mcq%' or table_name like '%rater%' "
+        "or table_name = 'dq_quarantine' "
         "union all select schema_name || '.' || view_name from duckdb_views() "
-        "where schema_name = 'marts' and view_name like '%mcq%'"
+        "where schema_name = 'marts' and (view_name like '%mcq%' or view_name like '%rater%')"
     ).fetchall()
     return {name: con.execute(f"select * from {name} order by all").fetchall() for (name,) in names}
 
@@ -416,7 +419,9 @@ def build_changed(
     (concord_io.node_state), without their data tests unless ``tests``; ``full``: every
     node, as `concord build --full` does, with every data test. Returns the nodes that ran."""
     tests_flags = [] if full or tests else list(NO_DATA_TESTS)
-    args = ["build", "--select", *MARTS, *(flags or FEW_RESAMPLES), *tests_flags]
+    # the rater marts too: their models-as-raters datasets are cross-lingual answers
+    selected = [*MARTS, "+path:models/marts/rater"]
+    args = ["build", "--select", *selected, *(flags or FEW_RESAMPLES), *tests_flags]
     argv, env, cwd = dbt_invocation(args, project, database)
     nodes = ["--nodes", str(database.parent), *(["--full"] if full else [])]
     # in this process, as the harness runs dbt (a process would spend 3 s importing dbt):
@@ -450,6 +455,7 @@ def assert_same_tables(incremental: Path, full: Path) -> None:
         "marts.mcq_agreement_summary_v2",
         "intermediate.int_mcq_items_classified",
         "intermediate.int_mcq_items_classified__group_versions",
+        "intermediate.int_rater_coefficients_estimated",
     } < set(got_tables)
     for name, rows in full_tables.items():
         assert got_tables[name] == rows, name
@@ -613,6 +619,15 @@ def test_a_build_of_what_changed_equals_a_full_rebuild_after_every_kind_of_chang
         assert [lang for (lang,) in languages] == compared
         assert domains == [(domain,)]
         assert ("Independent and Firm",) in options and ("Independent and Resolute",) not in options
+    # one answer of a run changed again, after the last change that makes every row again:
+    # the rater datasets it reaches are computed again, the others kept (compared below)
+    text = long_en.read_text(encoding="utf-8")
+    answered = text.splitlines()[2]
+    long_en.write_text(
+        text.replace(answered, answered[:-1] + ("A" if answered[-1] != "A" else "B"), 1),
+        encoding="utf-8",
+    )
+    build_changed(project_copy, incremental)
     # nothing new: nothing runs
     assert build_changed(project_copy, incremental) == []
     # a mart's SQL: it alone (its tests are left out here)

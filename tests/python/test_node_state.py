@@ -76,6 +76,24 @@ def test_a_declared_column_change_reaches_the_model_and_its_children(tmp_path):
         assert found["model.concord.b"] != base["model.concord.b"], changed
 
 
+def test_a_python_model_that_keeps_rows_by_group_carries_the_context(tmp_path):
+    """A Python model that keeps its rows by group (concord_models.frames.kept_or_computed)
+    stamps each group with the context the incremental models carry: a change to its code
+    changes that context, so every group is computed again; a Python model that keeps
+    nothing leaves the context as it was."""
+
+    def context_with(code: str) -> str:
+        manifest = graph(Column("x"))
+        python = manifest.nodes["model.concord.b"]
+        python.language, python.raw_code = "python", code
+        return node_state.fingerprints(manifest, tmp_path, {}, "engine")[1]
+
+    keeps = "def model(dbt, session):\n    return kept_or_computed(groups, ...)\n"
+    assert context_with(keeps) != context_with(keeps + "# a note\n")
+    plain = "def model(dbt, session):\n    return frame\n"
+    assert context_with(plain) == context_with(plain + "# a note\n")
+
+
 def test_a_test_added_runs_alone_and_a_missing_relation_runs_again(tmp_path):
     """After a successful build of ``a`` and ``b``, a data test added on ``a`` is the one
     node that runs (new); its models are kept, unchanged since their build. A model whose

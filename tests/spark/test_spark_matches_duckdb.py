@@ -154,10 +154,11 @@ def marts_differing(database: Path, duckdb_build: Path, at_least: int = 30) -> l
     return differing
 
 
-# The incremental models' bookkeeping: a file's version carries the build's context, which
-# the dbt plugin computes on DuckDB (concord_io/build_context.py); the Spark build of these
-# tests is given none and carries its invocation id (every run computed again).
-VERSION_COLUMNS = ["file_version", "input_version"]
+# The incremental models' bookkeeping: a file's (or a Python model's group's) version carries
+# the build's context, which the dbt plugin computes on DuckDB (concord_io/build_context.py);
+# the Spark build of these tests is given none and carries its invocation id (every run
+# computed again).
+VERSION_COLUMNS = ["file_version", "input_version", "group_version"]
 
 
 def test_every_table_equals_duckdbs(builds):

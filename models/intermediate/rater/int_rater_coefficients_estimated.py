@@ -8,7 +8,14 @@ import numpy as np
 import pandas as pd
 
 from concord_common.settings import dbt_vars
-from concord_models.frames import frames_by, to_pandas
+from concord_models.frames import (
+    build_context,
+    frames_by,
+    group_version,
+    kept_or_computed,
+    last_build,
+    to_pandas,
+)
 from concord_stats.bootstrap import derive_seed
 from concord_stats.rater_coefficients import dataset_coefficients, se_inference
 
@@ -57,85 +64,106 @@ def model(dbt, session):
     declared = to_pandas(dbt.ref("int_rater_categories_declared"))
     datasets = to_pandas(dbt.ref("int_rater_datasets_described")).set_index("dataset")
 
-    rows = []
-    ratings = dbt.ref("int_rater_ratings_validated")
-    for dataset, long in frames_by(ratings, "dataset", ["item_id", "rater_id", "category"]):
-        labels = list(declared.loc[declared["dataset"] == dataset, "category"])
-        categories, values = ordered_categories(labels)
-        code = {label: i for i, label in enumerate(categories)}
-        wide = (
-            long.assign(code=long["category"].map(code))
-            .pivot(index="item_id", columns="rater_id", values="code")
-            .sort_index(axis=1)
-        )
-        raters = list(wide.columns)
-        codes = wide.fillna(-1).to_numpy(dtype=np.int64)
+    def labels_of(dataset):
+        return list(declared.loc[declared["dataset"] == dataset, "category"])
+
+    def version_of(context, dataset, long):
+        ratings = long.sort_values(["item_id", "rater_id"])[["item_id", "rater_id", "category"]]
         weights = str(datasets.loc[dataset, "weights"])
-        try:
-            coefficients, pairs = dataset_coefficients(
-                codes,
-                len(categories),
-                weights=weights,
-                values=values,
-                n_resamples=n_resamples,
-                confidence=confidence,
-                seed=derive_seed(seed, "rater_coefficients", dataset),
-            )
-        except ValueError as error:  # e.g. ratio weights over a category valued 0
-            raise ValueError(
-                f"rater dataset {dataset!r}, weights {weights!r} (seed rater_datasets): {error}"
-            ) from error
-        n_pairable = int(((codes >= 0).sum(axis=1) >= 2).sum())
-        common = {
-            "dataset": dataset,
-            "n_raters": len(raters),
-            "n_categories": len(categories),
-            "bootstrap_resamples": n_resamples,
-            "bootstrap_confidence": confidence,
-        }
-        for c in coefficients:
-            reason = None
-            if np.isnan(c.interval.estimate):
-                reason = NO_PAIRS if n_pairable == 0 else UNDEFINED
-                if c.coefficient == "prevalence_index" and len(categories) != 2:
-                    reason = TWO_CATEGORIES
-            rows.append(
-                {
-                    **common,
-                    "coefficient": c.coefficient,
-                    "weights": c.weights,
-                    "rater_id": None,
-                    "other_rater_id": None,
-                    "estimate": c.interval.estimate,
-                    "std_error": c.std_error,
-                    "ci_low": c.interval.ci_low,
-                    "ci_high": c.interval.ci_high,
-                    "n_items": len(codes),
-                    "bootstrap_undefined_resamples": c.interval.n_undefined,
-                    "null_reason": reason,
-                }
-            )
-        for p in pairs:
-            interval = p["interval"]
-            undefined = bool(np.isnan(interval.estimate))
-            rows.append(
-                {
-                    **common,
-                    "coefficient": p["measure"],
-                    "weights": p["weights"],
-                    "rater_id": raters[p["rater_a"]],
-                    "other_rater_id": raters[p["rater_b"]],
-                    "estimate": interval.estimate,
-                    "std_error": np.nan,
-                    "ci_low": interval.ci_low,
-                    "ci_high": interval.ci_high,
-                    "n_items": p["n_items"],
-                    "bootstrap_undefined_resamples": interval.n_undefined,
-                    "null_reason": (NO_PAIRS if p["n_items"] == 0 else UNDEFINED)
-                    if undefined
-                    else None,
-                }
-            )
+        parameters = (labels_of(dataset), weights, n_resamples, confidence, seed)
+        return group_version(context, dataset, ratings, *parameters)
+
+    def compute(dataset, long):
+        return dataset_rows(dataset, long, labels_of(dataset), datasets.loc[dataset, "weights"],
+                            n_resamples, confidence, seed)  # fmt: skip
+
+    # incremental by dataset: a dataset whose ratings, categories, weighting and build
+    # context are as they were keeps its rows (its bootstrap is most of the model's time)
+    ratings = dbt.ref("int_rater_ratings_validated")
+    groups = frames_by(ratings, "dataset", ["item_id", "rater_id", "category"])
+    last = last_build(dbt, session, {**COLUMNS, "group_version": "string"})
+    frame = kept_or_computed(groups, "dataset", last, build_context(session), version_of, compute)
+    return frame.astype({**COLUMNS, "group_version": "string"})
+
+
+def dataset_rows(dataset, long, labels, weights, n_resamples, confidence, seed):
+    """One dataset's rows: its coefficients, then its rater pairs, typed as ``COLUMNS``."""
+    categories, values = ordered_categories(labels)
+    code = {label: i for i, label in enumerate(categories)}
+    wide = (
+        long.assign(code=long["category"].map(code))
+        .pivot(index="item_id", columns="rater_id", values="code")
+        .sort_index(axis=1)
+    )
+    raters = list(wide.columns)
+    codes = wide.fillna(-1).to_numpy(dtype=np.int64)
+    weights = str(weights)
+    try:
+        coefficients, pairs = dataset_coefficients(
+            codes,
+            len(categories),
+            weights=weights,
+            values=values,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=derive_seed(seed, "rater_coefficients", dataset),
+        )
+    except ValueError as error:  # e.g. ratio weights over a category valued 0
+        raise ValueError(
+            f"rater dataset {dataset!r}, weights {weights!r} (seed rater_datasets): {error}"
+        ) from error
+    n_pairable = int(((codes >= 0).sum(axis=1) >= 2).sum())
+    common = {
+        "dataset": dataset,
+        "n_raters": len(raters),
+        "n_categories": len(categories),
+        "bootstrap_resamples": n_resamples,
+        "bootstrap_confidence": confidence,
+    }
+    rows = []
+    for c in coefficients:
+        reason = None
+        if np.isnan(c.interval.estimate):
+            reason = NO_PAIRS if n_pairable == 0 else UNDEFINED
+            if c.coefficient == "prevalence_index" and len(categories) != 2:
+                reason = TWO_CATEGORIES
+        rows.append(
+            {
+                **common,
+                "coefficient": c.coefficient,
+                "weights": c.weights,
+                "rater_id": None,
+                "other_rater_id": None,
+                "estimate": c.interval.estimate,
+                "std_error": c.std_error,
+                "ci_low": c.interval.ci_low,
+                "ci_high": c.interval.ci_high,
+                "n_items": len(codes),
+                "bootstrap_undefined_resamples": c.interval.n_undefined,
+                "null_reason": reason,
+            }
+        )
+    for p in pairs:
+        interval = p["interval"]
+        undefined = bool(np.isnan(interval.estimate))
+        rows.append(
+            {
+                **common,
+                "coefficient": p["measure"],
+                "weights": p["weights"],
+                "rater_id": raters[p["rater_a"]],
+                "other_rater_id": raters[p["rater_b"]],
+                "estimate": interval.estimate,
+                "std_error": np.nan,
+                "ci_low": interval.ci_low,
+                "ci_high": interval.ci_high,
+                "n_items": p["n_items"],
+                "bootstrap_undefined_resamples": interval.n_undefined,
+                "null_reason": (NO_PAIRS if p["n_items"] == 0 else UNDEFINED)
+                if undefined
+                else None,
+            }
+        )
     frame = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in INFERENCE])
     inference = se_inference(
         frame["estimate"].to_numpy(float),
