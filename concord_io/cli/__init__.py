@@ -19,6 +19,7 @@ completion: ``concord --install-completion [SHELL]`` (bash, zsh, fish, PowerShel
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -27,7 +28,7 @@ import subprocess
 import sys
 import time
 import webbrowser
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -46,8 +47,10 @@ from typer.core import TyperGroup
 from concord_common import warehouse_lock
 from concord_common.sql import sql_identifier, sql_literal
 from concord_io import paths
+from concord_io.cli import warm_start
 from concord_io.dbt_sequence import THEN
 from concord_io.errors import ConcordError, debug_requested, printable, run_main
+from concord_io.quality import SLOW_IMPORTS
 from concord_io.serving.publish import CURRENT_DB, KEEP, MIN_KEEP, SCHEMA, VERSIONS
 
 PROG = "concord"
@@ -109,6 +112,9 @@ class Stage:
     env: dict[str, str] = field(default_factory=dict)
     #: after the stage: why the build has nothing more to do (it stops there), or None
     done_if: Callable[[], str | None] | None = None
+    #: modules its first step (``python -m module ...``) is slow to import: its process
+    #: starts with the stage before it and imports them meanwhile (concord_io.cli.warm_start)
+    warm: tuple[str, ...] = ()
 
 
 def build_stages(
@@ -190,6 +196,7 @@ def build_stages(
                     str(quality),
                 ]
             ],
+            warm=SLOW_IMPORTS,
         ),
         Stage(
             "publish",
@@ -265,15 +272,63 @@ PUBLISH_COMMAND = f"{PROG} build " + " ".join(
 )
 
 
+def _start(step: list[str], env: dict[str, str], pass_fds: tuple[int, ...],
+           warm: tuple[str, ...] = ()) -> subprocess.Popen:  # fmt: skip
+    """A step's process, started; with ``warm``, started ahead of its turn: it imports
+    those modules, then waits for :data:`warm_start.GO` on its stdin (:func:`_run_step`)."""
+    argv = step
+    if warm:
+        python, _, module, *args = step  # python -m module ...
+        ahead = [a for name in warm for a in ("--import", name)]
+        argv = [python, "-m", "concord_io.cli.warm_start", *ahead, "--", module, *args]
+    return subprocess.Popen(
+        argv,
+        cwd=paths.project_root(),
+        env=env,
+        stdin=subprocess.PIPE if warm else None,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+        pass_fds=pass_fds,
+    )
+
+
+def _start_ahead(following: list[Stage], env: dict[str, str], pass_fds: tuple[int, ...],
+                 warmed: dict[str, subprocess.Popen]) -> None:  # fmt: skip
+    """The next stage's process started now, while this one runs, where it is slow to
+    import (:attr:`Stage.warm`), kept in ``warmed`` by the stage's name."""
+    if not following or not following[0].warm:
+        return
+    stage = following[0]
+    first = stage.steps[0]
+    if isinstance(first, list):
+        warmed[stage.name] = _start(first, {**env, **stage.env}, pass_fds, stage.warm)
+
+
+@contextlib.contextmanager
+def _dismissing(warmed: dict[str, subprocess.Popen]) -> Iterator[None]:
+    """On the way out, each process started ahead whose turn never came (the build stopped
+    or had nothing more to do) told so (its stdin closed) and waited for."""
+    try:
+        yield
+    finally:
+        for process in warmed.values():
+            with contextlib.suppress(BrokenPipeError):
+                process.communicate()
+
+
 def _run_step(
     step,
     env: dict[str, str],
     log,
     progress: Callable[[str], None] | None = None,
     pass_fds: tuple[int, ...] = (),
+    started: subprocess.Popen | None = None,
 ) -> tuple[int, str]:
-    """Run one step; its output is appended to ``log`` line by line as it comes (so that
-    ``tail -f`` follows a build) and returned; ``progress`` gets each dbt ``n of N`` line."""
+    """Run one step (or let ``started``, its process started ahead, go on); its output is
+    appended to ``log`` line by line as it comes (so that ``tail -f`` follows a build) and
+    returned; ``progress`` gets each dbt ``n of N`` line."""
     if callable(step):
         try:
             step()
@@ -285,16 +340,15 @@ def _run_step(
     log.write(f"$ {' '.join(step)}\n")
     log.flush()
     lines = []
-    with subprocess.Popen(
-        step,
-        cwd=paths.project_root(),
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        errors="replace",
-        pass_fds=pass_fds,
-    ) as process:
+    process = started or _start(step, env, pass_fds)
+    if started is not None:
+        assert started.stdin is not None
+        try:
+            started.stdin.write(f"{warm_start.GO}\n")
+            started.stdin.close()
+        except BrokenPipeError:  # it failed while importing: its output says why
+            pass
+    with process:
         assert process.stdout is not None
         for line in process.stdout:
             log.write(line)
@@ -344,10 +398,12 @@ def _run_stages(
         "PYTHONUNBUFFERED": "1",
         **lock_env,
     }
-    timings = []
-    with log_path.open("w", encoding="utf-8") as log:
+    timings: list[tuple[str, float]] = []
+    warmed: dict[str, subprocess.Popen] = {}  # stages started ahead, by name
+    with log_path.open("w", encoding="utf-8") as log, _dismissing(warmed):
         log.write(f"concord build {datetime.now(UTC).isoformat()} database {database}\n")
         for number, stage in enumerate(stages, start=1):
+            _start_ahead(stages[number:], env, pass_fds, warmed)
             label = f"[{number}/{len(stages)}] {stage.name}"
             log.write(f"\n=== {label}\n")
             start = time.perf_counter()
@@ -361,13 +417,14 @@ def _run_stages(
                     text.truncate(console.width - 2, overflow="ellipsis")
                     spinner.update(text)
 
-                for step in stage.steps:
+                for index, step in enumerate(stage.steps):
                     status, output = _run_step(
                         step,
                         {**env, **stage.env},
                         log,
                         progress if console.is_terminal else None,
                         pass_fds,
+                        warmed.pop(stage.name, None) if index == 0 else None,
                     )
                     outputs.append(output)
                     if status != 0:

@@ -97,6 +97,9 @@ def test_build_stages_are_the_pipeline_in_order(tmp_path):
     assert alone[1].steps[0][1:2] == ["build"]
     assert alone[4].steps[0][1:3] == ["docs", "generate"]
     assert "--no-compile" not in alone[4].steps[0]
+    # the quality checkpoint's process starts with the dbt build, to import Great
+    # Expectations while dbt builds
+    assert stages[2].warm == ("great_expectations", "great_expectations.expectations")
 
 
 def test_the_spark_target_builds_on_spark_then_mirrors_its_tables_for_the_stages_after(
@@ -181,6 +184,51 @@ def test_build_stops_at_the_first_failing_stage_and_logs_plain_text(tmp_path):
     assert "\x1b[" not in shown.replace("\x1b[31mred\x1b[0m", "")  # no colour of our own
     text = log.read_text(encoding="utf-8")
     assert "first output" in text and "=== [2/3] second" in text and "third" not in text
+
+
+def test_a_stage_slow_to_import_starts_ahead_and_runs_only_after_the_stage_before_it(tmp_path):
+    """A stage with ``warm`` modules (the quality checkpoint: Great Expectations) starts its
+    process with the stage before it and imports them meanwhile, but its module runs only
+    when its turn comes, after that stage ended; a build that stops before its turn leaves
+    it without running it (and without a process left behind)."""
+    events = tmp_path / "events"
+    module = tmp_path / "late_stage.py"
+    module.write_text(
+        "import sys, pathlib\n"
+        f"pathlib.Path({str(events)!r}).open('a').write('late ran after: '\n"
+        f"    + pathlib.Path({str(events)!r}).read_text().strip().splitlines()[-1] + '\\n')\n"
+        "print('late output'); sys.exit(int(sys.argv[1]))\n"
+    )
+    earlier = f"import time; time.sleep(1); open({str(events)!r}, 'a').write('earlier ended\\n')"
+    env = {"PYTHONPATH": str(tmp_path)}
+
+    def stages(earlier_exit: int, late_exit: int = 0) -> list[Stage]:
+        late = [sys.executable, "-m", "late_stage", str(late_exit)]
+        return [
+            Stage(
+                "earlier", [[sys.executable, "-c", f"{earlier}; raise SystemExit({earlier_exit})"]]
+            ),
+            Stage("late", [late], env=env, warm=("json", "late_imported_ahead")),
+        ]
+
+    (tmp_path / "late_imported_ahead.py").write_text(
+        f"open({str(events)!r}, 'a').write('imported ahead\\n')\n"
+    )
+    out = io.StringIO()
+    run_build(tmp_path / "w.duckdb", stages(0), tmp_path / "b.log", Console(file=out))
+    assert events.read_text().splitlines() == [
+        "imported ahead", "earlier ended", "late ran after: earlier ended"
+    ]  # fmt: skip
+    assert "[2/2] late ok (" in out.getvalue() and "late output" in out.getvalue()
+    # its failure is the stage's, as for any other stage
+    events.unlink()
+    with pytest.raises(ConcordError, match=r"stage 'late' \(exit 4\)"):
+        run_build(tmp_path / "w.duckdb", stages(0, 4), tmp_path / "b.log", Console(file=out))
+    # the stage before it fails: it imported, and never ran
+    events.unlink()
+    with pytest.raises(ConcordError, match=r"stage 'earlier' \(exit 2\)"):
+        run_build(tmp_path / "w.duckdb", stages(2), tmp_path / "b.log", Console(file=out))
+    assert events.read_text().splitlines() == ["imported ahead", "earlier ended"]
 
 
 def test_concord_build_holds_one_warehouse_lock_from_its_landing_to_its_end(
