@@ -52,10 +52,6 @@ from concord_io.errors import ConcordError, disk_error, run_main
 from concord_io.gx_offline import make_offline
 from concord_io.paths import project_root
 
-#: What the checkpoint imports that is slow (about 3 s of one core): `concord build` starts
-#: this stage's process ahead of its turn to import them (concord_io.cli.warm_start).
-SLOW_IMPORTS = ("great_expectations", "great_expectations.expectations")
-
 SUITES = Path("quality") / "suites"  # in the project folder
 CHECKPOINT = "concord_warehouse"
 DOCS_SITE = Path("gx") / "uncommitted" / "data_docs" / "local_site"
