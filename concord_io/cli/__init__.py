@@ -314,13 +314,14 @@ def _start_ahead(following: list[Stage], env: dict[str, str], pass_fds: tuple[in
 @contextlib.contextmanager
 def _dismissing(warmed: dict[str, subprocess.Popen]) -> Iterator[None]:
     """On the way out, each process started ahead whose turn never came (the build stopped
-    or had nothing more to do) told so (its stdin closed) and waited for."""
+    or had nothing more to do) ended at once: it has only imported, and a build with
+    nothing new does not wait for dbt's import to end."""
     try:
         yield
     finally:
         for process in warmed.values():
-            with contextlib.suppress(BrokenPipeError):
-                process.communicate()
+            process.terminate()
+            process.communicate()
 
 
 def _run_step(

@@ -5,8 +5,8 @@ word, then run the stage's module as ``python -m`` would.
 Expectations takes about 3 s of one core to import, which the dbt build (about one core
 busy on the project's two) leaves free. The stage then runs exactly as it would have,
 reading the build database only after the word comes (the dbt stage has ended by then).
-No word (stdin closed: the build stopped, or had nothing more to do) and the process
-leaves without running anything.
+When the build stops before the stage's turn (or has nothing more to do), it ends the
+process, which has only imported; stdin closed without the word, it leaves on its own.
 
     python -m concord_io.cli.warm_start --import great_expectations -- concord_io.quality ...
 """

@@ -191,8 +191,8 @@ def test_build_stops_at_the_first_failing_stage_and_logs_plain_text(tmp_path):
 def test_a_stage_slow_to_import_starts_ahead_and_runs_only_after_the_stage_before_it(tmp_path):
     """A stage with ``warm`` modules (the quality checkpoint: Great Expectations) starts its
     process with the stage before it and imports them meanwhile, but its module runs only
-    when its turn comes, after that stage ended; a build that stops before its turn leaves
-    it without running it (and without a process left behind)."""
+    when its turn comes, after that stage ended; a build that stops before its turn ends
+    it without running it."""
     events = tmp_path / "events"
     module = tmp_path / "late_stage.py"
     module.write_text(
@@ -226,11 +226,11 @@ def test_a_stage_slow_to_import_starts_ahead_and_runs_only_after_the_stage_befor
     events.unlink()
     with pytest.raises(ConcordError, match=r"stage 'late' \(exit 4\)"):
         run_build(tmp_path / "w.duckdb", stages(0, 4), tmp_path / "b.log", Console(file=out))
-    # the stage before it fails: it imported, and never ran
+    # the stage before it fails: it never runs (its process, which only imported, is ended)
     events.unlink()
     with pytest.raises(ConcordError, match=r"stage 'earlier' \(exit 2\)"):
         run_build(tmp_path / "w.duckdb", stages(2), tmp_path / "b.log", Console(file=out))
-    assert events.read_text().splitlines() == ["imported ahead", "earlier ended"]
+    assert "earlier ended" in events.read_text() and "late ran" not in events.read_text()
 
 
 def test_concord_build_holds_one_warehouse_lock_from_its_landing_to_its_end(
