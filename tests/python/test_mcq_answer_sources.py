@@ -420,7 +420,7 @@ def build_changed(
     node, as `concord build --full` does, with every data test. Returns the nodes that ran."""
     tests_flags = [] if full or tests else list(NO_DATA_TESTS)
     # the rater marts too: their models-as-raters datasets are cross-lingual answers
-    selected = [*MARTS, "+path:models/marts/rater"]
+    selected = [*MARTS, "+int_rater_coefficients_estimated"]
     args = ["build", "--select", *selected, *(flags or FEW_RESAMPLES), *tests_flags]
     argv, env, cwd = dbt_invocation(args, project, database)
     nodes = ["--nodes", str(database.parent), *(["--full"] if full else [])]
