@@ -28,7 +28,7 @@ models' macro (``CONCORD_BUILD_CONTEXT``, concord_io/dbt_sequence.py).
 from __future__ import annotations
 
 import hashlib
-import importlib
+import importlib.util
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -60,7 +60,11 @@ def python_packages_digest() -> str:
     """The code of the packages the Python models import (:data:`PYTHON_PACKAGES`)."""
     digest = hashlib.sha256()
     for name in PYTHON_PACKAGES:
-        root = Path(str(importlib.import_module(name).__file__)).parent
+        # found, not imported: the dbt plugin computes the context for every dbt call
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.origin is None:
+            raise ModuleNotFoundError(f"{name}: the Python models' package is not installed")
+        root = Path(spec.origin).parent
         for path in sorted(root.rglob("*.py")):
             digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
