@@ -102,6 +102,8 @@ def test_build_stages_are_the_pipeline_in_order(tmp_path):
     assert [bool(stage.warm) for stage in stages] == [False, True, True, False, True, False]
     assert "great_expectations" in stages[2].warm and "dbt.cli.main" in stages[1].warm
     assert not alone[1].warm and not alone[4].warm  # dbt's own commands come first there
+    spark = build_stages(tmp_path / "concord.duckdb", dbt_target="spark")
+    assert not spark[2].warm  # a Spark build keeps every core busy
 
 
 def test_the_spark_target_builds_on_spark_then_mirrors_its_tables_for_the_stages_after(
