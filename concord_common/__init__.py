@@ -24,6 +24,9 @@ from pathlib import Path
 
 from concord_common.settings import value
 
+#: The word ``concord build`` writes on the stdin of a stage's process started ahead of its
+#: turn, when the turn comes (concord_io.cli.warm_start, publish ``--when-told``).
+GO = "go"
 EXIT_USER_ERROR = 2
 EXIT_BUG = 1
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

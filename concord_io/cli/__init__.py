@@ -44,10 +44,9 @@ from typer import completion as typer_completion
 from typer._click.exceptions import NoArgsIsHelpError
 from typer.core import TyperGroup
 
-from concord_common import warehouse_lock
+from concord_common import GO, warehouse_lock
 from concord_common.sql import sql_identifier, sql_literal
 from concord_io import paths
-from concord_io.cli import warm_start
 from concord_io.dbt_sequence import THEN
 from concord_io.errors import ConcordError, debug_requested, printable, run_main
 from concord_io.serving.publish import CURRENT_DB, KEEP, MIN_KEEP, SCHEMA, VERSIONS
@@ -114,6 +113,10 @@ class Stage:
     #: modules its first command (``python -m module ...``) is slow to import: its process
     #: starts with the stage before it and imports them meanwhile (concord_io.cli.warm_start)
     warm: tuple[str, ...] = ()
+    #: the option of its first command that does the stage's work up to its verdict-bound
+    #: end ahead of its turn, then waits for the word (publish's ``--when-told``): its
+    #: process starts with the stage before it, once the stage before that has ended
+    prepares: str | None = None
 
 
 def build_stages(
@@ -220,6 +223,8 @@ def build_stages(
                     str(keep),
                 ]
             ],
+            # the new version written while the checkpoint runs, sealed when it passed
+            prepares="--when-told",
         ),
         Stage(
             "report",
@@ -236,7 +241,7 @@ def build_stages(
                     str(report),
                 ],
             ],
-            # Altair, pandas and vl-convert, while publish runs
+            # Altair, pandas and vl-convert, while the checkpoint runs
             warm=("concord_io.report.page",) if docs_from_build else (),
         ),
         Stage(
@@ -280,21 +285,25 @@ PUBLISH_COMMAND = f"{PROG} build " + " ".join(
 
 
 def _start(step: list[str], env: dict[str, str], pass_fds: tuple[int, ...],
-           warm: tuple[str, ...] = ()) -> subprocess.Popen:  # fmt: skip
-    """A step's process, started; with ``warm``, started ahead of its turn: it imports
-    those modules, then waits for :data:`warm_start.GO` on its stdin (:func:`_run_step`)."""
+           ahead: Stage | None = None) -> subprocess.Popen:  # fmt: skip
+    """A step's process, started; with ``ahead``, the stage's first step started ahead of
+    its turn: it imports the stage's :attr:`~Stage.warm` modules or does the work its
+    :attr:`~Stage.prepares` option names, then waits for :data:`GO` on its stdin
+    (:func:`_run_step`)."""
     argv = step
-    if warm:
+    if ahead is not None and ahead.prepares:
+        argv = [*step, ahead.prepares]
+    elif ahead is not None:
         python, flag, module, *args = step
         if flag != "-m":
             raise ValueError(f"only `python -m module ...` starts ahead, not {step[:3]}")
-        ahead = [a for name in warm for a in ("--import", name)]
-        argv = [python, "-m", "concord_io.cli.warm_start", *ahead, "--", module, *args]
+        imports = [a for name in ahead.warm for a in ("--import", name)]
+        argv = [python, "-m", "concord_io.cli.warm_start", *imports, "--", module, *args]
     return subprocess.Popen(
         argv,
         cwd=paths.project_root(),
         env=env,
-        stdin=subprocess.PIPE if warm else None,
+        stdin=subprocess.PIPE if ahead is not None else None,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -305,20 +314,25 @@ def _start(step: list[str], env: dict[str, str], pass_fds: tuple[int, ...],
 
 def _start_ahead(following: list[Stage], env: dict[str, str], pass_fds: tuple[int, ...],
                  warmed: dict[str, subprocess.Popen]) -> None:  # fmt: skip
-    """The next stage's process started now, while this one runs, where it is slow to
-    import (:attr:`Stage.warm`), kept in ``warmed`` by the stage's name."""
-    if not following or not following[0].warm:
-        return
-    stage = following[0]
-    first = next(step for step in stage.steps if isinstance(step, list))
-    warmed[stage.name] = _start(first, {**env, **stage.env}, pass_fds, stage.warm)
+    """The processes started now, while this stage runs, kept in ``warmed`` by their stage's
+    name: the next stage's where it is slow to import or prepares its work (the stages
+    before it have ended), and the one after that where it is slow to import and the next
+    one prepares (whose own turn is then too short to import in)."""
+    ahead = following[:1]
+    if following and following[0].prepares:
+        ahead = following[:2]
+    for number, stage in enumerate(ahead):
+        if stage.name in warmed or not (stage.warm or (stage.prepares and number == 0)):
+            continue
+        first = next(step for step in stage.steps if isinstance(step, list))
+        warmed[stage.name] = _start(first, {**env, **stage.env}, pass_fds, stage)
 
 
 @contextlib.contextmanager
 def _dismissing(warmed: dict[str, subprocess.Popen]) -> Iterator[None]:
     """On the way out, each process started ahead whose turn never came (the build stopped
-    or had nothing more to do) ended at once: it has only imported, and a build with
-    nothing new does not wait for dbt's import to end."""
+    or had nothing more to do) ended at once: it has only imported (a build with nothing
+    new does not wait for dbt's import to end), or it removes what it prepared."""
     try:
         yield
     finally:
@@ -353,7 +367,7 @@ def _run_step(
     if started is not None:
         assert started.stdin is not None
         try:
-            started.stdin.write(f"{warm_start.GO}\n")
+            started.stdin.write(f"{GO}\n")
             started.stdin.close()
         except BrokenPipeError:  # it failed while importing: its output says why
             pass

@@ -17,8 +17,7 @@ import importlib
 import runpy
 import sys
 
-#: What the build writes on the process's stdin when the stage's turn comes.
-GO = "go"
+from concord_common import GO
 
 
 def main(argv: list[str]) -> int:

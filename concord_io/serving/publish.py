@@ -29,6 +29,12 @@ is removed, so the record never names a missing version. A record that is missin
 is rebuilt from the version folders first (:func:`recover_record`): retention never deletes
 a version it cannot account for.
 
+``--when-told``: the version is written first, then the publish waits for a line on its
+stdin: ``go`` checks the quality gate and seals it (the rename, the flip, the record),
+anything else (or stdin closed) removes it and changes nothing. ``concord build`` starts
+publish so while its quality checkpoint runs, on the core the checkpoint leaves free, and
+tells it to go once the checkpoint passed: nothing is published before that verdict.
+
 A reader holding an old version keeps its consistent view (the file is never written
 again; on POSIX it survives its removal until closed) and sees the new one when it
 reconnects. Anything that goes wrong before the flip leaves the current version as it was;
@@ -47,8 +53,9 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -56,7 +63,7 @@ from pathlib import Path
 
 import duckdb
 
-from concord_common import folders, warehouse_lock
+from concord_common import GO, folders, warehouse_lock
 from concord_common.sql import sql_identifier, sql_literal
 from concord_io import paths
 from concord_io.errors import ConcordError, disk_error, printable, run_main
@@ -643,8 +650,13 @@ def publish(
     now: datetime | None = None,
     *,
     skip_quality_gate: bool = False,
-) -> Published:
+    told: Callable[[], bool] | None = None,
+) -> Published | None:
     """Publish the marts of ``database`` into ``serving_dir``; see the module docstring.
+
+    ``told``: called once the version is written, before the quality gate is checked and the
+    version sealed; False removes the version and publishes nothing (returns None). Without
+    it the gate is checked first.
 
     Raises PublishError (and changes nothing that readers see) when the build database has
     no marts or no passing quality record for this exact file (unless
@@ -666,13 +678,27 @@ def publish(
     check_not_in_serving(database, serving_dir)
     # the bytes are read once: the quality gate checks them, the version records them
     identity = build_identity(database)
-    quality = "skipped" if skip_quality_gate else check_quality_record(database, identity)
+
+    def gate() -> str:
+        return "skipped" if skip_quality_gate else check_quality_record(database, identity)
+
+    quality = gate() if told is None else "skipped" if skip_quality_gate else "passed"
+
+    def before_sealing() -> bool:
+        if told is None:
+            return True
+        if not told():
+            return False
+        gate()  # the checkpoint has run meanwhile: its record is checked now
+        return True
+
     try:
         serving_dir.mkdir(parents=True, exist_ok=True)
         with _publish_lock(serving_dir):
             return _publish_locked(
-                database, serving_dir, manifest, keep, now, quality, build_columns(identity)
-            )
+                database, serving_dir, manifest, keep, now, quality, build_columns(identity),
+                before_sealing,
+            )  # fmt: skip
     except OSError as error:
         disk = _disk_error(error, serving_dir)
         if disk is None:
@@ -711,7 +737,8 @@ def _publish_locked(
     now: datetime | None,
     quality: str,
     build: dict[str, object],
-) -> Published:
+    before_sealing: Callable[[], bool],
+) -> Published | None:
     versions = serving_dir / VERSIONS
     versions.mkdir(exist_ok=True)
     _check_links(serving_dir)
@@ -746,6 +773,9 @@ def _publish_locked(
         _check_no_wal(partial / CURRENT_DB, "reading the new version left a write-ahead log")
         folders.fsync(partial)
         _step_done("exported")
+        if not before_sealing():
+            shutil.rmtree(partial)
+            return None
         os.rename(partial, final)
         folders.fsync(versions)
         _step_done("sealed")
@@ -791,8 +821,21 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="publish although the quality checkpoint has not passed on this build file",
     )
+    parser.add_argument(
+        "--when-told",
+        action="store_true",
+        help=f"write the version, then seal it only when a line '{GO}' comes on stdin",
+    )
     args = parser.parse_args(argv)
     check_keep(args.keep)
+    told = None
+    if args.when_told:
+        # ended by the build (its checkpoint failed): the version written so far is removed
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+
+        def told() -> bool:
+            return sys.stdin.readline().strip() == GO
+
     if args.skip_quality_gate:
         print(
             "WARNING: --skip-quality-gate: publishing marts that the quality checkpoint has "
@@ -807,7 +850,10 @@ def main(argv: list[str] | None = None) -> int:
             args.manifest,
             args.keep,
             skip_quality_gate=args.skip_quality_gate,
+            told=told,
         )
+    if result is None:
+        return 0
     serving = Path(args.serving_dir)
     if result.note:
         print(f"note: {result.note}")

@@ -235,6 +235,49 @@ def test_a_stage_slow_to_import_starts_ahead_and_runs_only_after_the_stage_befor
     assert "earlier ended" in events.read_text() and "late ran" not in events.read_text()
 
 
+def test_a_stage_that_prepares_works_beside_the_stage_before_it_and_ends_only_after_it(
+    tmp_path,
+):
+    """A stage that ``prepares`` (publish: ``--when-told``) starts with the stage before it,
+    once the one before that has ended, does its work meanwhile and finishes only when its
+    turn comes; the stage after it, slow to import, starts then too. When the stage before
+    it fails, its process is ended (SIGTERM) and never finishes."""
+    events = tmp_path / "events"
+    log = f"open({str(events)!r}, 'a').write"
+    (tmp_path / "preparing.py").write_text(
+        "import signal, sys, time\n"
+        f"signal.signal(signal.SIGTERM, lambda *_: ({log}('prepared work removed\\n'), "
+        "sys.exit(143)))\n"
+        f"{log}('prepared' + ' ' + sys.argv[1] + '\\n')\n"
+        "if sys.stdin.readline().strip() == 'go':\n"
+        f"    {log}('finished\\n')\n"
+    )
+    (tmp_path / "after_imported.py").write_text(f"{log}('after imported\\n')\n")
+    env = {"PYTHONPATH": str(tmp_path)}
+
+    def stages(checking_exit: int) -> list[Stage]:
+        checking = f"import time; time.sleep(2); {log}('checked\\n'); "
+        checking += f"raise SystemExit({checking_exit})"
+        return [
+            Stage("first", [[sys.executable, "-c", f"{log}('first ended\\n')"]]),
+            Stage("check", [[sys.executable, "-c", checking]]),
+            Stage("publish", [[sys.executable, "-m", "preparing"]], env=env, prepares="--ahead"),
+            Stage("after", [[sys.executable, "-m", "json.tool", "--help"]], env=env,
+                  warm=("after_imported",)),
+        ]  # fmt: skip
+
+    out = io.StringIO()
+    run_build(tmp_path / "w.duckdb", stages(0), tmp_path / "b.log", Console(file=out))
+    lines = events.read_text().splitlines()
+    assert lines[0] == "first ended" and lines[-2:] == ["checked", "finished"]
+    assert sorted(lines[1:3]) == ["after imported", "prepared --ahead"]
+    events.unlink()
+    with pytest.raises(ConcordError, match=r"stage 'check' \(exit 3\)"):
+        run_build(tmp_path / "w.duckdb", stages(3), tmp_path / "b.log", Console(file=out))
+    assert "prepared work removed" in events.read_text()
+    assert "finished" not in events.read_text()
+
+
 def test_concord_build_holds_one_warehouse_lock_from_its_landing_to_its_end(
     project_copy, monkeypatch
 ):

@@ -9,9 +9,11 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import duckdb
@@ -215,6 +217,59 @@ def test_failed_or_unsafe_publish_changes_nothing(tmp_path, served, warehouse):
         publish(warehouse, occupied)
     assert not (occupied / CURRENT_DB).exists()
     assert list((occupied / "versions").iterdir()) == []
+
+
+def test_a_publish_told_when_writes_first_and_seals_only_on_the_word_and_the_gate(
+    warehouse, tmp_path
+):
+    """``told`` (``--when-told``, how `concord build` publishes while its checkpoint runs):
+    the version is written before the word, then sealed only on it and only when the
+    quality record is there by then; otherwise nothing is left and nothing changes."""
+    from concord_io.quality import QualityGateError, build_identity, write_quality_record
+
+    build = tmp_path / "build.duckdb"  # a copy: no quality record beside it yet
+    shutil.copyfile(warehouse, build)
+    serving = tmp_path / "serving"
+    seen: list[list[str]] = []
+
+    def written_then(word: bool, checked: bool = False):
+        def told() -> bool:
+            seen.append(sorted(p.name for p in (serving / "versions").iterdir()))
+            if checked:  # the checkpoint passed meanwhile
+                write_quality_record(build, build_identity(build), 1)
+            return word
+
+        return told
+
+    assert publish(build, serving, told=written_then(False)) is None
+    assert seen[-1][0].endswith(".partial")  # written before the word
+    assert list((serving / "versions").iterdir()) == [] and not (serving / CURRENT_DB).exists()
+    with pytest.raises(QualityGateError, match="no passing quality record"):
+        publish(build, serving, told=written_then(True))
+    assert list((serving / "versions").iterdir()) == [] and read_record(serving) == []
+    result = publish(build, serving, told=written_then(True, checked=True))
+    assert result is not None and read_record(serving) == [result.version]
+    assert os.readlink(serving / "current") == f"versions/{result.version}"
+    with duckdb.connect(str(result.database), read_only=True) as con:
+        assert con.execute("select quality from meta.publication").fetchone() == ("passed",)
+
+
+def test_a_publish_ended_while_it_waits_for_the_word_leaves_nothing(warehouse, tmp_path):
+    """`concord build` ends the publish it started ahead when its checkpoint fails: the
+    version it wrote is removed, nothing was published."""
+    serving = tmp_path / "serving"
+    command = [sys.executable, "-m", "concord_io.serving.publish", "--database",
+               str(warehouse), "--serving-dir", str(serving), "--when-told"]  # fmt: skip
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, cwd=PROJECT_ROOT)
+    deadline = time.monotonic() + 60
+    while not any((serving / "versions").glob("*.partial/parquet/catalogue.json")):
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(0.2)  # waiting for the word now
+    process.terminate()
+    assert process.wait(timeout=60) == 128 + signal.SIGTERM
+    assert list((serving / "versions").iterdir()) == []
+    assert not (serving / CURRENT_DB).exists() and not (serving / "current").exists()
 
 
 def test_keeps_last_versions_and_a_reader_keeps_its_view(warehouse, tmp_path):
