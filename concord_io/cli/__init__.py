@@ -113,10 +113,10 @@ class Stage:
     #: modules its first command (``python -m module ...``) is slow to import: its process
     #: starts with the stage before it and imports them meanwhile (concord_io.cli.warm_start)
     warm: tuple[str, ...] = ()
-    #: the option of its first command that does the stage's work up to its verdict-bound
-    #: end ahead of its turn, then waits for the word (publish's ``--when-told``): its
-    #: process starts with the stage before it, once the stage before that has ended
-    prepares: str | None = None
+    #: the options of its first command that do the stage's work ahead of its turn, from
+    #: the build's database alone, then wait for the word (publish's ``--when-told``, the
+    #: report's ``--figures-from``): its process starts once the dbt stage has ended
+    prepares: tuple[str, ...] = ()
 
 
 def build_stages(
@@ -224,7 +224,7 @@ def build_stages(
                 ]
             ],
             # the new version written while the checkpoint runs, sealed when it passed
-            prepares="--when-told",
+            prepares=("--when-told",),
         ),
         Stage(
             "report",
@@ -241,8 +241,9 @@ def build_stages(
                     str(report),
                 ],
             ],
-            # Altair, pandas and vl-convert, while the checkpoint runs
-            warm=("concord_io.report.page",) if docs_from_build else (),
+            # the figures drawn from the build's marts while the checkpoint runs (most of the
+            # report's time), the page from the version publish sealed
+            prepares=("--figures-from", str(database)) if docs_from_build else (),
         ),
         Stage(
             "summary",
@@ -292,7 +293,7 @@ def _start(step: list[str], env: dict[str, str], pass_fds: tuple[int, ...],
     (:func:`_run_step`)."""
     argv = step
     if ahead is not None and ahead.prepares:
-        argv = [*step, ahead.prepares]
+        argv = [*step, *ahead.prepares]
     elif ahead is not None:
         python, flag, module, *args = step
         if flag != "-m":
@@ -312,20 +313,20 @@ def _start(step: list[str], env: dict[str, str], pass_fds: tuple[int, ...],
     )
 
 
-def _start_ahead(following: list[Stage], env: dict[str, str], pass_fds: tuple[int, ...],
+def _start_ahead(stages: list[Stage], env: dict[str, str], pass_fds: tuple[int, ...],
                  warmed: dict[str, subprocess.Popen]) -> None:  # fmt: skip
-    """The processes started now, while this stage runs, kept in ``warmed`` by their stage's
-    name: the next stage's where it is slow to import or prepares its work (the stages
-    before it have ended), and the one after that where it is slow to import and the next
-    one prepares (whose own turn is then too short to import in)."""
-    ahead = following[:1]
-    if following and following[0].prepares:
-        ahead = following[:2]
-    for number, stage in enumerate(ahead):
-        if stage.name in warmed or not (stage.warm or (stage.prepares and number == 0)):
-            continue
-        first = next(step for step in stage.steps if isinstance(step, list))
-        warmed[stage.name] = _start(first, {**env, **stage.env}, pass_fds, stage)
+    """The processes started while ``stages[0]`` runs, kept in ``warmed`` by their stage's
+    name: the stages after it that prepare their work (once no dbt stage is left to run),
+    in a row, and then the next one where it is slow to import."""
+    built = all(stage.name != "dbt-build" for stage in stages)
+    for stage in stages[1:]:
+        if stage.prepares and not built:
+            break
+        if stage.name not in warmed and (stage.warm or stage.prepares):
+            first = next(step for step in stage.steps if isinstance(step, list))
+            warmed[stage.name] = _start(first, {**env, **stage.env}, pass_fds, stage)
+        if not stage.prepares:
+            break
 
 
 @contextlib.contextmanager
@@ -426,7 +427,7 @@ def _run_stages(
     with log_path.open("w", encoding="utf-8") as log, _dismissing(warmed):
         log.write(f"concord build {datetime.now(UTC).isoformat()} database {database}\n")
         for number, stage in enumerate(stages, start=1):
-            _start_ahead(stages[number:], env, pass_fds, warmed)
+            _start_ahead(stages[number - 1 :], env, pass_fds, warmed)
             label = f"[{number}/{len(stages)}] {stage.name}"
             log.write(f"\n=== {label}\n")
             start = time.perf_counter()

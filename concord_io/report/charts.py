@@ -83,8 +83,7 @@ class DrawnSvgs:
         self.used: set[str] = set()
 
     def svg(self, spec: dict) -> str:
-        text = json.dumps(spec, sort_keys=True, separators=(",", ":"), default=str)
-        key = hashlib.sha256(f"{VL_CONVERT}\0{text}".encode()).hexdigest()
+        key = hashlib.sha256(f"{VL_CONVERT}\0{_spec_text(spec)}".encode()).hexdigest()
         self.used.add(key)
         path = self.folder / f"{key}.svg"
         if path.is_file() and not path.is_symlink():
@@ -100,6 +99,32 @@ class DrawnSvgs:
         for path in self.folder.glob("*.svg"):
             if path.stem not in self.used:
                 path.unlink()
+        for path in self.folder.glob(".*.partial"):  # a report ended while it wrote one
+            path.unlink()
+
+
+_URL = re.compile(r"url\(#([^)]+)\)")
+
+
+def _own_ids(root: ET.Element, prefix: str) -> None:
+    """Each ``id`` in the drawing (and each ``url(#id)`` that points at it) renamed
+    ``<prefix>-<n>``, ``prefix`` the spec's digest, ``n`` its place in the drawing.
+    vl-convert numbers a legend's gradients and a chart's clips on from the last it drew in
+    its process (``gradient_0``, ...): drawings made in different builds and kept
+    (:class:`DrawnSvgs`) would share ids on one page, where ``url(#gradient_0)`` takes the
+    first in the page, and the page would depend on what its process drew before."""
+    elements = [e for e in root.iter() if e.get("id") is not None]
+    renamed = {e.get("id"): f"{prefix}-{n}" for n, e in enumerate(elements)}
+    for element in root.iter():
+        if (own := element.get("id")) is not None:
+            element.set("id", renamed[own])
+        for name, value in element.attrib.items():
+            if "url(#" in value:
+                element.set(name, _URL.sub(lambda m: f"url(#{renamed.get(m[1], m[1])})", value))
+
+
+def _spec_text(spec: dict) -> str:
+    return json.dumps(spec, sort_keys=True, separators=(",", ":"), default=str)
 
 
 def _drawn(spec: dict) -> str:
@@ -119,6 +144,7 @@ def to_svg(chart: alt.TopLevelMixin, drawn: DrawnSvgs | None = None) -> tuple[st
     """
     spec = finalise(chart)
     root = ET.fromstring(drawn.svg(spec) if drawn is not None else _drawn(spec))
+    _own_ids(root, hashlib.sha256(_spec_text(spec).encode()).hexdigest()[:12])
     marks = 0
     for element in root.iter():
         label = element.get("aria-label")

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
 
+from concord_common import GO
 from concord_io import paths
-from concord_io.connect import connect_serving
+from concord_io.connect import connect_serving, open_duckdb
 from concord_io.errors import ConcordError
 from concord_io.report import sections
 from concord_io.report.charts import DrawnSvgs, to_svg
@@ -47,6 +50,11 @@ def render_figure(fig: Figure, marts: Marts, drawn: DrawnSvgs | None = None) -> 
     return RenderedFigure(fig.key, fig.title, fig.caption, "ok", svg, marks, None)
 
 
+def draw_figures(marts: Marts, drawn: DrawnSvgs | None = None) -> dict[str, list[RenderedFigure]]:
+    """Every study's figures, by the study's key."""
+    return {key: [render_figure(f, marts, drawn) for f in figures] for key, _, figures in STUDIES}
+
+
 def render_page(
     marts: Marts,
     publication: dict | None,
@@ -54,20 +62,23 @@ def render_page(
     docs_href: str | None = None,
     quality_href: str | None = None,
     drawn: DrawnSvgs | None = None,
+    figures: dict[str, list[RenderedFigure]] | None = None,
 ) -> str:
+    """The page from ``marts``; ``figures``: drawn already, from marts of the same rows."""
+    figures = draw_figures(marts, drawn) if figures is None else figures
     # a study's table of figures, under its charts
     tables = {"accuracy": sections.accuracy(marts)}
     studies = [
         {
             "key": key,
             "title": title,
-            "figures": [render_figure(f, marts, drawn) for f in figures],
+            "figures": figures[key],
             "table": tables.get(key),
             "comparisons": sections.comparisons(marts, key)
             if key in sections.COMPARISONS
             else None,
         }
-        for key, title, figures in STUDIES
+        for key, title, _ in STUDIES
     ]
     return TEMPLATES.get_template("report.html.j2").render(
         publication=publication,
@@ -83,15 +94,29 @@ def render_page(
 
 
 def build_report(
-    serving: str | Path, out_dir: str | Path, quality_dir: str | Path | None = None
-) -> Path:
+    serving: str | Path,
+    out_dir: str | Path,
+    quality_dir: str | Path | None = None,
+    *,
+    figures_from: str | Path | None = None,
+    told: Callable[[], bool] | None = None,
+) -> Path | None:
     """Write ``out_dir/index.html`` from the serving file; returns its path.
 
     ``quality_dir`` is where ``concord_io.quality`` wrote the data docs (linked when they
     exist there).
+
+    ``figures_from``: the build database whose marts the figures are drawn from first, then
+    ``told()`` is awaited (False: nothing is written, None is returned). The figures are
+    kept only when the serving file's version was published from that build's very bytes
+    (``meta.publication``); otherwise they are drawn again from the serving file.
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    drawn = DrawnSvgs(paths.inside(out_dir, DRAWN))
+    ahead = _drawn_ahead(Path(figures_from), drawn) if figures_from is not None else None
+    if told is not None and not told():
+        return None
     try:
         con = connect_serving(serving)
     except FileNotFoundError as missing:
@@ -107,7 +132,11 @@ def build_report(
             rows = marts.rows("select * from meta.publication")
             publication = rows[0] if rows else None
         docs = out_dir / "docs" / "index.html"
-        drawn = DrawnSvgs(paths.inside(out_dir, DRAWN))
+        figures = None
+        if ahead is not None and publication is not None:
+            identity, figures = ahead
+            if any(publication.get(f"build_{k}") != v for k, v in identity.items()):
+                figures = None  # another build's version: its own rows are drawn
         page = render_page(
             marts,
             publication,
@@ -116,6 +145,7 @@ def build_report(
                 out_dir, None if quality_dir is None else Path(quality_dir)
             ),
             drawn=drawn,
+            figures=figures,
         )
         drawn.prune()
     finally:
@@ -127,6 +157,20 @@ def build_report(
     return target
 
 
+def _drawn_ahead(
+    database: Path, drawn: DrawnSvgs
+) -> tuple[dict[str, object], dict[str, list[RenderedFigure]]]:
+    """The identity of the build ``database`` (its bytes) and the figures of its marts."""
+    from concord_io.quality import build_identity
+
+    identity = build_identity(database)
+    con = open_duckdb(database, read_only=True)
+    try:
+        return identity, draw_figures(Marts(con), drawn)
+    finally:
+        con.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Draw the static report from the serving file.")
     parser.add_argument("--serving", required=True, help="the serving file (or its symlink)")
@@ -136,7 +180,22 @@ def main(argv: list[str] | None = None) -> int:
         default=str(paths.quality_dir()),
         help="folder of the Great Expectations data docs to link (default: %(default)s)",
     )
+    parser.add_argument(
+        "--figures-from",
+        metavar="DATABASE",
+        help=f"draw the figures from this build database first, then write the page only "
+        f"when a line '{GO}' comes on stdin (concord build: while its checkpoint runs)",
+    )
     args = parser.parse_args(argv)
-    path = build_report(args.serving, args.out, args.quality)
-    print(f"report: {path}")
+    told = None
+    if args.figures_from is not None:
+
+        def told() -> bool:
+            return sys.stdin.readline().strip() == GO
+
+    path = build_report(
+        args.serving, args.out, args.quality, figures_from=args.figures_from, told=told
+    )
+    if path is not None:
+        print(f"report: {path}")
     return 0

@@ -98,10 +98,13 @@ def test_build_stages_are_the_pipeline_in_order(tmp_path):
     assert alone[4].steps[0][1:3] == ["docs", "generate"]
     assert "--no-compile" not in alone[4].steps[0]
     # a stage slow to import starts with the stage before it: dbt while the inputs land,
-    # Great Expectations while dbt builds, the report's charts while publish runs
-    assert [bool(stage.warm) for stage in stages] == [False, True, True, False, True, False]
+    # Great Expectations while dbt builds; publish and the report work ahead from the build
+    # database while the checkpoint runs
+    assert [bool(stage.warm) for stage in stages] == [False, True, True, False, False, False]
     assert "great_expectations" in stages[2].warm and "dbt.cli.main" in stages[1].warm
-    assert not alone[1].warm and not alone[4].warm  # dbt's own commands come first there
+    assert stages[3].prepares == ("--when-told",)
+    assert stages[4].prepares == ("--figures-from", str(tmp_path / "concord.duckdb"))
+    assert not alone[1].warm and not alone[4].prepares  # dbt's own commands come first there
     spark = build_stages(tmp_path / "concord.duckdb", dbt_target="spark")
     assert not spark[2].warm  # a Spark build keeps every core busy
 
@@ -238,10 +241,10 @@ def test_a_stage_slow_to_import_starts_ahead_and_runs_only_after_the_stage_befor
 def test_a_stage_that_prepares_works_beside_the_stage_before_it_and_ends_only_after_it(
     tmp_path,
 ):
-    """A stage that ``prepares`` (publish: ``--when-told``) starts with the stage before it,
-    once the one before that has ended, does its work meanwhile and finishes only when its
-    turn comes; the stage after it, slow to import, starts then too. When the stage before
-    it fails, its process is ended (SIGTERM) and never finishes."""
+    """A stage that ``prepares`` (publish's ``--when-told``) starts once the dbt stage has
+    ended, with the stage after it, does its work meanwhile and finishes only when its turn
+    comes; the stage after it, slow to import, starts then too. When the stage before it
+    fails, its process is ended (SIGTERM) and never finishes."""
     events = tmp_path / "events"
     log = f"open({str(events)!r}, 'a').write"
     (tmp_path / "preparing.py").write_text(
@@ -259,9 +262,9 @@ def test_a_stage_that_prepares_works_beside_the_stage_before_it_and_ends_only_af
         checking = f"import time; time.sleep(2); {log}('checked\\n'); "
         checking += f"raise SystemExit({checking_exit})"
         return [
-            Stage("first", [[sys.executable, "-c", f"{log}('first ended\\n')"]]),
+            Stage("dbt-build", [[sys.executable, "-c", f"{log}('first ended\\n')"]]),
             Stage("check", [[sys.executable, "-c", checking]]),
-            Stage("publish", [[sys.executable, "-m", "preparing"]], env=env, prepares="--ahead"),
+            Stage("publish", [[sys.executable, "-m", "preparing"]], env=env, prepares=("--ahead",)),
             Stage("after", [[sys.executable, "-m", "json.tool", "--help"]], env=env,
                   warm=("after_imported",)),
         ]  # fmt: skip

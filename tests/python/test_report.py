@@ -457,6 +457,31 @@ def test_a_figure_is_drawn_again_only_when_its_spec_changed(report, tmp_path, mo
     assert len(after - before) == 1 and len(before - after) == 1
 
 
+def test_figures_drawn_ahead_from_the_build_make_the_published_versions_page(
+    report, warehouse, tmp_path
+):
+    """`concord build` draws the figures from the build's marts while its checkpoint runs
+    (``figures_from``), and writes the page from the version publish sealed only when told:
+    the same page as one drawn from that version. Drawn from another build's file, they are
+    drawn again from the version; not told, nothing is written."""
+    serving = report.parent.parent / "serving" / CURRENT_DB
+
+    def page_of(path: Path | None) -> str:
+        assert path is not None
+        return path.read_text(encoding="utf-8")
+
+    expected = page_of(report)
+    ids = re.findall(r' id="([^"]+)"', expected)  # one page of drawings made apart
+    assert ids and len(ids) == len(set(ids))
+    ahead = build_report(serving, tmp_path / "a", figures_from=warehouse, told=lambda: True)
+    assert page_of(ahead) == expected
+    other = serving_file(tmp_path / "other.duckdb", {"probe_paired_summary": PROBE_SUMMARY})
+    page = build_report(serving, tmp_path / "b", figures_from=other, told=lambda: True)
+    assert page_of(page) == expected
+    assert build_report(serving, tmp_path / "c", figures_from=warehouse, told=lambda: False) is None
+    assert not (tmp_path / "c" / "index.html").exists()
+
+
 def panel_header(model: str, run_id: str) -> re.Pattern:
     """A panel's header: the model, then the run on a second line."""
     return re.compile(f">{re.escape(model)}</tspan><tspan[^>]*>run {re.escape(run_id)}</tspan>")
