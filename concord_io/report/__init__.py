@@ -7,6 +7,11 @@ style or font is fetched. A figure whose marts are absent or empty gets a "no da
 note instead, so the page always renders. Then the data-quality sections (quarantined
 rows, failing dbt tests, the Great Expectations data docs) and every published mart.
 
+``--figures-from DATABASE``: the figures are drawn first from that build database's marts,
+then the page waits for ``go`` on stdin and is written from the serving file, keeping those
+figures only when its version was copied from that database's very bytes
+(``meta.publication``); ``concord build`` draws them so while its checkpoint runs.
+
     python -m concord_io.report --serving warehouse/serving/concord.duckdb --out warehouse/report
 """
 
