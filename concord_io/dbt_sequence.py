@@ -110,7 +110,8 @@ def _planned(build: list[str], warehouse: Path, full: bool, explain: bool):
         print("\n".join(plan.lines()), flush=True)
     if not plan.to_run:
         return None, manifest, plan
-    return [*rest, "--select", *node_state.selectors(manifest, plan.to_run)], manifest, plan
+    narrowed = node_state.selectors(manifest, plan.to_run)
+    return [*rest, *(["--select", *narrowed] if narrowed else [])], manifest, plan
 
 
 #: The options of a dbt build that choose its resource types (kept, and asked of ``ls``).

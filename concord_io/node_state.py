@@ -367,8 +367,33 @@ def _write(warehouse: Path, state: dict) -> None:
 
 
 def selectors(manifest, uids: Iterable[str]) -> list[str]:
-    """``--select`` arguments naming exactly the nodes ``uids`` (by their dotted path)."""
-    return ["fqn:" + ".".join(manifest.nodes[uid].fqn) for uid in sorted(uids)]
+    """``--select`` arguments naming exactly the nodes ``uids`` among the nodes a build runs:
+    the dotted path (fqn) of each, or of the folder above it when every node of that folder
+    runs (dbt's ``fqn:`` matches a path's prefix); none when every node runs.
+
+    Why folders: dbt matches each selector against every node of the graph, three times a
+    build; the demo's 331 paths cost it about 1.5 s of a first build (0.56 s a selection,
+    measured with ``dbt ls``), a handful of folders almost nothing."""
+    chosen = set(uids)
+    paths = {
+        uid: tuple(node.fqn)
+        for uid, node in manifest.nodes.items()
+        if node.resource_type in RUN_TYPES
+    }
+    # every prefix of a node's path, and whether each node under it runs
+    whole: dict[tuple[str, ...], bool] = {}
+    for uid, path in paths.items():
+        for depth in range(1, len(path) + 1):
+            whole[path[:depth]] = whole.get(path[:depth], True) and uid in chosen
+    if all(whole[path[:1]] for path in paths.values()):
+        return []
+    # from the package's folders down (a one-part path would also match a node's name); a
+    # path that is also the start of another node's is named whole, as dbt matches it
+    picked = {
+        next((path[:depth] for depth in range(2, len(path)) if whole[path[:depth]]), path)
+        for path in (paths[uid] for uid in chosen)
+    }
+    return sorted("fqn:" + ".".join(path) for path in picked)
 
 
 def published_unchanged(warehouse: Path) -> bool:

@@ -5,6 +5,7 @@ dbt; a DuckDB file stands in for the build database."""
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -156,3 +157,45 @@ def test_every_source_of_the_graph_reads_landed_files_the_fingerprints_see(wareh
             unseen[uid] = files
     assert len(manifest["sources"]) > 10
     assert unseen == {}
+
+
+@pytest.mark.warehouse
+def test_the_build_selects_exactly_the_nodes_to_run_as_dbt_matches_paths(warehouse):
+    """The ``--select`` of a build names exactly the nodes it runs, each by its path or by
+    a folder whose every node runs, as dbt's own path matching reads them: for each folder
+    of the demo's graph, a folder less one node, and seeded random sets; a whole folder is
+    one selector, and every node none at all (dbt then selects every node itself)."""
+    from dbt.graph.selector_methods import QualifiedNameSelectorMethod
+
+    manifest_json = json.loads((warehouse.parent / "target" / "manifest.json").read_text())
+    nodes = {
+        uid: SimpleNamespace(
+            resource_type=n["resource_type"], fqn=n["fqn"], version=n.get("version")
+        )
+        for uid, n in manifest_json["nodes"].items()
+    }
+    manifest = SimpleNamespace(nodes=nodes)
+    runnable = sorted(uid for uid, n in nodes.items() if n.resource_type in node_state.RUN_TYPES)
+
+    def selected(selectors: list[str]) -> set[str]:
+        # dbt's fqn method (node_is_match reads no state of its method object)
+        match = QualifiedNameSelectorMethod.node_is_match
+        return {
+            uid
+            for uid in runnable
+            for path in (s.removeprefix("fqn:") for s in selectors)
+            if match(None, path, nodes[uid].fqn, nodes[uid].version is not None)
+        }
+
+    folders: dict[tuple[str, ...], list[str]] = {}
+    for uid in runnable:
+        folders.setdefault(tuple(nodes[uid].fqn[:3]), []).append(uid)
+    mcq_marts = folders[("concord", "marts", "mcq")]
+    assert node_state.selectors(manifest, mcq_marts) == ["fqn:concord.marts.mcq"]
+    assert node_state.selectors(manifest, runnable) == []
+    rng = random.Random(71)
+    cases = [*folders.values(), mcq_marts[1:], *(rng.sample(runnable, k) for k in (1, 40, 200))]
+    for chosen in cases:
+        narrowed = node_state.selectors(manifest, chosen)
+        assert narrowed
+        assert selected(narrowed) == set(chosen), narrowed
