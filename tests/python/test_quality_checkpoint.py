@@ -149,3 +149,56 @@ def test_a_passed_checkpoint_stands_until_a_table_a_suite_reads_changes(
     assert quality._suite_digest(suite, table) != quality._suite_digest(
         quality.Suite(suite.name, suite.relation, "", suite.expectations, edited), table
     )
+
+
+def test_a_checkpoint_validates_only_the_suites_whose_table_changed(warehouse_quality, tmp_path):
+    """After a passed checkpoint, a build that changed one suite's table validates that
+    suite alone: every other suite's result is the one the passed checkpoint stored, and the
+    data docs show every suite, each with one result; a failed run leaves no verdict to keep,
+    so the run after it validates every suite."""
+    database, _, session_out = warehouse_quality
+    copy, out = tmp_path / "copy.duckdb", tmp_path / "quality"
+    shutil.copy(database, copy)
+    shutil.copytree(session_out, out)
+
+    def results() -> dict[str, list[str]]:
+        """Each suite's stored results, by the time of the run that made them."""
+        found: dict[str, list[str]] = {}
+        for path in sorted((out / quality.VALIDATIONS).glob("*/*/*/*.json")):
+            found.setdefault(path.parents[2].name, []).append(path.parent.name)
+        return found
+
+    before = results()
+    suites = {s.name for s in quality.load_suites()}
+    assert set(before) == suites and all(len(runs) == 1 for runs in before.values())
+    with duckdb.connect(str(copy)) as con:
+        con.execute("delete from marts.ranking_consensus where method = 'borda'")
+    result = quality.run_quality(copy, out)
+    assert result.success and result.unchanged_since is None
+    assert (result.suites_kept, result.n_suites) == (len(suites) - 1, len(suites))
+    assert result.n_expectations == sum(len(s.expectations) for s in quality.load_suites())
+    after = results()
+    assert after["ranking_consensus"] != before["ranking_consensus"]
+    assert {k: v for k, v in after.items() if k != "ranking_consensus"} == {
+        k: v for k, v in before.items() if k != "ranking_consensus"
+    }
+    site = out / quality.DOCS_SITE / "validations"
+    assert {p.name: len(list(p.rglob("*.html"))) for p in site.iterdir()} == dict.fromkeys(
+        suites, 1
+    )
+    assert quality.check_quality_record(copy) == "passed"
+
+    where = "where model = 'GPT-4o' and variant = 'base'"
+    with duckdb.connect(str(copy)) as con:
+        (high,) = con.execute(
+            f"select full_agreement_ci_high from marts.mcq_agreement_summary_v2 {where}"
+        ).fetchone()
+        con.execute(f"update marts.mcq_agreement_summary_v2 set full_agreement_ci_high = 130.5 "
+                    f"{where}")  # fmt: skip
+    assert not quality.run_quality(copy, out).success
+    with duckdb.connect(str(copy)) as con:
+        con.execute(f"update marts.mcq_agreement_summary_v2 set full_agreement_ci_high = ? "
+                    f"{where}", [high])  # fmt: skip
+    assert quality.run_quality(copy, out).success
+    again = results()
+    assert all(again[name] != after[name] for name in suites)  # every suite ran again
