@@ -16,6 +16,7 @@ hint that says what to do. :func:`run_main` turns it into one line on stderr and
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import traceback
@@ -55,8 +56,24 @@ def debug_requested(argv: Sequence[str] | None = None) -> bool:
     return "--debug" in argv or value("CONCORD_DEBUG") not in ("", "0")
 
 
-def run_main(main: Callable[[list[str] | None], int | None], argv: list[str] | None = None):
-    """Call ``main(argv)`` and exit with its status; failures become one line on stderr."""
+def run_main(
+    main: Callable[[list[str] | None], int | None],
+    argv: list[str] | None = None,
+    *,
+    teardown: bool = True,
+):
+    """Call ``main(argv)`` and exit with its status; failures become one line on stderr.
+
+    ``teardown=False``: once ``main`` has returned (its files written and closed) and the
+    output is flushed, the process ends at once, without the interpreter's teardown of what
+    it imported (for a command whose imports take long to tear down)."""
+    if not teardown:
+        try:
+            run_main(main, argv)
+        except SystemExit as done:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(done.code if isinstance(done.code, int) else 0)
     args = sys.argv[1:] if argv is None else argv
     debug = debug_requested(args)
     try:

@@ -171,6 +171,30 @@ def test_dbt_sequence_runs_each_command_in_one_process_and_stops_at_the_first_fa
         split(["build", THEN])
 
 
+@pytest.mark.parametrize("status", [0, 3])
+def test_a_command_run_without_teardown_ends_with_its_status_once_its_output_is_out(
+    tmp_path, status
+):
+    """``run_main(main, teardown=False)`` (the quality checkpoint, whose imports take 0.85 s
+    to tear down): the process ends with main's status, its output all out, without the
+    interpreter's teardown (an exit handler never runs)."""
+    script = tmp_path / "command.py"
+    script.write_text(
+        "import atexit, sys\n"
+        "from concord_common import run_main\n"
+        f"atexit.register(lambda: open({str(tmp_path / 'torn_down')!r}, 'w'))\n"
+        "def main(argv):\n"
+        "    print('the work is done')\n"
+        "    print('a warning', file=sys.stderr)\n"
+        f"    return {status}\n"
+        "run_main(main, [], teardown=False)\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (status, "the work is done\n",
+                                                           "a warning\n")  # fmt: skip
+    assert not (tmp_path / "torn_down").exists()
+
+
 def test_build_stops_at_the_first_failing_stage_and_logs_plain_text(tmp_path):
     marker = tmp_path / "later-stage-ran"
     colour = "print('\\x1b[31mred\\x1b[0m text')"
