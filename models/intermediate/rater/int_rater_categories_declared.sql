@@ -33,13 +33,28 @@ derived_categories as (
 
 ),
 
-final as (
+categories as (
 
     select distinct dataset, category
     from user_categories
     union all
     select dataset, category
     from derived_categories
+
+),
+
+final as (
+
+    select
+        dataset,
+        category,
+        -- how the rating matrix codes the category (int_rater_items_coded); the Python
+        -- model maps it to irrCAC's order, which needs each label's numeric value
+        cast(
+            row_number() over (partition by dataset order by category) - 1
+            as {{ dbt.type_bigint() }}
+        ) as category_position
+    from categories
 
 )
 

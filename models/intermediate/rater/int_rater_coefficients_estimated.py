@@ -62,41 +62,54 @@ def model(dbt, session):
         dbt.config.get("vars"), "bootstrap_resamples", "bootstrap_confidence", "bootstrap_seed"
     )
     declared = to_pandas(dbt.ref("int_rater_categories_declared"))
+    raters = to_pandas(dbt.ref("int_rater_raters_ordered"))
     datasets = to_pandas(dbt.ref("int_rater_datasets_described")).set_index("dataset")
 
-    def labels_of(dataset):
-        return list(declared.loc[declared["dataset"] == dataset, "category"])
+    def in_order(frame, dataset, position, column):
+        rows = frame.loc[frame["dataset"] == dataset]
+        return list(rows.sort_values(position)[column])
 
-    def version_of(context, dataset, long):
-        ratings = long.sort_values(["item_id", "rater_id"])[["item_id", "rater_id", "category"]]
+    def matrix_of(dataset):
+        """The dataset's categories and raters, in the order int_rater_items_coded codes them."""
+        return (in_order(declared, dataset, "category_position", "category"),
+                in_order(raters, dataset, "rater_position", "rater_id"))  # fmt: skip
+
+    def version_of(context, dataset, items):
         weights = str(datasets.loc[dataset, "weights"])
-        parameters = (labels_of(dataset), weights, n_resamples, confidence, seed)
-        return group_version(context, dataset, ratings, *parameters)
+        parameters = (*matrix_of(dataset), weights, n_resamples, confidence, seed)
+        return group_version(context, dataset, items.sort_values("item_id"), *parameters)
 
-    def compute(dataset, long):
-        return dataset_rows(dataset, long, labels_of(dataset), datasets.loc[dataset, "weights"],
+    def compute(dataset, items):
+        return dataset_rows(dataset, items, *matrix_of(dataset), datasets.loc[dataset, "weights"],
                             n_resamples, confidence, seed)  # fmt: skip
 
     # incremental by dataset: a dataset whose ratings, categories, weighting and build
     # context are as they were keeps its rows (its bootstrap is most of the model's time)
-    ratings = dbt.ref("int_rater_ratings_validated")
-    groups = frames_by(ratings, "dataset", ["item_id", "rater_id", "category"])
+    items = dbt.ref("int_rater_items_coded")
+    groups = frames_by(items, "dataset", ["item_id", "codes"])
     last = last_build(dbt, session, {**COLUMNS, "group_version": "string"})
     frame = kept_or_computed(groups, "dataset", last, build_context(session), version_of, compute)
     return frame.astype({**COLUMNS, "group_version": "string"})
 
 
-def dataset_rows(dataset, long, labels, weights, n_resamples, confidence, seed):
-    """One dataset's rows: its coefficients, then its rater pairs, typed as ``COLUMNS``."""
+def rating_matrix(items, labels, raters):
+    """int_rater_items_coded's rows of one dataset as irrCAC's codes (items × raters, -1
+    where a rater did not rate an item), items and raters sorted, with the ordered
+    categories, their numeric values (or None) and the raters."""
     categories, values = ordered_categories(labels)
-    code = {label: i for i, label in enumerate(categories)}
-    wide = (
-        long.assign(code=long["category"].map(code))
-        .pivot(index="item_id", columns="rater_id", values="code")
-        .sort_index(axis=1)
-    )
-    raters = list(wide.columns)
-    codes = wide.fillna(-1).to_numpy(dtype=np.int64)
+    # a row's codes are positions in `labels`; irrCAC's are positions in `categories`
+    # (the appended -1 keeps a missing rating missing)
+    recode = np.array([categories.index(label) for label in labels] + [-1], dtype=np.int64)
+    items = items.sort_values("item_id")
+    positions = np.array(",".join(items["codes"]).split(","), dtype=np.int64)
+    by_rater = sorted(range(len(raters)), key=raters.__getitem__)
+    codes = recode[positions.reshape(len(items), len(raters))[:, by_rater]]
+    return codes, categories, values, [raters[i] for i in by_rater]
+
+
+def dataset_rows(dataset, items, labels, raters, weights, n_resamples, confidence, seed):
+    """One dataset's rows: its coefficients, then its rater pairs, typed as ``COLUMNS``."""
+    codes, categories, values, raters = rating_matrix(items, labels, raters)
     weights = str(weights)
     try:
         coefficients, pairs = dataset_coefficients(
