@@ -80,7 +80,7 @@ def measure(n_rows: int) -> dict:
             "CONCORD_MEMORY_LIMIT": "2GB",
             "CONCORD_LANDED": "1",
         }
-        landing = _timed([python, "-m", "concord_io.landing"], project, env)
+        landing = _timed([python, "-m", "concord_io.cli", "land"], project, env)
         flags = ["--profiles-dir", str(project), "--project-dir", str(project)]
         dbt = [python, "-m", "concord_io.dbt_sequence", "build", *flags, *SELECTION]
         duckdb_build = _timed(dbt, project, env)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import warnings
 from types import SimpleNamespace
@@ -12,6 +11,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from python_models import python_model
 from scipy import stats
 
 from concord_io.project import PROJECT_ROOT as ROOT
@@ -28,7 +28,6 @@ from concord_stats.kendall import (
 )
 
 SAMPLE = ROOT / "seeds" / "ranking" / "ranking_rankings.csv"
-MODELS = ROOT / "models" / "intermediate" / "ranking"
 
 
 def scipy_tau(x, y) -> float:
@@ -326,10 +325,7 @@ class FakeDbt:
 
 
 def run_model(name: str, refs: dict[str, pd.DataFrame], **config) -> pd.DataFrame:
-    spec = importlib.util.spec_from_file_location(name, MODELS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.model(FakeDbt(refs, config), session=None)
+    return python_model(name).model(FakeDbt(refs, config), session=None)
 
 
 def validated_orders(orders: dict[tuple[str, str], list[str]]) -> pd.DataFrame:

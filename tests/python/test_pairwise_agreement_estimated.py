@@ -4,23 +4,16 @@ per item), so the standard errors do not move."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
-
-from concord_io.project import PROJECT_ROOT
-
-MODEL = PROJECT_ROOT / "models" / "intermediate" / "mcq" / "int_mcq_pairwise_agreement_estimated.py"
+from python_models import python_model
 
 
 def _model():
-    spec = importlib.util.spec_from_file_location(MODEL.stem, MODEL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return python_model("int_mcq_pairwise_agreement_estimated")
 
 
 def test_the_sum_of_squares_of_counted_influences_is_fsum_over_every_item():

@@ -4,21 +4,13 @@ before, so every coefficient and bootstrap interval stays as it was."""
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pandas as pd
-
-from concord_io.project import PROJECT_ROOT
-
-MODEL = PROJECT_ROOT / "models" / "intermediate" / "rater" / "int_rater_coefficients_estimated.py"
+from python_models import python_model
 
 
 def _model():
-    spec = importlib.util.spec_from_file_location(MODEL.stem, MODEL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return python_model("int_rater_coefficients_estimated")
 
 
 def _as_item_rows(long: pd.DataFrame, labels: list[str], raters: list[str]) -> pd.DataFrame:

@@ -50,10 +50,7 @@ final as (
         category,
         -- how the rating matrix codes the category (int_rater_items_coded); the Python
         -- model maps it to irrCAC's order, which needs each label's numeric value
-        cast(
-            row_number() over (partition by dataset order by category) - 1
-            as {{ dbt.type_bigint() }}
-        ) as category_position
+        {{ position_from_zero('dataset', 'category') }} as category_position
     from categories
 
 )

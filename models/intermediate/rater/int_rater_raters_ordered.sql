@@ -16,10 +16,7 @@ final as (
     select
         dataset,
         rater_id,
-        cast(
-            row_number() over (partition by dataset order by rater_id) - 1
-            as {{ dbt.type_bigint() }}
-        ) as rater_position
+        {{ position_from_zero('dataset', 'rater_id') }} as rater_position
     from raters
 
 )
