@@ -113,15 +113,22 @@ def measure(n_rows: int) -> dict:
 
 
 def write(results: list[dict], out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    (out / "spark.json").write_text(json.dumps({"machine": machine, "sizes": results}, indent=2))
+    # the spark target's tuning (profiles.yml) follows the caller's environment
+    small = os.environ.get("CONCORD_SPARK_SMALL_DATA", "").strip() == "1"
+    tuning = "with Spark's defaults"
+    if small:
+        tuning = "tuned for small data (CONCORD_SPARK_SMALL_DATA=1)"
+    record = {"machine": machine, "spark_tuning": tuning, "sizes": results}
+    (out / "spark.json").write_text(json.dumps(record, indent=2))
     lines = [
         "The cross-lingual marts (`dbt build --select +path:models/marts/mcq`, no unit tests) "
         "on DuckDB and on Spark `local[2]` (`concord_io.dbt_sequence --target spark`: the "
         "Python models on Spark's tables), the same landed long-format files "
-        f"(bench/bench_spark.py; {machine}). Peak: the whole process tree's resident memory "
-        "(Spark's JVM included); Python's: its Python processes alone (dbt and the Python "
-        "models, which run in the driver).",
+        f"(bench/bench_spark.py; {machine}; the spark target {tuning}). Peak: the whole "
+        "process tree's resident memory (Spark's JVM included); Python's: its Python "
+        "processes alone (dbt and the Python models, which run in the driver).",
         "",
         "| answer rows | landing | DuckDB build | peak | Spark build | peak | Python's peak "
         "| Spark / DuckDB | µs per row, DuckDB | µs per row, Spark |",

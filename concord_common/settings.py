@@ -86,6 +86,14 @@ SETTINGS = {
             parse_state=True,
         ),
         Setting(
+            "CONCORD_SPARK_SMALL_DATA",
+            "",
+            "1: the spark target tuned for small data and short jobs (a quick JIT, serial "
+            "GC, expressions interpreted, no whole-stage codegen, no adaptive execution), as "
+            "the tests set it; unset: Spark's own defaults, for real data (docs/spark.md).",
+            parse_state=True,
+        ),
+        Setting(
             "CONCORD_SPARK_PYTHON",
             "",
             "Set to session by `concord build --target spark` (concord_io.spark) for its dbt "
