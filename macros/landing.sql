@@ -140,10 +140,11 @@
     regexp_extract({{ landing_file }}, 'run_id=([^/]*)/[^/]*$', 1)
 {%- endmacro %}
 
-{#- The columns a landed table of the cross-lingual study is read as: its source table's
-    declared columns (models/staging/mcq/_mcq__sources.yml, their one declaration, which the
-    reader writes: concord_io.landing.schemas), in their order, each Arrow data_type as the
-    engine's SQL type; but a column declared `staged: false` (kept in the landing, read by no
+{#- The columns a landed table is read as: its source table's declared columns (the
+    sources yml of its staging folder, their one declaration, which its writer writes:
+    concord_common.landing_declaration), in their order, each Arrow data_type as the
+    engine's SQL type (lists as DuckDB writes them; spark_type_of says them in Spark's
+    words); but a column declared `staged: false` (kept in the landing, read by no
     model). -#}
 {% macro landing_columns(source_name, table_name) -%}
     {%- set sql_types = {
@@ -153,6 +154,10 @@
         'int16': dbt.type_int(),
         'float64': 'double',
         'timestamp[us, UTC]': 'timestamp with time zone',
+        'list<int32>': 'integer[]',
+        'list<int64>': 'bigint[]',
+        'list<float64>': 'double[]',
+        'list<string>': 'varchar[]',
     } -%}
     {%- set node = (graph.get('sources') or {}).get(
         'source.' ~ project_name ~ '.' ~ source_name ~ '.' ~ table_name) -%}

@@ -1,23 +1,18 @@
-{#- The columns that identify a probe stimulus and say what it was, with their types: the SQL
-    side of concord_common.probe_landing.STIMULUS_FIELDS. They come first in the landed
-    scores and stimuli and are carried, in this order, to the per-stimulus indices.
-    `followed_by`: the mapping of the table's other columns (name -> SQL type). -#}
-{% macro probe_stimulus_columns(followed_by={}) -%}
-    {%- set columns = {
-        'run_id': dbt.type_string(),
-        'stimulus_id': dbt.type_int(),
-        'msg_id': dbt.type_int(),
-        'group_name': dbt.type_string(),
-        'sender_name': dbt.type_string(),
-        'stimulus': dbt.type_string(),
-    } -%}
-    {%- do columns.update(followed_by) -%}
-    {{ return(columns) }}
-{%- endmacro %}
-
-{#- The stimulus columns as a select or group-by list. -#}
+{#- The columns that identify a probe stimulus and say what it was, as a select or group-by
+    list: the columns of the landed stimuli marked `stimulus` in their one declaration
+    (models/staging/probe/_probe__sources.yml), in its order. The scores and stimuli carry
+    them first; the per-stimulus indices are grouped by them. -#}
 {% macro probe_stimulus_column_list() -%}
-    {%- for name in probe_stimulus_columns() %}
+    {%- set node = (graph.get('sources') or {}).get(
+        'source.' ~ project_name ~ '.probe_landing.stimuli') -%}
+    {%- set names = [] -%}
+    {%- for name, column in (node.columns if node else {}).items() -%}
+        {%- if (column.config.meta or {}).get('stimulus') -%}{%- do names.append(name) -%}{%- endif -%}
+    {%- endfor -%}
+    {%- if execute and not names -%}
+        {{ exceptions.raise_compiler_error('source probe_landing.stimuli marks no stimulus column') }}
+    {%- endif -%}
+    {%- for name in names %}
     {{ name }}{{ ',' if not loop.last }}
     {%- endfor %}
 {%- endmacro %}

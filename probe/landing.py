@@ -31,7 +31,6 @@ from concord_common.probe_landing import (  # noqa: F401 (the probe's names for 
     SCHEMAS,
     SCORES_SCHEMA,
     STIMULI_SCHEMA,
-    STIMULUS_FIELDS,
     landed_run_ids,
     list_runs,
 )

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from concord_common.project_dir import project_root, project_yaml
+from concord_common.landing_declaration import declaration_file, declared_tables
+from concord_common.project_dir import project_yaml
 from concord_io.errors import ConcordError, printable
 from concord_io.landing.names import canonical_language, check_name
 
@@ -33,46 +34,10 @@ from concord_io.landing.names import canonical_language, check_name
 #: models read them (the ``landing_columns`` macro) and docs/landing.md's tables are written
 #: from them (``scripts/landing_docs.py``).
 LANDING_DECLARATION = "models/staging/mcq/_mcq__sources.yml"
-
-
-def _landing_sources() -> Path:
-    """The declaration's file: the repository's the reader comes from (an editable install,
-    as ``make install`` makes), else the project's it runs in (an installed wheel)."""
-    beside = Path(__file__).resolve().parents[2] / LANDING_DECLARATION
-    if beside.is_file():
-        return beside
-    return project_root(error=ConcordError) / LANDING_DECLARATION
-
-
-LANDING_SOURCES = _landing_sources()
+LANDING_SOURCES = declaration_file(LANDING_DECLARATION, ConcordError)
 LANDING_SOURCE = "mcq_landing"
-#: The Arrow type of each ``data_type`` a landed column may declare.
-ARROW_TYPES = {
-    "string": pa.string(),
-    "int64": pa.int64(),
-    "int32": pa.int32(),
-    "int16": pa.int16(),
-    "float64": pa.float64(),
-    "map<string, string>": pa.map_(pa.string(), pa.string()),
-    "timestamp[us, UTC]": pa.timestamp("us", tz="UTC"),
-}
 
-
-def declared_tables(path: Path = LANDING_SOURCES) -> dict[str, pa.Schema]:
-    """The landed tables the source ``mcq_landing`` of ``path`` declares, as Arrow schemas."""
-    (source,) = [s for s in project_yaml(path)["sources"] if s["name"] == LANDING_SOURCE]
-    tables = {}
-    for table in source["tables"]:
-        fields = []
-        for column in table["columns"]:
-            meta = (column.get("config") or {}).get("meta") or {}
-            nullable = bool(meta.get("nullable", False))
-            fields.append(pa.field(column["name"], ARROW_TYPES[column["data_type"]], nullable))
-        tables[table["name"]] = pa.schema(fields)
-    return tables
-
-
-TABLES = declared_tables()
+TABLES = declared_tables(LANDING_SOURCES, LANDING_SOURCE)
 RUNS, ANSWERS, OPTION_SCORES, ITEMS, QUARANTINE = (
     TABLES[name] for name in ("runs", "answers", "option_scores", "items", "quarantine")
 )

@@ -1,9 +1,6 @@
 -- depends_on: {{ source('probe_landing', 'stimuli') }}
 with landed as (
-    {{ read_landing('probe', 'stimuli', probe_stimulus_columns({
-        'prompt': dbt.type_string(),
-        'n_prompt_tokens': dbt.type_int(),
-    })) }}
+    {{ read_landing('probe', 'stimuli', landing_columns('probe_landing', 'stimuli')) }}
 ),
 
 final as (
