@@ -26,16 +26,9 @@ MESSAGES = Seed(
     columns={"msg_id": "integer", "message": "string"},
 )
 
-#: as the shipped sources declare it: the task a name, the language a tag, one line per pair
-TASK_LANGUAGES = Seed(
-    "mcq_task_languages",
-    path=None,  # type: ignore[arg-type]  # read from bytes
-    relative="seeds/mcq/mcq_task_languages.csv",
-    source="mcq_seeds",
-    columns={"task": "string", "language": "string"},
-    formats={"task": "name", "language": "language_tag"},
-    primary_key=("task", "language"),
-)
+#: as the shipped sources declare it (the task a name, the language a tag, one line per
+#: pair: test_every_seed_column_that_holds_a_language_tag_declares_it)
+TASK_LANGUAGES = next(s for s in declared_seeds(PROJECT_ROOT) if s.name == "mcq_task_languages")
 
 SOURCES = """version: 2
 sources:
@@ -233,9 +226,10 @@ def test_every_seed_column_that_holds_a_language_tag_declares_it():
         "mcq_task_languages.language": "language_tag",
     }
     task_languages = seeds["mcq_task_languages"]
-    assert (task_languages.formats, task_languages.primary_key) == (
-        TASK_LANGUAGES.formats,
-        TASK_LANGUAGES.primary_key,
+    assert (task_languages.columns, task_languages.formats, task_languages.primary_key) == (
+        {"task": "string", "language": "string"},
+        {"task": "name", "language": "language_tag"},
+        ("task", "language"),
     )
 
 
